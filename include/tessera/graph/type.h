@@ -1,0 +1,125 @@
+// Types of the graph IR (Relay, arXiv 1904.08368, section 3.2).
+//
+// A Type is an immutable, shared node: TensorType (shape + dtype), TupleType or FuncType.
+// Tensor dimensions are static (an int64 >= 0) or symbolic (a name such as "batch_size";
+// "?" stands for an unknown extent that a type relation could not compute).
+// Types compare structurally with StructuralEqual / operator==.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/runtime/data_type.h"
+
+namespace tessera::graph {
+
+/// One tensor dimension: a static extent or a symbolic name.
+class Dim {
+ public:
+  Dim() = default;
+  /// A static extent (>= 0).
+  Dim(int64_t value) : value_(value) {}  // NOLINT: implicit so {1, 3, 224} reads naturally
+  static Dim Symbolic(std::string name) {
+    Dim d;
+    d.value_ = -1;
+    d.name_ = std::move(name);
+    return d;
+  }
+  /// An extent nobody could determine (printed "?").
+  static Dim Any() { return Symbolic("?"); }
+
+  bool is_static() const { return value_ >= 0; }
+  bool is_symbolic() const { return value_ < 0; }
+  /// The static extent; InternalError when the dim is symbolic.
+  int64_t value() const;
+  /// The symbolic name ("" for static dims).
+  const std::string& name() const { return name_; }
+  std::string str() const { return is_static() ? std::to_string(value_) : name_; }
+
+  bool operator==(const Dim& o) const { return value_ == o.value_ && name_ == o.name_; }
+  bool operator!=(const Dim& o) const { return !(*this == o); }
+
+ private:
+  int64_t value_ = 0;
+  std::string name_;
+};
+
+using Shape = std::vector<Dim>;
+
+/// Converts a fully static shape.
+Shape MakeShape(const std::vector<int64_t>& dims);
+/// The static extents of `shape`; std::nullopt when some dim is symbolic.
+std::optional<std::vector<int64_t>> StaticShape(const Shape& shape);
+/// "(1, 3, batch, 224)".
+std::string ShapeStr(const Shape& shape);
+
+enum class TypeKind { kTensor, kTuple, kFunc };
+
+class TypeNode;
+using Type = std::shared_ptr<const TypeNode>;
+
+class TypeNode {
+ public:
+  explicit TypeNode(TypeKind kind) : kind(kind) {}
+  virtual ~TypeNode() = default;
+  const TypeKind kind;
+
+  /// This node as T when it is one, else nullptr: `if (auto* t = ty->as<TensorTypeNode>())`.
+  template <typename T>
+  const T* as() const {
+    return kind == T::kKind ? static_cast<const T*>(this) : nullptr;
+  }
+  /// Relay-style text: "Tensor[(1, 3), float32]", "(Tensor[...], Tensor[...])", "fn (A) -> B".
+  std::string str() const;
+};
+
+/// A tensor of `shape` with elements of `dtype`. A rank-0 tensor is a scalar.
+class TensorTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTensor;
+  TensorTypeNode(Shape shape, DataType dtype)
+      : TypeNode(kKind), shape(std::move(shape)), dtype(dtype) {}
+  const Shape shape;
+  const DataType dtype;
+
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+  /// Product of the extents; std::nullopt when some dim is symbolic.
+  std::optional<int64_t> NumElements() const;
+
+  static Type make(Shape shape, DataType dtype);
+  static Type make(const std::vector<int64_t>& shape, DataType dtype) {
+    return make(MakeShape(shape), dtype);
+  }
+};
+
+/// The type of a Tuple expression.
+class TupleTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTuple;
+  explicit TupleTypeNode(std::vector<Type> fields) : TypeNode(kKind), fields(std::move(fields)) {}
+  const std::vector<Type> fields;
+  static Type make(std::vector<Type> fields);
+};
+
+/// The type of a Function: argument types -> return type.
+class FuncTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kFunc;
+  FuncTypeNode(std::vector<Type> arg_types, Type ret_type)
+      : TypeNode(kKind), arg_types(std::move(arg_types)), ret_type(std::move(ret_type)) {}
+  const std::vector<Type> arg_types;
+  const Type ret_type;
+  static Type make(std::vector<Type> arg_types, Type ret_type);
+};
+
+/// Structural equality: same kind, same shapes (dim by dim, names included), same dtypes.
+/// Two null types are equal; a null and a non-null type are not.
+bool StructuralEqual(const Type& a, const Type& b);
+
+/// "<null>" for a null type, else TypeNode::str().
+std::string TypeStr(const Type& t);
+
+}  // namespace tessera::graph

@@ -1,0 +1,94 @@
+// GraphExecutor: runs a compiled static graph (TVM's graph executor, arXiv 1802.04799 §3/§5).
+//
+// The executor reads the module's graph JSON, loads the parameters from its params
+// blob, allocates every storage once (the static memory plan the compiler made,
+// each storage 64-byte aligned), precomputes each node's `void* args[]` and then
+// Run() only calls the kernels in order: no allocation, no lookup per run.
+//
+// Graph JSON (symbol __tessera_graph_json), version 1:
+//
+//   {"format": "tessera-graph", "version": 1,
+//    "storages": [{"id": 0, "size_bytes": 4096}, ...],
+//    "values": [{"id": 0, "dtype": "float32", "shape": [1, 3, 240, 320],
+//                "kind": "input" | "param" | "intermediate",
+//                "storage": 0, "offset_bytes": 0,  // input / intermediate: where it lives
+//                "param": "p3"},                    // param: its name in the params blob
+//               ...],
+//    "inputs":  [{"name": "input", "value": 0}, ...],
+//    "outputs": [{"name": "scores", "value": 7}, ...],
+//    "nodes":   [{"name": "fused_conv2d_add_relu_3", "kernel": "fused_conv2d_add_relu_3",
+//                 "args": [0, 3, 4]}, ...]}
+//
+// - storages: byte buffers; several values may share one (memory planning, zero-copy
+//   reshape). offset_bytes must be a multiple of 64 (kernel_abi.h promises aligned
+//   pointers) and offset_bytes + bytes(shape, dtype) <= size_bytes.
+// - values: every id unique; a param names a tensor of the blob with the same dtype
+//   and shape; every "input" value is listed in "inputs" exactly once and every
+//   "inputs" entry refers to an "input" value.
+// - outputs: any value (also an input or a param); names unique.
+// - nodes: run in order; `args` are value ids in the kernel's parameter order
+//   (inputs then outputs, kernel_abi.h); names unique; each kernel must exist.
+//
+// Errors: a malformed or inconsistent graph throws UserError naming the module and
+// the offending entry; SetInput/GetOutput with a bad name, dtype or shape throw
+// UserError (listing the valid names / the expected vs given type); a kernel that
+// returns non-zero makes Run() throw tessera::Error naming the node and kernel.
+//
+// Threads: a GraphExecutor is not thread-safe (one Run at a time); kernels' parallel
+// loops use the process-wide thread pool (thread_pool.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::runtime {
+
+class GraphExecutor {
+ public:
+  /// Builds the executor for `module`'s graph. num_threads > 0 sets the process-wide
+  /// thread pool size (SetNumThreads); 0 leaves it unchanged.
+  explicit GraphExecutor(Module module, int num_threads = 0);
+  ~GraphExecutor();
+  GraphExecutor(GraphExecutor&&) noexcept;
+  GraphExecutor& operator=(GraphExecutor&&) noexcept;
+
+  int NumInputs() const;
+  int NumOutputs() const;
+  const std::string& InputName(int index) const;
+  const std::string& OutputName(int index) const;
+  const std::vector<int64_t>& InputShape(int index) const;
+  const std::vector<int64_t>& OutputShape(int index) const;
+  DataType InputDType(int index) const;
+  DataType OutputDType(int index) const;
+  /// Index of an input / output by name, or -1.
+  int InputIndex(const std::string& name) const;
+  int OutputIndex(const std::string& name) const;
+
+  /// Copies `value` into input `name`'s storage. UserError on an unknown name (the
+  /// message lists the inputs) or a dtype / shape differing from the graph's.
+  void SetInput(const std::string& name, const NDArray& value);
+  void SetInput(int index, const NDArray& value);
+
+  /// Calls every node's kernel in order. tessera::Error naming the node on failure.
+  void Run();
+
+  /// A fresh copy of output `index` / `name` (UserError when out of range / unknown).
+  NDArray GetOutput(int index) const;
+  NDArray GetOutput(const std::string& name) const;
+
+  /// Number of nodes (kernel calls) per Run().
+  int NumNodes() const;
+  /// Total bytes of the storages the plan allocated (params excluded).
+  size_t StorageBytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,50 @@
+// The calling convention between generated kernels and the runtime.
+//
+// Every kernel that codegen emits (one per PrimFunc) has the C signature
+//
+//     int32_t <name>(void* const* args);
+//
+// where args[i] is the data pointer (64-byte aligned, row-major, dense) of the
+// i-th buffer parameter of the PrimFunc, inputs first, then outputs. Shapes are
+// static and compiled into the kernel. It returns 0 on success.
+//
+// A kernel reaches the runtime only through function-pointer globals that the
+// generated module defines and the loader fills in right after loading it (the
+// approach of TVM's __TVMBackendParallelLaunch context pointers), so a model
+// library has no undefined symbols and no link-time dependency on the runtime:
+//
+//     TesseraParallelLaunchFn __tessera_parallel_launch;
+//
+// Parallel loops (For with kind = parallel) are outlined by codegen into a task
+// function and run by __tessera_parallel_launch on the runtime thread pool.
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+
+/// The signature of every generated kernel.
+typedef int32_t (*TesseraKernelFn)(void* const* args);
+
+/// One task of a parallel loop: runs the share `task_id` of `num_tasks` shares.
+/// `closure` points to the values the loop body captured. Returns 0 on success.
+typedef int32_t (*TesseraParallelTaskFn)(int32_t task_id, int32_t num_tasks, void* closure);
+
+/// Runs task(0..n-1, n, closure) on the thread pool, n = num_tasks, or the pool's
+/// thread count when num_tasks <= 0. Returns 0 when every task returned 0.
+typedef int32_t (*TesseraParallelLaunchFn)(TesseraParallelTaskFn task, void* closure,
+                                           int32_t num_tasks);
+
+}  // extern "C"
+
+namespace tessera::runtime {
+
+/// Names of the symbols every model library exports (see module.h for the loader).
+inline constexpr const char* kParallelLaunchSymbol = "__tessera_parallel_launch";
+/// NUL-terminated JSON of the executor graph (graph_executor.h describes it).
+inline constexpr const char* kGraphJsonSymbol = "__tessera_graph_json";
+/// Serialized parameters (param_io.h) and their size in bytes (an int64 global).
+inline constexpr const char* kParamsBlobSymbol = "__tessera_params_blob";
+inline constexpr const char* kParamsSizeSymbol = "__tessera_params_size";
+
+}  // namespace tessera::runtime

@@ -1,0 +1,118 @@
+// Tensor expressions (TVM §4.1): describe *what* to compute; a schedule says how.
+//
+//   auto A = te::placeholder({M, K}, DataType::Float(32), "A");
+//   auto B = te::placeholder({K, N}, DataType::Float(32), "B");
+//   auto k = te::reduce_axis({0, K}, "k");
+//   auto C = te::compute({M, N}, [&](const std::vector<Var>& i) {
+//     return te::sum(A({i[0], k.var}) * B({k.var, i[1]}), {k});
+//   }, "C");
+//   tir::PrimFunc f = te::create_prim_func({A, B, C}, "matmul");
+//
+// Every tensor owns a tir::Buffer; reading `A(indices)` builds a BufferLoad of it, so
+// a compute body is already TensorIR arithmetic. A reduction (sum / max / min /
+// prod) may appear only as the whole body of a compute.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/tir/expr.h"
+#include "tessera/tir/function.h"
+#include "tessera/tir/stmt.h"
+
+namespace tessera::te {
+
+using ir::PrimExpr;
+using ir::Range;
+using ir::Var;
+using tir::Buffer;
+using tir::IterVar;
+
+struct OperationNode;
+
+/// The single output of an operation (placeholder or compute).
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<const OperationNode> op) : op_(std::move(op)) {}
+  bool defined() const { return op_ != nullptr; }
+  const OperationNode* op() const { return op_.get(); }
+  const std::shared_ptr<const OperationNode>& op_ptr() const { return op_; }
+  const std::vector<PrimExpr>& shape() const;
+  DataType dtype() const;
+  const std::string& name() const;
+  int ndim() const { return static_cast<int>(shape().size()); }
+  /// The buffer this tensor is stored in once lowered.
+  const Buffer& buffer() const;
+  /// A read of this tensor: a BufferLoad of its buffer. Checks the index count.
+  PrimExpr operator()(const std::vector<PrimExpr>& indices) const;
+  PrimExpr operator()(const std::vector<Var>& indices) const;
+  bool same_as(const Tensor& o) const { return op_ == o.op_; }
+
+ private:
+  std::shared_ptr<const OperationNode> op_;
+};
+
+enum class OpKind : uint8_t { kPlaceholder, kCompute };
+
+/// A placeholder (a function input) or a compute (one value per output point).
+struct OperationNode {
+  OpKind kind;
+  std::string name;
+  std::string tag;  ///< what a default schedule keys on: "elemwise", "broadcast", "injective", "conv2d_nchw", ...
+  std::map<std::string, PrimExpr> attrs;
+  Buffer buffer;    ///< the output buffer (shape and dtype of the tensor)
+  // compute only:
+  std::vector<IterVar> axis;         ///< one spatial iter var per output dimension
+  std::vector<IterVar> reduce_axis;  ///< the reduction iter vars of a reduction body
+  PrimExpr body;                     ///< the value at `axis` (a ReduceNode for reductions)
+  std::vector<Tensor> inputs;        ///< tensors the body reads, in first-use order
+};
+
+/// A commutative reduction (TVM's Reduce): combiner over `source` for every point of
+/// `axis`, starting from `init`. dtype of source.
+struct ReduceNode : ir::PrimExprNode {
+  static constexpr ir::ExprKind kKind = ir::ExprKind::kReduce;
+  enum class Combiner : uint8_t { kSum, kMax, kMin, kProd };
+  Combiner combiner;
+  PrimExpr source;
+  std::vector<IterVar> axis;
+  PrimExpr init;  ///< identity of the combiner unless given
+  ReduceNode(DataType t, Combiner c, PrimExpr s, std::vector<IterVar> a, PrimExpr i)
+      : ir::PrimExprNode(kKind, t), combiner(c), source(std::move(s)), axis(std::move(a)), init(std::move(i)) {}
+  /// `lhs (combiner) rhs` as an expression.
+  static PrimExpr Combine(Combiner c, PrimExpr lhs, PrimExpr rhs);
+};
+
+/// An input tensor of the given static shape and dtype.
+Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, std::string name);
+
+using FCompute = std::function<PrimExpr(const std::vector<Var>& indices)>;
+/// One value per point of `shape`. `tag` and `attrs` are read by schedules.
+Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::string name,
+               std::string tag = "", std::map<std::string, PrimExpr> attrs = {});
+
+/// A reduction iteration variable over dom.
+IterVar reduce_axis(Range dom, std::string name);
+
+PrimExpr sum(PrimExpr source, std::vector<IterVar> axis);
+PrimExpr max(PrimExpr source, std::vector<IterVar> axis);
+PrimExpr min(PrimExpr source, std::vector<IterVar> axis);
+PrimExpr prod(PrimExpr source, std::vector<IterVar> axis);
+
+/// Every operation reachable from `outputs`, producers before consumers.
+std::vector<Tensor> PostOrder(const std::vector<Tensor>& outputs);
+
+/// Lowers a TE graph to a TensorIR PrimFunc (TensorIR §4: "create_prim_func"):
+/// `args` lists the function parameters in calling-convention order (placeholders
+/// then outputs). Each compute becomes one Block (spatial iter vars for its axis,
+/// reduction iter vars and an init for a reduction) under its own loop nest, in
+/// producer-before-consumer order; computes that are not in `args` become
+/// alloc_buffers of the root block. Throws InternalError if a placeholder that a
+/// compute reads is missing from args.
+tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::string& name);
+
+}  // namespace tessera::te

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every dependency Tessera needs to build, test and benchmark.
+# Idempotent: when everything is already present it only checks and exits (a few seconds).
+set -euo pipefail
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache git
+  llvm-19-dev libclang-rt-19-dev
+  libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev
+  libdnnl-dev libopenblas-dev
+  zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
+)
+PIP_PACKAGES=(numpy onnx onnxruntime pytest)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if ! $PY -c "import numpy, onnx, onnxruntime, pytest" 2>/dev/null; then
+  echo "setup: installing Python packages: ${PIP_PACKAGES[*]}"
+  $PY -m pip install -q "${PIP_PACKAGES[@]}"
+fi
+echo "setup: all dependencies present"

@@ -1,0 +1,148 @@
+#include "tessera/graph/functor.h"
+
+#include "tessera/support/error.h"
+
+namespace tessera::graph {
+
+void ExprVisitor::VisitExpr(const Expr& e) {
+  TESSERA_ICHECK(e != nullptr, "visiting a null expression");
+  if (!visited_.insert(e.get()).second) return;
+  switch (e->kind) {
+    case ExprKind::kVar: return VisitVar_(e->as<VarNode>());
+    case ExprKind::kConstant: return VisitConstant_(e->as<ConstantNode>());
+    case ExprKind::kOp: return VisitOp_(e->as<OpNode>());
+    case ExprKind::kCall: return VisitCall_(e->as<CallNode>());
+    case ExprKind::kTuple: return VisitTuple_(e->as<TupleNode>());
+    case ExprKind::kTupleGetItem: return VisitTupleGetItem_(e->as<TupleGetItemNode>());
+    case ExprKind::kLet: return VisitLet_(e->as<LetNode>());
+    case ExprKind::kIf: return VisitIf_(e->as<IfNode>());
+    case ExprKind::kFunction: return VisitFunction_(e->as<FunctionNode>());
+  }
+}
+
+void ExprVisitor::VisitCall_(const CallNode* op) {
+  VisitExpr(op->op);
+  for (const Expr& a : op->args) VisitExpr(a);
+}
+void ExprVisitor::VisitTuple_(const TupleNode* op) {
+  for (const Expr& f : op->fields) VisitExpr(f);
+}
+void ExprVisitor::VisitTupleGetItem_(const TupleGetItemNode* op) { VisitExpr(op->tuple); }
+void ExprVisitor::VisitLet_(const LetNode* op) {
+  VisitExpr(op->var);
+  VisitExpr(op->value);
+  VisitExpr(op->body);
+}
+void ExprVisitor::VisitIf_(const IfNode* op) {
+  VisitExpr(op->cond);
+  VisitExpr(op->true_branch);
+  VisitExpr(op->false_branch);
+}
+void ExprVisitor::VisitFunction_(const FunctionNode* op) {
+  for (const Var& p : op->params) VisitExpr(p);
+  VisitExpr(op->body);
+}
+
+Expr ExprMutator::Mutate(const Expr& e) {
+  TESSERA_ICHECK(e != nullptr, "mutating a null expression");
+  auto it = memo_.find(e.get());
+  if (it != memo_.end()) return it->second;
+  Expr out;
+  switch (e->kind) {
+    case ExprKind::kVar: out = MutateVar_(Downcast<VarNode>(e)); break;
+    case ExprKind::kConstant: out = MutateConstant_(Downcast<ConstantNode>(e)); break;
+    case ExprKind::kOp: out = MutateOp_(Downcast<OpNode>(e)); break;
+    case ExprKind::kCall: out = MutateCall_(Downcast<CallNode>(e)); break;
+    case ExprKind::kTuple: out = MutateTuple_(Downcast<TupleNode>(e)); break;
+    case ExprKind::kTupleGetItem: out = MutateTupleGetItem_(Downcast<TupleGetItemNode>(e)); break;
+    case ExprKind::kLet: out = MutateLet_(Downcast<LetNode>(e)); break;
+    case ExprKind::kIf: out = MutateIf_(Downcast<IfNode>(e)); break;
+    case ExprKind::kFunction: out = MutateFunction_(Downcast<FunctionNode>(e)); break;
+  }
+  memo_[e.get()] = out;
+  return out;
+}
+
+Expr ExprMutator::MutateCall_(const Call& op) {
+  Expr callee = Mutate(op->op);
+  bool changed = callee != op->op;
+  std::vector<Expr> args;
+  args.reserve(op->args.size());
+  for (const Expr& a : op->args) {
+    args.push_back(Mutate(a));
+    changed |= args.back() != a;
+  }
+  if (!changed) return op;
+  return CallNode::make(callee, std::move(args), op->attrs);
+}
+
+Expr ExprMutator::MutateTuple_(const Tuple& op) {
+  bool changed = false;
+  std::vector<Expr> fields;
+  for (const Expr& f : op->fields) {
+    fields.push_back(Mutate(f));
+    changed |= fields.back() != f;
+  }
+  return changed ? TupleNode::make(std::move(fields)) : op;
+}
+
+Expr ExprMutator::MutateTupleGetItem_(const TupleGetItem& op) {
+  Expr t = Mutate(op->tuple);
+  return t == op->tuple ? op : TupleGetItemNode::make(t, op->index);
+}
+
+Expr ExprMutator::MutateLet_(const Let& op) {
+  Expr var = Mutate(op->var);
+  Expr value = Mutate(op->value);
+  Expr body = Mutate(op->body);
+  if (var == op->var && value == op->value && body == op->body) return op;
+  Var v = Downcast<VarNode>(var);
+  TESSERA_ICHECK(v != nullptr, "a Let variable was mutated into a non-Var");
+  return LetNode::make(v, value, body);
+}
+
+Expr ExprMutator::MutateIf_(const If& op) {
+  Expr c = Mutate(op->cond), t = Mutate(op->true_branch), f = Mutate(op->false_branch);
+  if (c == op->cond && t == op->true_branch && f == op->false_branch) return op;
+  return IfNode::make(c, t, f);
+}
+
+Expr ExprMutator::MutateFunction_(const Function& op) {
+  bool changed = false;
+  std::vector<Var> params;
+  for (const Var& p : op->params) {
+    Var np = Downcast<VarNode>(Mutate(p));
+    TESSERA_ICHECK(np != nullptr, "a Function parameter was mutated into a non-Var");
+    changed |= np != p;
+    params.push_back(np);
+  }
+  Expr body = Mutate(op->body);
+  changed |= body != op->body;
+  if (!changed) return op;
+  // The return type may change with the body: InferType recomputes it.
+  return FunctionNode::make(std::move(params), body, nullptr, op->attrs);
+}
+
+namespace {
+class PostOrderVisitor : public ExprVisitor {
+ public:
+  explicit PostOrderVisitor(const std::function<void(const Expr&)>& f) : f_(f) {}
+  void VisitExpr(const Expr& e) override {
+    if (seen_.count(e.get())) return;
+    ExprVisitor::VisitExpr(e);
+    seen_.insert(e.get());
+    f_(e);
+  }
+
+ private:
+  const std::function<void(const Expr&)>& f_;
+  std::unordered_set<const ExprNode*> seen_;
+};
+}  // namespace
+
+void PostOrderVisit(const Expr& e, const std::function<void(const Expr&)>& fvisit) {
+  PostOrderVisitor v(fvisit);
+  v.VisitExpr(e);
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,51 @@
+// Internal: the parsed and validated graph JSON (graph_executor.h documents the format).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/runtime/data_type.h"
+
+namespace tessera::runtime::detail {
+
+struct PlanStorage {
+  size_t size_bytes = 0;
+};
+
+struct PlanValue {
+  enum class Kind { kInput, kParam, kIntermediate };
+  int64_t id = 0;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  Kind kind = Kind::kIntermediate;
+  int storage = -1;          // index into GraphPlan::storages (input / intermediate)
+  size_t offset_bytes = 0;   // inside that storage
+  std::string param;         // kind == kParam
+};
+
+struct PlanIO {
+  std::string name;
+  int value = -1;  // index into GraphPlan::values
+};
+
+struct PlanNode {
+  std::string name;
+  std::string kernel;
+  std::vector<int> args;  // indices into GraphPlan::values
+};
+
+struct GraphPlan {
+  std::vector<PlanStorage> storages;
+  std::vector<PlanValue> values;
+  std::vector<PlanIO> inputs, outputs;
+  std::vector<PlanNode> nodes;
+};
+
+/// Parses and checks the structure of the graph JSON (ids, names, kinds, sizes).
+/// Parameters are checked against the blob later, by the executor. `origin` names
+/// the module in errors. Throws UserError.
+GraphPlan ParseGraphPlan(std::string_view json, const std::string& origin);
+
+}  // namespace tessera::runtime::detail

@@ -1,0 +1,193 @@
+#include "tessera/runtime/thread_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tessera/support/error.h"
+
+namespace tessera::runtime {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long an idle worker (or a caller waiting for workers) polls before blocking
+// on a futex: about 20-80 us of pause instructions, long enough to span the gap
+// between two back-to-back kernels, short enough not to burn a core when idle.
+constexpr int kSpinIterations = 1 << 12;
+
+int DefaultNumThreads() {
+  if (const char* env = std::getenv("TESSERA_NUM_THREADS")) {
+    char* end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 1 && v <= 4096) return static_cast<int>(v);
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw ? static_cast<int>(hw) : 1;
+}
+
+// One per worker, on its own cache line: the caller bumps `epoch` to hand the
+// worker the current job, and the worker waits on it.
+struct alignas(64) WorkerSlot {
+  std::atomic<uint32_t> epoch{0};
+};
+
+class Pool {
+ public:
+  static Pool& Global() {
+    static Pool pool(DefaultNumThreads());
+    return pool;
+  }
+
+  explicit Pool(int n) { Start(n); }
+  ~Pool() { Stop(); }
+
+  int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
+
+  void SetNumThreads(int n) {
+    TESSERA_CHECK(n >= 1, "SetNumThreads(", n, "): the thread count must be >= 1");
+    TESSERA_CHECK(!t_in_parallel, "SetNumThreads cannot be called from inside a parallel task");
+    std::lock_guard<std::mutex> lock(launch_mu_);
+    if (n == num_threads()) return;
+    Stop();
+    Start(n);
+  }
+
+  int32_t Launch(TesseraParallelTaskFn task, void* closure, int32_t n) {
+    if (n <= 0) n = num_threads();
+    int helpers = std::min<int>(n, num_threads()) - 1;
+    if (helpers <= 0 || t_in_parallel) return RunSerial(task, closure, n);
+    std::unique_lock<std::mutex> lock(launch_mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return RunSerial(task, closure, n);  // another thread holds the pool
+
+    task_ = task;
+    closure_ = closure;
+    n_ = n;
+    next_.store(1, std::memory_order_relaxed);  // task 0 is the caller's
+    status_.store(0, std::memory_order_relaxed);
+    pending_.store(helpers, std::memory_order_relaxed);
+    for (int w = 0; w < helpers; ++w) {
+      slots_[w].epoch.fetch_add(1, std::memory_order_release);
+      slots_[w].epoch.notify_one();
+    }
+
+    t_in_parallel = true;
+    int32_t r = task(0, n, closure);
+    if (r != 0) status_.store(r, std::memory_order_relaxed);
+    RunTasks();
+    t_in_parallel = false;
+
+    int32_t p = pending_.load(std::memory_order_acquire);
+    for (int i = 0; p != 0 && i < kSpinIterations; ++i) {
+      CpuRelax();
+      p = pending_.load(std::memory_order_acquire);
+    }
+    while (p != 0) {
+      pending_.wait(p, std::memory_order_acquire);
+      p = pending_.load(std::memory_order_acquire);
+    }
+    return status_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static int32_t RunSerial(TesseraParallelTaskFn task, void* closure, int32_t n) {
+    bool outer = t_in_parallel;
+    t_in_parallel = true;
+    int32_t status = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      int32_t r = task(i, n, closure);
+      if (r != 0) status = r;
+    }
+    t_in_parallel = outer;
+    return status;
+  }
+
+  // Claims task ids from next_ until none is left.
+  void RunTasks() {
+    const int32_t n = n_;
+    for (;;) {
+      int32_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= n) break;
+      int32_t r = task_(i, n, closure_);
+      if (r != 0) status_.store(r, std::memory_order_relaxed);
+    }
+  }
+
+  void WorkerLoop(int index) {
+    WorkerSlot& slot = slots_[index];
+    uint32_t seen = 0;
+    for (;;) {
+      uint32_t e = slot.epoch.load(std::memory_order_acquire);
+      for (int i = 0; e == seen && i < kSpinIterations; ++i) {
+        CpuRelax();
+        e = slot.epoch.load(std::memory_order_acquire);
+      }
+      while (e == seen) {
+        slot.epoch.wait(seen, std::memory_order_acquire);
+        e = slot.epoch.load(std::memory_order_acquire);
+      }
+      seen = e;
+      if (stop_.load(std::memory_order_acquire)) return;
+      t_in_parallel = true;
+      RunTasks();
+      t_in_parallel = false;
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+
+  void Start(int n) {
+    num_threads_.store(n, std::memory_order_relaxed);
+    stop_.store(false, std::memory_order_relaxed);
+    slots_ = std::make_unique<WorkerSlot[]>(n);
+    workers_.reserve(n - 1);
+    for (int w = 0; w < n - 1; ++w) workers_.emplace_back([this, w] { WorkerLoop(w); });
+  }
+
+  void Stop() {
+    stop_.store(true, std::memory_order_release);
+    for (size_t w = 0; w < workers_.size(); ++w) {
+      slots_[w].epoch.fetch_add(1, std::memory_order_release);
+      slots_[w].epoch.notify_one();
+    }
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  std::mutex launch_mu_;  // held by the one launch (or SetNumThreads) using the workers
+  std::atomic<int> num_threads_{1};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;
+  std::unique_ptr<WorkerSlot[]> slots_;
+
+  // The current job: written by the caller before it bumps the epochs.
+  TesseraParallelTaskFn task_ = nullptr;
+  void* closure_ = nullptr;
+  int32_t n_ = 0;
+  alignas(64) std::atomic<int32_t> next_{0};     // next task id to claim
+  alignas(64) std::atomic<int32_t> pending_{0};  // woken workers not yet done
+  std::atomic<int32_t> status_{0};               // a non-zero task result, if any
+};
+
+}  // namespace
+
+void SetNumThreads(int n) { Pool::Global().SetNumThreads(n); }
+int NumThreads() { return Pool::Global().num_threads(); }
+bool InParallelRegion() { return t_in_parallel; }
+
+}  // namespace tessera::runtime
+
+extern "C" int32_t TesseraParallelLaunch(TesseraParallelTaskFn task, void* closure,
+                                         int32_t num_tasks) {
+  return tessera::runtime::Pool::Global().Launch(task, closure, num_tasks);
+}
