@@ -1,6 +1,7 @@
 // Expression builders of ir/op.h: dtype matching and folding of immediates.
 #include "tessera/ir/op.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 

@@ -18,7 +18,8 @@ class NodeRef {
   NodeRef() = default;
   explicit NodeRef(std::shared_ptr<const NodeT> node) : node_(std::move(node)) {}
 
-  bool defined() const { return node_ != nullptr; }
+  // .get() everywhere: PrimExpr's operators (op.h) are found by ADL on shared_ptr<PrimExprNode>.
+  bool defined() const { return node_.get() != nullptr; }
   const NodeT* get() const { return node_.get(); }
   const NodeT* operator->() const { return node_.get(); }
   const NodeT& operator*() const { return *node_; }
@@ -27,11 +28,11 @@ class NodeRef {
   /// Downcast: the node as T when its kind is T's, else nullptr.
   template <typename T>
   const T* as() const {
-    return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
+    return node_.get() != nullptr && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
   }
 
   /// Identity (pointer) comparison; use StructuralEqual for value comparison.
-  bool same_as(const NodeRef& other) const { return node_ == other.node_; }
+  bool same_as(const NodeRef& other) const { return node_.get() == other.node_.get(); }
 
  protected:
   std::shared_ptr<const NodeT> node_;

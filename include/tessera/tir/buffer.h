@@ -35,11 +35,11 @@ class Buffer {
   static Buffer make(std::string name, DataType dtype, std::vector<PrimExpr> shape,
                      std::string scope = "global");
 
-  bool defined() const { return node_ != nullptr; }
+  bool defined() const { return node_.get() != nullptr; }
   const BufferNode* operator->() const { return node_.get(); }
   const BufferNode* get() const { return node_.get(); }
-  bool same_as(const Buffer& o) const { return node_ == o.node_; }
-  bool operator<(const Buffer& o) const { return node_ < o.node_; }
+  bool same_as(const Buffer& o) const { return node_.get() == o.node_.get(); }
+  bool operator<(const Buffer& o) const { return node_.get() < o.node_.get(); }
 
   int ndim() const { return static_cast<int>(node_->shape.size()); }
   /// Number of elements when every dimension is constant; throws InternalError otherwise.

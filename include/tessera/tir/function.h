@@ -25,7 +25,7 @@ class PrimFunc {
   explicit PrimFunc(std::shared_ptr<const PrimFuncNode> n) : node_(std::move(n)) {}
   static PrimFunc make(std::string name, std::vector<Buffer> params, Stmt body,
                        std::map<std::string, std::string> attrs = {});
-  bool defined() const { return node_ != nullptr; }
+  bool defined() const { return node_.get() != nullptr; }
   const PrimFuncNode* operator->() const { return node_.get(); }
   const PrimFuncNode* get() const { return node_.get(); }
   /// A copy of this function with a new body (params, name and attrs kept).

@@ -1,0 +1,64 @@
+// build(): the compilation pipeline, from a graph IR module to a deployable artifact.
+//
+// The pipeline, top to bottom (each step a named pass taking and returning a module;
+// with `dump_ir_dir` set the IR is written after every step as NN_<step>.txt):
+//
+//   graph:  InferType → FuseOps → InferType
+//   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels)
+//   each kernel (a primitive function):
+//           LowerPrimitiveFunction (topi computes → te → TensorIR PrimFunc, default schedule)
+//           → TIR lowering to flat loops (LowerInitBlock, LowerBlocks, FlattenBuffer,
+//             Simplify, VectorizeLoop, UnrollLoop, RemoveNoOp, VerifyFlat)
+//   codegen: LLVM (object file with the kernels, the graph JSON and the params) → a shared
+//            library via the system linker, or an in-process JIT module.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tessera/graph/module.h"
+#include "tessera/runtime/module.h"
+
+namespace tessera::driver {
+
+struct BuildOptions {
+  /// LLVM target string: "llvm -mcpu=native" (the host) or e.g. "llvm -mcpu=znver4".
+  std::string target = "llvm -mcpu=native";
+  /// When non-empty, the IR after every pipeline step is written into this directory.
+  std::string dump_ir_dir;
+  /// Print the wall time of every pipeline step to stderr.
+  bool time_passes = false;
+  /// 0: no fusion (one kernel per operator); >= 1: FuseOps.
+  int opt_level = 3;
+};
+
+/// What build() produced, for reports (`tessera compile`, `tessera inspect`).
+struct BuildSummary {
+  int num_kernels = 0;          ///< distinct kernels
+  int num_nodes = 0;            ///< kernel calls per run
+  size_t storage_bytes = 0;     ///< planned activation memory (inputs included)
+  size_t unplanned_bytes = 0;   ///< the same without storage reuse
+  size_t param_bytes = 0;
+};
+
+/// The built model before it is written out.
+struct BuiltModel {
+  std::string object;  ///< ELF object: kernels + executor graph + params
+  BuildSummary summary;
+};
+
+/// Runs the pipeline. `output_names` names main's results. Throws UserError /
+/// UnsupportedError for models it cannot compile, naming the op.
+BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                 const BuildOptions& options = {});
+
+/// Build + link into a shared library at `out_path` (what `tessera compile` writes).
+BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                                const std::string& out_path, const BuildOptions& options = {});
+
+/// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
+runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                         const BuildOptions& options = {});
+
+}  // namespace tessera::driver

@@ -1,0 +1,61 @@
+// The ONNX importer: an ONNX ModelProto -> a graph::IRModule whose "main" takes the graph
+// inputs (in graph-input order, initializers excluded) and returns the graph output, or a
+// tuple of them in graph-output order.
+//
+// - Initializers and Constant nodes become graph Constants.
+// - Shape-driven subgraphs over static shapes are folded at import: every tensor whose value
+//   is known (initializers, Constant, Shape of a static tensor, and Gather/Unsqueeze/Concat/
+//   Slice/Cast/Reshape/arithmetic over known values) is kept as a compile-time value, so e.g.
+//   Reshape's shape input becomes the op's static `newshape`.
+// - Symbolic input dims are bound to static extents: from ImportOptions::input_shapes, else each
+//   symbolic name is bound to default_symbolic_dim (1), and recorded in ImportResult::bound_dims.
+//
+// Errors (tessera::UserError, UnsupportedError for unsupported ops / attributes / dtypes) name
+// the file, the node, the op and the opset, e.g.
+//   "model.onnx: node 'LSTM_12' (op LSTM, domain ai.onnx, opset 16): operator LSTM is not
+//    supported by Tessera's ONNX importer".
+// Converters follow the ONNX operator specs (https://onnx.ai/onnx/operators/) per opset version.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/graph/module.h"
+
+namespace tessera::frontend {
+
+struct ImportOptions {
+  /// Static shapes for graph inputs, by input name; they override the declared shape
+  /// (declared static extents must agree).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// The extent given to symbolic dims (e.g. "batch_size") not fixed by input_shapes.
+  int64_t default_symbolic_dim = 1;
+};
+
+struct ImportResult {
+  graph::IRModule module;
+  std::vector<std::string> input_names;   ///< main's parameters, in order
+  std::vector<std::string> output_names;  ///< main's results, in order
+  /// The graph inputs' types as imported (symbolic dims bound).
+  std::vector<graph::Type> input_types;
+  /// The types the model declares for its outputs, with the same symbol binding (null where
+  /// the model declares none).
+  std::vector<graph::Type> declared_output_types;
+  /// Symbolic dim name -> the extent it was bound to (e.g. "batch_size" -> 1).
+  std::map<std::string, int64_t> bound_dims;
+  int64_t opset = 0;  ///< the default-domain opset the model imports
+  int64_t ir_version = 0;
+  std::string producer;  ///< producer_name and version, e.g. "pytorch 1.13.1"
+};
+
+/// Imports the model file at `path`. UserError for a missing, unreadable, truncated or corrupt
+/// file or a model without a graph; UnsupportedError for ops/attributes Tessera lacks.
+ImportResult FromONNX(const std::string& path, const ImportOptions& options = {});
+
+/// Imports a serialized ModelProto; `source` names it in error messages.
+ImportResult FromONNXBytes(const std::string& bytes, const ImportOptions& options = {},
+                           const std::string& source = "<memory>");
+
+}  // namespace tessera::frontend

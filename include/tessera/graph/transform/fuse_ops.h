@@ -1,0 +1,32 @@
+// FuseOps: groups the operator calls of a dataflow graph into primitive functions, each of
+// which becomes one kernel (TVM §3 "Operator fusion"; Relay's FuseOps).
+//
+// Rules, by op pattern kind (graph/op_registry.h):
+//   - an out-elemwise-fusable op (conv2d, dense) takes the elemwise / broadcast ops that
+//     follow it (bias, batch-norm scale, relu, clip, residual add...);
+//   - chains of injective ops (elemwise, broadcast, reshape, transpose, concatenate...) fuse;
+//   - a reduction takes the injective ops that feed it;
+//   - opaque ops stay alone.
+// A producer joins its consumer's group only when the consumer is its only use, so every
+// group has exactly one output (its last call) and grouping never creates a cycle. A group
+// holds at most `max_fuse_depth` calls.
+//
+// After the pass, main's body calls only functions with attribute "Primitive" = 1, whose
+// parameters are the group's external inputs (graph inputs, constants, other groups'
+// outputs) in first-use order. Requires types (run InferType first); the result needs
+// InferType again. Let / If (control flow) are not supported here: UnsupportedError.
+#pragma once
+
+#include "tessera/graph/module.h"
+
+namespace tessera::graph::transform {
+
+struct FuseOpsOptions {
+  int max_fuse_depth = 256;
+  /// 0 puts every call in its own primitive function (what opt_level 0 does).
+  int fuse_opt_level = 1;
+};
+
+IRModule FuseOps(const IRModule& mod, const FuseOpsOptions& options = {});
+
+}  // namespace tessera::graph::transform

@@ -1,0 +1,149 @@
+// Schedule: TensorIR schedule primitives over one PrimFunc (TensorIR, arXiv 2207.04296,
+// §3.3-3.4; TVM's tvm.tir.Schedule).
+//
+//   tir::Schedule sch(func);
+//   BlockRV c = sch.get_block("C");
+//   auto loops = sch.get_loops(c);                  // outermost first
+//   auto tiles = sch.split(loops[0], {-1, 16});     // -1: inferred (ceil(extent / 16))
+//   sch.reorder({tiles[1], loops[1]});
+//   sch.parallel(tiles[0]);
+//   tir::PrimFunc scheduled = sch.func();
+//   std::cout << sch.trace().str();                 // b0 = sch.get_block("C") ...
+//
+// Handles (BlockRV, LoopRV) are "random variables" in TVM's sense: small ids into the
+// schedule's symbol table, resolved against the *current* function every time they are
+// used. A BlockRV names a block (block names are unique within a function); a LoopRV
+// names a loop by its loop variable, which transformations that keep the loop also keep.
+// Using a handle to a loop or block that a transformation removed (split and fuse
+// replace their loops; compute_inline removes its block) throws ScheduleError naming
+// the primitive that removed it.
+//
+// Every primitive checks its preconditions and throws ScheduleError (a UserError) saying
+// why a request is illegal; a failed primitive leaves the function and the trace
+// unchanged. Every successful call is appended to trace() as an Instruction, so a
+// schedule can be printed, serialized and replayed (trace.h).
+//
+// Loop variables created by primitives are named after the loop they come from:
+// split(i) gives i_0, i_1, ...; fuse(i, j) gives i_j_fused; loops built by compute_at /
+// reverse_compute_at / cache_read / cache_write are ax0, ax1, ...
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/support/error.h"
+#include "tessera/tir/function.h"
+#include "tessera/tir/schedule/trace.h"
+
+namespace tessera::tir {
+
+/// An illegal schedule request: the message says which primitive, which loop / block, and why.
+class ScheduleError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+class Schedule {
+ public:
+  /// Schedules `func`, whose body must be the BlockRealize of a root block (as
+  /// te::create_prim_func builds it). Block names must be unique (ScheduleError otherwise).
+  explicit Schedule(PrimFunc func);
+
+  /// The current (scheduled) function.
+  const PrimFunc& func() const { return func_; }
+  const PrimFunc& mod() const { return func_; }
+  /// Every primitive applied so far, in order.
+  const Trace& trace() const { return trace_; }
+
+  // ------------------------------------------------------------ lookup
+  /// The block named `name`. Throws if there is none.
+  BlockRV get_block(const std::string& name);
+  /// The loops around `block` up to its enclosing block (the scope), outermost first.
+  std::vector<LoopRV> get_loops(const BlockRV& block);
+
+  // ------------------------------------------------------------ loop transformations
+  /// Splits `loop` (constant extent n, serial, no annotations) into factors.size() >= 2
+  /// nested loops, outermost first. At most one factor may be -1: it is inferred as
+  /// ceil(n / product of the others). When the product exceeds n, every block under
+  /// the loop gets the predicate `fused index < n` so the extra iterations do nothing.
+  std::vector<LoopRV> split(const LoopRV& loop, const std::vector<int64_t>& factors);
+  /// Fuses a perfectly nested chain of >= 2 serial loops (each loop's body is exactly the
+  /// next loop) into one loop of extent equal to the product of their extents.
+  LoopRV fuse(const std::vector<LoopRV>& loops);
+  /// Puts the given loops, which must all lie on one perfectly nested chain (no branch
+  /// between the outermost and innermost of them), into the given order; loops of the
+  /// chain that are not listed keep their positions.
+  void reorder(const std::vector<LoopRV>& loops);
+  /// Marks a loop parallel. Only loops bound to spatial (data-parallel) block iter vars,
+  /// not nested in another parallel loop.
+  void parallel(const LoopRV& loop);
+  /// Marks a loop vectorized: constant extent, spatial bindings only, and no loop or
+  /// second block inside it.
+  void vectorize(const LoopRV& loop);
+  /// Marks a loop to be fully unrolled: constant extent.
+  void unroll(const LoopRV& loop);
+
+  // ------------------------------------------------------------ block transformations
+  /// Inlines a block that is a single BufferStore `B[v0, v1, ...] = f(...)` indexed by its
+  /// (spatial) iter vars into every block that reads B, then removes it and its loops.
+  /// B must not be a function parameter.
+  void compute_inline(const BlockRV& block);
+  /// Inlines a consumer block `C[g(v)] = f(B[v0, v1, ...], ...)` into the single block
+  /// that produces B (a single store, no reduction), which then stores C directly.
+  void reverse_compute_inline(const BlockRV& block);
+  /// Moves a producer block under `loop` of its consumers, computing exactly the region of
+  /// its output that the blocks under `loop` read (TensorIR §3.3 region analysis; a
+  /// dimension that cannot be bounded is widened to the buffer's full range).
+  void compute_at(const BlockRV& block, const LoopRV& loop);
+  /// Moves a consumer block under `loop` of its producer, computing exactly the region
+  /// that the producers under `loop` have written.
+  void reverse_compute_at(const BlockRV& block, const LoopRV& loop);
+  /// Adds a buffer `<B>_<scope>` and a block that copies the block's `read_buffer_index`-th
+  /// read buffer B into it, just before the block's loop nest; the block then reads the
+  /// copy. Returns the copy block. scope: "global", "local" or "shared".
+  BlockRV cache_read(const BlockRV& block, int read_buffer_index, const std::string& scope);
+  /// The block writes a new buffer `<B>_<scope>` instead of its `write_buffer_index`-th
+  /// write buffer B; a block after its loop nest copies it back to B. Returns that block.
+  BlockRV cache_write(const BlockRV& block, int write_buffer_index, const std::string& scope);
+  /// Moves the init of a reduction block into a new block `<name>_init` placed right before
+  /// `loop` (an ancestor of the block above every loop bound to a reduction iter var).
+  /// Returns the init block.
+  BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
+  /// Sets annotation `key` of a loop or block to `value` (an IntImm, FloatImm or StringImm).
+  void annotate(const LoopRV& loop, const std::string& key, const PrimExpr& value);
+  void annotate(const BlockRV& block, const std::string& key, const PrimExpr& value);
+
+  // ------------------------------------------------------------ introspection
+  /// The For / Block a handle refers to in the current function (throws like the primitives).
+  const ForNode* GetFor(const LoopRV& loop) const;
+  const BlockNode* GetBlock(const BlockRV& block) const;
+  /// The handle's name in the trace: "b0", "l3".
+  std::string name_of(const BlockRV& rv) const { return "b" + std::to_string(rv.id); }
+  std::string name_of(const LoopRV& rv) const { return "l" + std::to_string(rv.id); }
+
+  /// Internal state shared by the primitive implementations (src/tir/schedule/).
+  struct Symbol {
+    bool is_block = false;
+    std::string block_name;  ///< blocks
+    Var loop_var;            ///< loops
+  };
+
+ private:
+  friend struct ScheduleAccess;
+  BlockRV NewBlockRV(const std::string& name);
+  LoopRV NewLoopRV(const Var& loop_var);
+  const Symbol& Lookup(int64_t id, bool is_block, const char* primitive) const;
+
+  PrimFunc func_;
+  Trace trace_;
+  std::vector<Symbol> symbols_;
+  /// Loops (by loop var) and blocks (by name) that a primitive removed, with its name.
+  std::map<const ir::VarNode*, std::string> removed_loops_;
+  std::map<std::string, std::string> removed_blocks_;
+  std::vector<Var> removed_loop_vars_;  ///< keeps the keys of removed_loops_ alive
+};
+
+}  // namespace tessera::tir

@@ -1,0 +1,36 @@
+// 2-D pooling on NCHW (Relay nn.max_pool2d / nn.avg_pool2d / nn.global_avg_pool2d; ONNX
+// MaxPool / AveragePool / GlobalAveragePool).
+//
+// Output extent per spatial dim: floor((in + pad_total - ((k-1)*dil + 1)) / stride) + 1; with
+// ceil_mode, ceil instead, minus one when the last window would start inside the end padding
+// (PyTorch / ONNX). Window taps past the padded input (ceil mode) are ignored.
+// avg_pool2d divides by the number of taps inside the input plus, with count_include_pad, the
+// taps on the explicit padding (never the ceil-mode overhang), as PyTorch and ONNX do.
+// The window reduction is tagged "pool"; avg's division is a separate elemwise compute.
+#pragma once
+
+#include <array>
+
+#include "tessera/topi/util.h"
+
+namespace tessera::topi {
+
+struct Pool2DParams {
+  std::array<int64_t, 2> pool_size{1, 1};
+  std::array<int64_t, 2> strides{1, 1};
+  std::array<int64_t, 2> dilation{1, 1};
+  std::array<int64_t, 4> padding{0, 0, 0, 0};  ///< top, left, bottom, right
+  bool ceil_mode = false;
+  bool count_include_pad = false;  ///< avg only
+};
+
+/// The pooled extent of one dim (see above); UserError when it is < 1.
+int64_t PoolOutDim(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t k, int64_t stride, int64_t dilation,
+                   bool ceil_mode);
+
+Tensor max_pool2d(const Tensor& data, const Pool2DParams& p);
+Tensor avg_pool2d(const Tensor& data, const Pool2DParams& p);
+/// [N, C, H, W] -> [N, C, 1, 1], the mean over H and W.
+Tensor global_avg_pool2d(const Tensor& data);
+
+}  // namespace tessera::topi

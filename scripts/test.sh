@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every Tessera test: set-up, build, the C++ unit tests and the end-to-end model tests (ctest).
+#   scripts/test.sh              the full suite on the normal build (build/)
+#   scripts/test.sh --sanitize   the C++ unit tests built with AddressSanitizer + UBSan (build-asan/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup.sh"
+if [ "${1:-}" = "--sanitize" ]; then
+  bash "$root/scripts/build.sh" "$root/build-asan" -DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  # Model-level tests are slow under ASan; the unit tests of every layer run here.
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir "$root/build-asan" --output-on-failure -E "e2e|conformance" -j2
+else
+  bash "$root/scripts/build.sh" "$root/build"
+  ctest --test-dir "$root/build" --output-on-failure -j2
+fi

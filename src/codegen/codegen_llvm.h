@@ -1,0 +1,119 @@
+// Internal: the TensorIR -> LLVM IR translator (one instance per llvm::Module).
+//
+// Input is a flat, lowered PrimFunc (no Block / BlockRealize / Reduce; one index per
+// buffer access). Each PrimFunc `f` becomes
+//   define i32 @f(ptr %args)            ; the kernel ABI (runtime/kernel_abi.h)
+//   define internal i32 @f.compute(ptr noalias align 64 %A, ...)  ; alwaysinline
+// so that the buffer pointers carry noalias into the body (the inliner turns the
+// noalias parameters into scoped alias metadata). Parallel loops are outlined the
+// same way (codegen_parallel.cc). The translation is split over files:
+//   codegen_func.cc      types, functions, kernel wrapper, function state
+//   codegen_expr.cc      PrimExpr -> llvm::Value
+//   codegen_intrin.cc    Call intrinsics (exp, tanh, ...)
+//   codegen_stmt.cc      statements, loops, Allocate
+//   codegen_parallel.cc  outlining of parallel For into task functions
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "tessera/codegen/target.h"
+#include "tessera/tir/function.h"
+#include "tessera/tir/stmt.h"
+
+namespace tessera::codegen::detail {
+
+class CodeGenLLVM {
+ public:
+  CodeGenLLVM(llvm::Module* module, const Target& target);
+
+  /// Emits the kernel for `func` (symbol: attrs["global_symbol"], else its name).
+  void AddFunction(const tir::PrimFunc& func);
+  /// Defines `__tessera_parallel_launch` (a null TesseraParallelLaunchFn pointer).
+  llvm::GlobalVariable* ParallelLaunchGlobal();
+
+  // ---- types (codegen_func.cc)
+  llvm::Type* LLVMType(DataType t) const;
+  /// The in-memory type of a buffer element: as LLVMType, but bool is i8.
+  llvm::Type* MemType(DataType t) const;
+
+  // ---- expressions (codegen_expr.cc)
+  llvm::Value* MakeValue(const ir::PrimExpr& e);
+
+  // ---- statements (codegen_stmt.cc)
+  void EmitStmt(const tir::Stmt& s);
+
+ private:
+  // Per-function state; saved and restored around outlined functions.
+  struct FunctionState {
+    llvm::Function* fn = nullptr;
+    std::unordered_map<const ir::VarNode*, llvm::Value*> vars;
+    std::set<const ir::VarNode*> aligned_buffers;  ///< data vars of 64-byte aligned buffers
+    int parallel_depth = 0;  ///< > 0 inside an outlined parallel body
+  };
+
+  // codegen_func.cc
+  void SetFunctionAttributes(llvm::Function* fn, bool internal_body);
+  llvm::Value* CreateEntryAlloca(llvm::Type* ty, llvm::Value* count, unsigned align, const char* name);
+  /// Declares (or returns) the C library function `name` of type `fty`.
+  llvm::FunctionCallee LibFunction(const std::string& name, llvm::FunctionType* fty);
+  /// Emits `ret` of an error code from the current function (ends the block).
+  void EmitReturnIfNonZero(llvm::Value* code);
+  /// Marks p as 64-byte aligned (llvm.assume "align", as __builtin_assume_aligned).
+  void AssumeAligned(llvm::Value* p);
+  llvm::Value* Lookup(const ir::VarNode* v) const;
+  void Bind(const ir::VarNode* v, llvm::Value* value);
+  void Unbind(const ir::VarNode* v);
+  /// Emits an alwaysinline internal body function taking `params` (noalias align 64
+  /// for aligned buffer vars) whose body is emitted by `body`. Returns the function.
+  llvm::Function* EmitBodyFunction(const std::string& name, const std::vector<const ir::VarNode*>& params,
+                                   const std::vector<llvm::Type*>& extra_param_types,
+                                   const std::function<void(llvm::Function*)>& body);
+
+  // codegen_expr.cc helpers
+  llvm::Value* EmitBinary(const ir::PrimExpr& e);
+  llvm::Value* EmitCompare(const ir::PrimExpr& e);
+  llvm::Value* EmitCast(DataType to, DataType from, llvm::Value* v);
+  llvm::Value* EmitFloorDivMod(bool is_div, DataType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* EmitBufferLoad(const ir::PrimExpr& e);
+  /// Address(es) of buffer[index]: a scalar pointer for a scalar or stride-1 Ramp
+  /// index (*contiguous = true for the Ramp), else a vector of pointers.
+  llvm::Value* BufferAddress(const tir::Buffer& buffer, const std::vector<ir::PrimExpr>& indices,
+                             int lanes, bool* contiguous);
+  llvm::Value* Splat(llvm::Value* v, int lanes);
+
+  // codegen_intrin.cc
+  llvm::Value* EmitCall(const ir::PrimExpr& e);
+  llvm::Value* CallLibm(const std::string& fname, DataType t, const std::vector<llvm::Value*>& args);
+
+  // codegen_stmt.cc
+  void EmitFor(const tir::ForNode* op);
+  void EmitSerialLoop(const tir::ForNode* op, llvm::Value* begin, llvm::Value* end);
+  void EmitAllocate(const tir::AllocateNode* op);
+  void EmitStore(const tir::BufferStoreNode* op);
+
+  // codegen_parallel.cc
+  void EmitParallelFor(const tir::ForNode* op);
+
+  llvm::Module* module_;
+  llvm::LLVMContext& ctx_;
+  Target target_;
+  llvm::IRBuilder<> builder_;
+  FunctionState state_;
+  std::string symbol_;  ///< symbol of the kernel being emitted
+  int num_outlined_ = 0;
+};
+
+/// The loop metadata node for a For of `kind` with constant extent (or -1).
+llvm::MDNode* MakeLoopMetadata(llvm::LLVMContext& ctx, tir::ForKind kind, int64_t const_extent);
+
+}  // namespace tessera::codegen::detail

@@ -1,0 +1,221 @@
+// Graph executor codegen: see include/tessera/driver/graph_executor_codegen.h.
+#include "tessera/driver/graph_executor_codegen.h"
+
+#include <climits>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/driver/memory_plan.h"
+#include "tessera/graph/functor.h"
+#include "tessera/graph/printer.h"
+#include "tessera/support/error.h"
+
+namespace tessera::driver {
+namespace {
+
+using graph::Expr;
+using graph::ExprNode;
+
+enum class ValueKind { kInput, kParam, kIntermediate };
+
+struct Value {
+  ValueKind kind;
+  std::vector<int64_t> shape;
+  DataType dtype;
+  std::string param;       // kParam: its name
+  int writer = -1;         // kIntermediate: the node writing it
+  int last_reader = -1;    // last node reading it
+  bool is_output = false;
+};
+
+struct Node {
+  std::string name, kernel;
+  std::vector<int> args;  // value ids, inputs then the output
+};
+
+std::vector<int64_t> StaticShapeOf(const graph::Type& type, const std::string& what) {
+  const auto* tt = type ? type->as<graph::TensorTypeNode>() : nullptr;
+  TESSERA_ICHECK(tt != nullptr, what, " is not a tensor (type ", type ? type->str() : "<none>", ")");
+  auto shape = graph::StaticShape(tt->shape);
+  if (!shape) {
+    TESSERA_THROW(UnsupportedError, what, " has the symbolic shape ", graph::ShapeStr(tt->shape),
+                  ": the graph executor needs static shapes; bind the symbolic dimensions at import");
+  }
+  return *shape;
+}
+
+/// "fused_conv2d_add_relu": the ops of a primitive function, in order, at most four.
+std::string KernelBaseName(const graph::Function& fn) {
+  std::vector<std::string> ops;
+  graph::PostOrderVisit(fn->body, [&](const Expr& e) {
+    if (const auto* c = e->as<graph::CallNode>()) {
+      if (const auto* op = c->op->as<graph::OpNode>()) {
+        std::string n = op->name;
+        if (n.rfind("nn.", 0) == 0) n = n.substr(3);
+        for (char& ch : n) if (ch == '.') ch = '_';
+        ops.push_back(n);
+      }
+    }
+  });
+  std::string name = "fused";
+  for (size_t i = 0; i < ops.size() && i < 4; ++i) name += "_" + ops[i];
+  return name;
+}
+
+class Builder {
+ public:
+  ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names) {
+    for (const auto& p : main->params) {
+      int id = NewValue({ValueKind::kInput, StaticShapeOf(p->checked_type(), "graph input '" + p->name_hint + "'"),
+                         DType(p->checked_type())});
+      value_of_[p.get()] = id;
+      inputs_.push_back({p->name_hint, id});
+    }
+    std::vector<int> results;
+    if (const auto* tuple = main->body->as<graph::TupleNode>()) {
+      for (const auto& f : tuple->fields) results.push_back(Visit(f));
+    } else {
+      results.push_back(Visit(main->body));
+    }
+    TESSERA_ICHECK(results.size() == output_names.size(), "main has ", results.size(), " results but ",
+                   output_names.size(), " output names were given");
+    for (int r : results) values_[r].is_output = true;
+    return Finish(results, output_names);
+  }
+
+ private:
+  static DataType DType(const graph::Type& t) {
+    const auto* tt = t->as<graph::TensorTypeNode>();
+    TESSERA_ICHECK(tt != nullptr, "expected a tensor type, got ", t->str());
+    return tt->dtype;
+  }
+
+  int NewValue(Value v) {
+    values_.push_back(std::move(v));
+    return static_cast<int>(values_.size()) - 1;
+  }
+
+  int Visit(const Expr& e) {
+    if (auto it = value_of_.find(e.get()); it != value_of_.end()) return it->second;
+    int id = -1;
+    if (const auto* c = e->as<graph::ConstantNode>()) {
+      std::string name = "p" + std::to_string(params_.size());
+      params_[name] = c->data;
+      id = NewValue({ValueKind::kParam, c->data.shape(), c->data.dtype(), name});
+    } else if (const auto* call = e->as<graph::CallNode>()) {
+      id = VisitCall(call);
+    } else if (e->as<graph::VarNode>()) {
+      TESSERA_THROW(InternalError, "graph executor codegen: free variable in main");
+    } else {
+      TESSERA_THROW(UnsupportedError, "graph executor codegen: main may only hold calls of primitive functions, "
+                    "constants and an output tuple; found a node of another kind (control flow or a tuple value "
+                    "needs the VM, which is not available yet)");
+    }
+    value_of_[e.get()] = id;
+    return id;
+  }
+
+  int VisitCall(const graph::CallNode* call) {
+    const auto* fn = call->op->as<graph::FunctionNode>();
+    TESSERA_ICHECK(fn != nullptr && fn->attrs.GetInt("Primitive", 0) == 1,
+                   "graph executor codegen expects calls of primitive functions: run FuseOps first");
+    std::vector<int> args;
+    for (const auto& a : call->args) args.push_back(Visit(a));
+    const int node_index = static_cast<int>(nodes_.size());
+    for (int a : args) values_[a].last_reader = node_index;
+    int out = NewValue({ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a kernel output"),
+                        DType(call->checked_type())});
+    values_[out].writer = node_index;
+    args.push_back(out);
+    graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
+    std::string kernel = KernelFor(fn_ref);
+    nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args)});
+    return out;
+  }
+
+  std::string KernelFor(const graph::Function& fn) {
+    std::string key = graph::PrintExpr(fn);
+    if (auto it = kernel_by_key_.find(key); it != kernel_by_key_.end()) return it->second;
+    std::string name = KernelBaseName(fn) + "_" + std::to_string(kernels_.size());
+    kernel_by_key_[key] = name;
+    kernels_.push_back({name, fn});
+    return name;
+  }
+
+  ExecutorPlan Finish(const std::vector<int>& results, const std::vector<std::string>& output_names) {
+    // Storage planning over inputs (live throughout) and intermediates.
+    std::vector<PlannedTensor> planned;
+    std::vector<int> planned_value;
+    size_t unplanned = 0;
+    for (size_t v = 0; v < values_.size(); ++v) {
+      const Value& val = values_[v];
+      if (val.kind == ValueKind::kParam) continue;
+      int64_t n = 1;
+      for (int64_t d : val.shape) n *= d;
+      PlannedTensor t;
+      t.bytes = static_cast<size_t>(n) * val.dtype.bytes();
+      t.first_node = val.kind == ValueKind::kInput ? -1 : val.writer;
+      t.last_node = (val.kind == ValueKind::kInput || val.is_output) ? INT32_MAX : val.last_reader;
+      unplanned += (t.bytes + 63) / 64 * 64;
+      planned.push_back(t);
+      planned_value.push_back(static_cast<int>(v));
+    }
+    MemoryPlan plan = PlanMemory(planned);
+    std::vector<int> storage_of(values_.size(), -1);
+    for (size_t i = 0; i < planned.size(); ++i) storage_of[planned_value[i]] = plan.storage_of[i];
+
+    nlohmann::json j;
+    j["format"] = "tessera-graph";
+    j["version"] = 1;
+    j["storages"] = nlohmann::json::array();
+    for (size_t s = 0; s < plan.storage_bytes.size(); ++s)
+      j["storages"].push_back({{"id", s}, {"size_bytes", plan.storage_bytes[s]}});
+    j["values"] = nlohmann::json::array();
+    for (size_t v = 0; v < values_.size(); ++v) {
+      const Value& val = values_[v];
+      nlohmann::json jv = {{"id", v}, {"dtype", val.dtype.str()}, {"shape", val.shape}};
+      if (val.kind == ValueKind::kParam) {
+        jv["kind"] = "param";
+        jv["param"] = val.param;
+      } else {
+        jv["kind"] = val.kind == ValueKind::kInput ? "input" : "intermediate";
+        jv["storage"] = storage_of[v];
+        jv["offset_bytes"] = 0;
+      }
+      j["values"].push_back(jv);
+    }
+    j["inputs"] = nlohmann::json::array();
+    for (const auto& [name, id] : inputs_) j["inputs"].push_back({{"name", name}, {"value", id}});
+    j["outputs"] = nlohmann::json::array();
+    for (size_t i = 0; i < results.size(); ++i)
+      j["outputs"].push_back({{"name", output_names[i]}, {"value", results[i]}});
+    j["nodes"] = nlohmann::json::array();
+    for (const Node& n : nodes_) j["nodes"].push_back({{"name", n.name}, {"kernel", n.kernel}, {"args", n.args}});
+
+    ExecutorPlan out;
+    out.graph_json = j.dump();
+    out.params = std::move(params_);
+    out.kernels = std::move(kernels_);
+    out.num_nodes = static_cast<int>(nodes_.size());
+    out.storage_bytes = plan.TotalBytes();
+    out.unplanned_bytes = unplanned;
+    return out;
+  }
+
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<std::pair<std::string, int>> inputs_;
+  std::unordered_map<const ExprNode*, int> value_of_;
+  std::map<std::string, runtime::NDArray> params_;
+  std::map<std::string, std::string> kernel_by_key_;
+  std::vector<std::pair<std::string, graph::Function>> kernels_;
+};
+
+}  // namespace
+
+ExecutorPlan GraphExecutorCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names) {
+  return Builder().Build(fused.main(), output_names);
+}
+
+}  // namespace tessera::driver

@@ -1,0 +1,179 @@
+#include "context.h"
+
+#include "const_eval.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/support/error.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Expr;
+
+NodeContext::NodeContext(ImportState& state, const onnx::NodeProto& node, int index)
+    : state_(state), node_(node), index_(index) {}
+
+std::string NodeContext::Where() const {
+  std::string who = node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'";
+  std::string domain = node_.domain().empty() ? "ai.onnx" : node_.domain();
+  return detail::Concat(state_.source, ": ", who, " (op ", node_.op_type(), ", domain ", domain, ", opset ",
+                        state_.opset, ")");
+}
+
+void NodeContext::Fail(const std::string& msg) const { throw UserError(Where() + ": " + msg); }
+void NodeContext::Unsupported(const std::string& msg) const { throw UnsupportedError(Where() + ": " + msg); }
+
+bool NodeContext::HasInput(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
+
+Value& NodeContext::InputValue(int i) {
+  if (!HasInput(i)) Fail("input " + std::to_string(i) + " is required but absent");
+  auto it = state_.values.find(node_.input(i));
+  if (it == state_.values.end()) {
+    Fail("input '" + node_.input(i) +
+         "' is not produced by any earlier node, initializer or graph input (the graph is not topologically "
+         "sorted or is incomplete)");
+  }
+  return it->second;
+}
+
+Expr NodeContext::Input(int i) {
+  Value& v = InputValue(i);
+  if (!v.expr) {
+    v.expr = graph::ConstantNode::make(v.constant);
+    graph::InferExprType(v.expr);
+  }
+  return v.expr;
+}
+
+const graph::TensorTypeNode& NodeContext::InputType(int i) {
+  Value& v = InputValue(i);
+  auto* t = v.type->as<graph::TensorTypeNode>();
+  if (!t) Fail("input '" + node_.input(i) + "' is not a tensor");
+  return *t;
+}
+
+std::vector<int64_t> NodeContext::InputShape(int i) {
+  const graph::TensorTypeNode& t = InputType(i);
+  auto s = graph::StaticShape(t.shape);
+  if (!s) {
+    Unsupported("input '" + node_.input(i) + "' has a symbolic shape " + graph::ShapeStr(t.shape) +
+                "; this converter needs static shapes (bind symbolic dims with ImportOptions::input_shapes)");
+  }
+  return *s;
+}
+
+runtime::NDArray NodeContext::InputConst(int i) { return HasInput(i) ? InputValue(i).constant : runtime::NDArray(); }
+
+std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {
+  runtime::NDArray c = InputConst(i);
+  if (!c.defined()) {
+    Unsupported(what + " (input '" + node_.input(i) +
+                "') is computed at run time; Tessera needs it to be a constant or foldable at import");
+  }
+  if (c.dtype().is_float()) Fail(what + " must be an integer tensor, got " + c.dtype().str());
+  return ToInts(c);
+}
+
+std::vector<double> NodeContext::InputDoubles(int i, const std::string& what) {
+  runtime::NDArray c = InputConst(i);
+  if (!c.defined()) {
+    Unsupported(what + " (input '" + node_.input(i) +
+                "') is computed at run time; Tessera needs it to be a constant or foldable at import");
+  }
+  return ToDoubles(c);
+}
+
+bool NodeContext::AllInputsConst() {
+  for (int i = 0; i < node_.input_size(); ++i)
+    if (HasInput(i) && !InputValue(i).constant.defined()) return false;
+  return true;
+}
+
+const onnx::AttributeProto* NodeContext::Attr(const std::string& name) const {
+  for (const auto& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::AttrInt(const std::string& name, int64_t dflt) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return dflt;
+  if (a->type() != onnx::AttributeProto::INT && !a->has_i()) Fail("attribute '" + name + "' must be an int");
+  return a->i();
+}
+
+int64_t NodeContext::AttrInt(const std::string& name) const {
+  if (!HasAttr(name)) Fail("required attribute '" + name + "' is missing");
+  return AttrInt(name, 0);
+}
+
+float NodeContext::AttrFloat(const std::string& name, float dflt) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return dflt;
+  if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f()) Fail("attribute '" + name + "' must be a float");
+  return a->f();
+}
+
+std::string NodeContext::AttrString(const std::string& name, const std::string& dflt) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return dflt;
+  if (a->type() != onnx::AttributeProto::STRING && !a->has_s()) Fail("attribute '" + name + "' must be a string");
+  return a->s();
+}
+
+std::vector<int64_t> NodeContext::AttrInts(const std::string& name, const std::vector<int64_t>& dflt) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return dflt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> NodeContext::AttrFloats(const std::string& name) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return {};
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+Expr NodeContext::Call(const std::string& op, std::vector<Expr> args, graph::Attrs attrs) {
+  Expr call = graph::CallNode::make(graph::OpNode::Get(op), std::move(args), std::move(attrs));
+  try {
+    graph::InferExprType(call);
+  } catch (const UserError& e) {
+    Fail(e.what());
+  }
+  return call;
+}
+
+Expr NodeContext::ScalarConst(double v, DataType dtype) {
+  Expr c = graph::ConstantNode::make(FromDoubles({v}, {}, dtype));
+  graph::InferExprType(c);
+  return c;
+}
+
+void NodeContext::SetOutput(int i, Expr e) {
+  if (i >= node_.output_size() || node_.output(i).empty()) return;
+  Value v;
+  try {
+    v.type = graph::InferExprType(e);
+  } catch (const UserError& err) {
+    Fail(err.what());
+  }
+  if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
+  v.expr = std::move(e);
+  state_.values[node_.output(i)] = std::move(v);
+}
+
+void NodeContext::SetOutputConst(int i, runtime::NDArray value) {
+  if (i >= node_.output_size() || node_.output(i).empty()) return;
+  Value v;
+  v.type = graph::TensorTypeNode::make(value.shape(), value.dtype());
+  v.constant = std::move(value);
+  state_.values[node_.output(i)] = std::move(v);
+}
+
+void NodeContext::CheckMaxOutputs(int n, const std::string& why) {
+  for (int i = n; i < node_.output_size(); ++i) {
+    if (!node_.output(i).empty()) {
+      Unsupported("output " + std::to_string(i) + " ('" + node_.output(i) + "') is not supported: " + why);
+    }
+  }
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,100 @@
+// The state of one ONNX import and the per-node view a converter works with.
+//
+// Every ONNX tensor name maps to a Value: a graph expression, its inferred type, and, when the
+// importer knows it at compile time (initializers, Constant, folded shape arithmetic), its
+// value as an NDArray.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx.pb.h"
+#include "tessera/graph/expr.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::frontend::onnx_import {
+
+struct Value {
+  graph::Expr expr;           ///< null until needed for a known constant (made lazily)
+  graph::Type type;           ///< always set
+  runtime::NDArray constant;  ///< defined when the value is known at import time
+};
+
+struct ImportState {
+  std::string source;  ///< file name for messages
+  int64_t opset = 0;
+  std::map<std::string, Value> values;
+};
+
+class NodeContext {
+ public:
+  NodeContext(ImportState& state, const onnx::NodeProto& node, int index);
+
+  const onnx::NodeProto& node() const { return node_; }
+  int64_t opset() const { return state_.opset; }
+  /// "model.onnx: node 'name' (op Conv, domain ai.onnx, opset 10)" for messages.
+  std::string Where() const;
+
+  // ---- inputs (an empty input name means "absent", as the ONNX spec allows) ----
+  bool HasInput(int i) const;
+  int NumInputs() const { return node_.input_size(); }
+  /// The expression of input i (a Constant node for known values).
+  graph::Expr Input(int i);
+  const graph::TensorTypeNode& InputType(int i);
+  /// The static shape of input i; UserError when some dim is symbolic.
+  std::vector<int64_t> InputShape(int i);
+  /// The known value of input i, or an undefined NDArray.
+  runtime::NDArray InputConst(int i);
+  /// The known value of input i as int64s; UnsupportedError naming `what` when it is computed
+  /// at run time.
+  std::vector<int64_t> InputInts(int i, const std::string& what);
+  /// Same for floats.
+  std::vector<double> InputDoubles(int i, const std::string& what);
+  bool AllInputsConst();
+
+  // ---- attributes ----
+  const onnx::AttributeProto* Attr(const std::string& name) const;
+  bool HasAttr(const std::string& name) const { return Attr(name) != nullptr; }
+  int64_t AttrInt(const std::string& name, int64_t dflt) const;
+  int64_t AttrInt(const std::string& name) const;  ///< required
+  float AttrFloat(const std::string& name, float dflt) const;
+  std::string AttrString(const std::string& name, const std::string& dflt) const;
+  std::vector<int64_t> AttrInts(const std::string& name, const std::vector<int64_t>& dflt) const;
+  std::vector<float> AttrFloats(const std::string& name) const;
+
+  // ---- building ----
+  /// A typed call of graph op `op`; type errors are reported with this node's location.
+  graph::Expr Call(const std::string& op, std::vector<graph::Expr> args, graph::Attrs attrs = {});
+  /// A scalar constant of `dtype` (float or int) with value v.
+  graph::Expr ScalarConst(double v, DataType dtype);
+  /// Sets output i to an expression (its type is inferred).
+  void SetOutput(int i, graph::Expr e);
+  /// Sets output i to a value known at import time.
+  void SetOutputConst(int i, runtime::NDArray value);
+  /// UserError unless the node asks for at most `n` outputs (non-empty names).
+  void CheckMaxOutputs(int n, const std::string& why);
+
+  [[noreturn]] void Fail(const std::string& msg) const;
+  [[noreturn]] void Unsupported(const std::string& msg) const;
+
+ private:
+  Value& InputValue(int i);
+  ImportState& state_;
+  const onnx::NodeProto& node_;
+  int index_;
+};
+
+using Converter = std::function<void(NodeContext&)>;
+using ConverterTable = std::map<std::string, Converter>;
+
+/// The converter of ONNX op `op_type`, or nullptr.
+const Converter* FindConverter(const std::string& op_type);
+
+// One group per file; FindConverter calls each once.
+void RegisterMathConverters(ConverterTable& t);    // ops_math.cc
+void RegisterNNConverters(ConverterTable& t);      // ops_nn.cc
+void RegisterTensorConverters(ConverterTable& t);  // ops_tensor.cc
+
+}  // namespace tessera::frontend::onnx_import

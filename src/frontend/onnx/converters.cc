@@ -1,0 +1,17 @@
+#include "context.h"
+
+namespace tessera::frontend::onnx_import {
+
+const Converter* FindConverter(const std::string& op_type) {
+  static const ConverterTable* table = [] {
+    auto* t = new ConverterTable();
+    RegisterMathConverters(*t);
+    RegisterNNConverters(*t);
+    RegisterTensorConverters(*t);
+    return t;
+  }();
+  auto it = table->find(op_type);
+  return it == table->end() ? nullptr : &it->second;
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,186 @@
+// FuseOps: see include/tessera/graph/transform/fuse_ops.h for the rules.
+#include "tessera/graph/transform/fuse_ops.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/graph/functor.h"
+#include "tessera/graph/op_registry.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::transform {
+namespace {
+
+OpPatternKind PatternOf(const CallNode* call) {
+  const auto* op = call->op->as<OpNode>();
+  TESSERA_ICHECK(op != nullptr, "FuseOps expects calls of operators, not of functions");
+  return OpRegistry::Global().Get(op->name).pattern;
+}
+
+struct Group {
+  std::vector<const CallNode*> members;  // in topological order once finalised
+  OpPatternKind pattern = kElemWise;     // the most complex pattern in the group
+  bool has_master = false;               // holds an out-elemwise-fusable op
+};
+
+/// Decides the grouping: one Group per output call.
+class GroupPlanner {
+ public:
+  GroupPlanner(const Expr& body, const FuseOpsOptions& options) : options_(options) {
+    PostOrderVisit(body, [this](const Expr& e) { order_.push_back(e.get()); });
+    for (const ExprNode* n : order_) CountUses(n);
+    uses_[body.get()] += 1;  // the function result is a use
+  }
+
+  /// Group of each call, keyed by call node.
+  std::unordered_map<const CallNode*, std::shared_ptr<Group>> Plan() {
+    for (const ExprNode* n : order_) {
+      const auto* call = n->as<CallNode>();
+      if (!call) continue;
+      auto group = std::make_shared<Group>();
+      group->members.push_back(call);
+      group->pattern = PatternOf(call);
+      group->has_master = group->pattern == kOutEWiseFusable;
+      if (options_.fuse_opt_level > 0 && group->pattern != kOpaque) {
+        for (const CallNode* producer : Producers(call)) TryMerge(group, producer);
+      }
+      for (const CallNode* m : group->members) group_of_[m] = group;
+    }
+    return group_of_;
+  }
+
+ private:
+  void CountUses(const ExprNode* n) {
+    auto use = [this](const Expr& e) { uses_[e.get()] += 1; };
+    if (const auto* c = n->as<CallNode>()) {
+      for (const auto& a : c->args) use(a);
+    } else if (const auto* t = n->as<TupleNode>()) {
+      for (const auto& f : t->fields) use(f);
+    } else if (const auto* g = n->as<TupleGetItemNode>()) {
+      use(g->tuple);
+    } else if (n->as<LetNode>() || n->as<IfNode>()) {
+      TESSERA_THROW(UnsupportedError,
+                    "FuseOps: control flow (Let / If) in the main function is not supported yet");
+    }
+  }
+
+  /// Calls whose single output feeds `call` directly, or through a Tuple used only by it.
+  std::vector<const CallNode*> Producers(const CallNode* call) const {
+    std::vector<const CallNode*> out;
+    for (const auto& a : call->args) {
+      if (const auto* c = a->as<CallNode>()) {
+        out.push_back(c);
+      } else if (const auto* t = a->as<TupleNode>(); t && Uses(t) == 1) {
+        for (const auto& f : t->fields)
+          if (const auto* c = f->as<CallNode>()) out.push_back(c);
+      }
+    }
+    return out;
+  }
+
+  int Uses(const ExprNode* n) const {
+    auto it = uses_.find(n);
+    return it == uses_.end() ? 0 : it->second;
+  }
+
+  void TryMerge(const std::shared_ptr<Group>& group, const CallNode* producer) {
+    auto it = group_of_.find(producer);
+    if (it == group_of_.end()) return;
+    std::shared_ptr<Group> other = it->second;
+    if (other == group || other->members.back() != producer) return;  // not that group's output
+    if (Uses(producer) != 1) return;
+    const OpPatternKind consumer = PatternOf(group->members.front());
+    bool ok = false;
+    if (consumer <= kBroadcast) {
+      ok = other->pattern <= kOutEWiseFusable && !(other->has_master && group->has_master);
+    } else if (consumer == kInjective || consumer == kCommReduce) {
+      ok = other->pattern <= kInjective;
+    }
+    if (!ok) return;
+    if (static_cast<int>(group->members.size() + other->members.size()) > options_.max_fuse_depth) return;
+    group->members.insert(group->members.begin(), other->members.begin(), other->members.end());
+    group->pattern = std::max(group->pattern, other->pattern);
+    group->has_master = group->has_master || other->has_master;
+    for (const CallNode* m : other->members) group_of_[m] = group;
+  }
+
+  const FuseOpsOptions& options_;
+  std::vector<const ExprNode*> order_;
+  std::unordered_map<const ExprNode*, int> uses_;
+  std::unordered_map<const CallNode*, std::shared_ptr<Group>> group_of_;
+};
+
+/// Rewrites main: each group's output call becomes a call of a new primitive function.
+class FuseRewriter : public ExprMutator {
+ public:
+  explicit FuseRewriter(std::unordered_map<const CallNode*, std::shared_ptr<Group>> groups)
+      : groups_(std::move(groups)) {}
+
+ protected:
+  Expr MutateCall_(const Call& call) override {
+    auto it = groups_.find(call.get());
+    if (it == groups_.end() || it->second->members.back() != call.get()) {
+      return ExprMutator::MutateCall_(call);  // only reached through a group's output
+    }
+    const Group& group = *it->second;
+    std::unordered_map<const CallNode*, bool> in_group;
+    for (const CallNode* m : group.members) in_group[m] = true;
+
+    // Build the function body, turning every external input into a parameter.
+    std::vector<Var> params;
+    std::vector<Expr> args;
+    std::unordered_map<const ExprNode*, Expr> inner;
+    std::function<Expr(const Expr&)> rebuild = [&](const Expr& e) -> Expr {
+      if (auto found = inner.find(e.get()); found != inner.end()) return found->second;
+      Expr out;
+      const auto* c = e->as<CallNode>();
+      const auto* t = e->as<TupleNode>();
+      if (c && in_group.count(c)) {
+        std::vector<Expr> new_args;
+        for (const auto& a : c->args) new_args.push_back(rebuild(a));
+        out = CallNode::make(c->op, std::move(new_args), c->attrs);
+      } else if (t) {  // a bundle for a grouped consumer (concatenate's input): rebuilt inside
+        std::vector<Expr> fields;
+        for (const auto& f : t->fields) fields.push_back(rebuild(f));
+        out = TupleNode::make(std::move(fields));
+      } else {
+        Var p = VarNode::make("p" + std::to_string(params.size()), e->checked_type());
+        params.push_back(p);
+        args.push_back(Mutate(e));
+        out = p;
+      }
+      inner[e.get()] = out;
+      return out;
+    };
+    Expr body = rebuild(call);
+    Attrs attrs;
+    attrs.Set("Primitive", 1);
+    Function fn = FunctionNode::make(params, body, call->checked_type(), attrs);
+    return CallNode::make(fn, std::move(args));
+  }
+
+ private:
+  std::unordered_map<const CallNode*, std::shared_ptr<Group>> groups_;
+};
+
+}  // namespace
+
+IRModule FuseOps(const IRModule& mod, const FuseOpsOptions& options) {
+  IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    if (name != "main") {
+      out.Add(name, fn);
+      continue;
+    }
+    GroupPlanner planner(fn->body, options);
+    FuseRewriter rewriter(planner.Plan());
+    Expr body = rewriter.Mutate(fn->body);
+    out.Add(name, FunctionNode::make(fn->params, body, fn->ret_type, fn->attrs));
+  }
+  return out;
+}
+
+}  // namespace tessera::graph::transform

@@ -1,0 +1,196 @@
+#include "graph_plan.h"
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/runtime/ndarray.h"
+#include "tessera/support/error.h"
+
+namespace tessera::runtime::detail {
+namespace {
+
+using json = nlohmann::json;
+
+// Field accessors that turn a missing or mistyped field into a UserError saying
+// which entry of which module's graph is wrong.
+class Ctx {
+ public:
+  explicit Ctx(const std::string& origin) : origin_(origin) {}
+
+  [[noreturn]] void Fail(const std::string& where, const std::string& what) const {
+    TESSERA_THROW(UserError, "invalid graph JSON in module '", origin_, "': ", where, ": ", what,
+                  ". The graph and the library do not match or the library is corrupt; rebuild the model");
+  }
+  const json& Field(const json& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object()) Fail(where, "expected a JSON object");
+    auto it = obj.find(key);
+    if (it == obj.end()) Fail(where, std::string("missing field \"") + key + "\"");
+    return *it;
+  }
+  const json& Array(const json& obj, const char* key, const std::string& where) const {
+    const json& v = Field(obj, key, where);
+    if (!v.is_array()) Fail(where, std::string("field \"") + key + "\" must be an array");
+    return v;
+  }
+  int64_t Int(const json& v, const std::string& where, const char* key) const {
+    if (!v.is_number_integer()) Fail(where, std::string("field \"") + key + "\" must be an integer");
+    return v.get<int64_t>();
+  }
+  int64_t Int(const json& obj, const char* key, const std::string& where) const {
+    return Int(Field(obj, key, where), where, key);
+  }
+  std::string String(const json& obj, const char* key, const std::string& where) const {
+    const json& v = Field(obj, key, where);
+    if (!v.is_string()) Fail(where, std::string("field \"") + key + "\" must be a string");
+    return v.get<std::string>();
+  }
+
+ private:
+  const std::string& origin_;
+};
+
+std::string Entry(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+}  // namespace
+
+GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
+  Ctx ctx(origin);
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    ctx.Fail("the text", std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!root.is_object()) ctx.Fail("the root", "expected a JSON object");
+  if (ctx.String(root, "format", "the root") != "tessera-graph")
+    ctx.Fail("\"format\"", "expected \"tessera-graph\"");
+  int64_t version = ctx.Int(root, "version", "the root");
+  if (version != 1)
+    ctx.Fail("\"version\"", "version " + std::to_string(version) +
+                                " is not supported by this runtime (it reads version 1)");
+
+  GraphPlan plan;
+  std::map<int64_t, int> storage_index, value_index;
+
+  const json& storages = ctx.Array(root, "storages", "the root");
+  for (size_t i = 0; i < storages.size(); ++i) {
+    std::string where = Entry("storages", i);
+    int64_t id = ctx.Int(storages[i], "id", where);
+    int64_t size = ctx.Int(storages[i], "size_bytes", where);
+    if (size < 0) ctx.Fail(where, "negative size_bytes");
+    if (!storage_index.emplace(id, static_cast<int>(plan.storages.size())).second)
+      ctx.Fail(where, "duplicate storage id " + std::to_string(id));
+    plan.storages.push_back({static_cast<size_t>(size)});
+  }
+
+  const json& values = ctx.Array(root, "values", "the root");
+  for (size_t i = 0; i < values.size(); ++i) {
+    const json& jv = values[i];
+    std::string where = Entry("values", i);
+    PlanValue v;
+    v.id = ctx.Int(jv, "id", where);
+    where = "value " + std::to_string(v.id);
+    try {
+      v.dtype = DataType::Parse(ctx.String(jv, "dtype", where));
+    } catch (const UserError& e) {
+      ctx.Fail(where, e.what());
+    }
+    if (v.dtype.is_void() || v.dtype.is_handle()) ctx.Fail(where, "dtype must be a tensor element type");
+    const json& shape = ctx.Array(jv, "shape", where);
+    for (const json& d : shape) {
+      int64_t extent = ctx.Int(d, where, "shape");
+      if (extent < 0) ctx.Fail(where, "negative extent in shape");
+      v.shape.push_back(extent);
+    }
+    size_t nbytes = 0;
+    try {
+      size_t n = 1;
+      for (int64_t d : v.shape)
+        if (__builtin_mul_overflow(n, static_cast<size_t>(d), &n)) throw UserError("overflow");
+      if (__builtin_mul_overflow(n, static_cast<size_t>(v.dtype.bytes()), &nbytes))
+        throw UserError("overflow");
+    } catch (const UserError&) {
+      ctx.Fail(where, "shape " + ShapeToString(v.shape) + " is too large");
+    }
+    std::string kind = ctx.String(jv, "kind", where);
+    if (kind == "param") {
+      v.kind = PlanValue::Kind::kParam;
+      v.param = ctx.String(jv, "param", where);
+    } else if (kind == "input" || kind == "intermediate") {
+      v.kind = kind == "input" ? PlanValue::Kind::kInput : PlanValue::Kind::kIntermediate;
+      int64_t sid = ctx.Int(jv, "storage", where);
+      auto it = storage_index.find(sid);
+      if (it == storage_index.end()) ctx.Fail(where, "unknown storage id " + std::to_string(sid));
+      v.storage = it->second;
+      int64_t offset = jv.contains("offset_bytes") ? ctx.Int(jv, "offset_bytes", where) : 0;
+      if (offset < 0 || offset % 64 != 0)
+        ctx.Fail(where, "offset_bytes " + std::to_string(offset) +
+                            " must be a non-negative multiple of 64 (kernels get aligned pointers)");
+      v.offset_bytes = static_cast<size_t>(offset);
+      size_t capacity = plan.storages[v.storage].size_bytes;
+      if (v.offset_bytes > capacity || nbytes > capacity - v.offset_bytes)
+        ctx.Fail(where, v.dtype.str() + " " + ShapeToString(v.shape) + " (" + std::to_string(nbytes) +
+                            " bytes) at offset " + std::to_string(offset) + " overflows storage " +
+                            std::to_string(sid) + " of " + std::to_string(capacity) + " bytes");
+    } else {
+      ctx.Fail(where, "kind \"" + kind + "\" is not one of input, param, intermediate");
+    }
+    if (!value_index.emplace(v.id, static_cast<int>(plan.values.size())).second)
+      ctx.Fail(Entry("values", i), "duplicate value id " + std::to_string(v.id));
+    plan.values.push_back(std::move(v));
+  }
+
+  auto value_ref = [&](const json& j, const std::string& where, const char* key) {
+    int64_t id = ctx.Int(j, where, key);
+    auto it = value_index.find(id);
+    if (it == value_index.end()) ctx.Fail(where, "unknown value id " + std::to_string(id));
+    return it->second;
+  };
+
+  auto parse_io = [&](const char* list, std::vector<PlanIO>& out) {
+    const json& arr = ctx.Array(root, list, "the root");
+    std::set<std::string> names;
+    for (size_t i = 0; i < arr.size(); ++i) {
+      std::string where = Entry(list, i);
+      PlanIO io;
+      io.name = ctx.String(arr[i], "name", where);
+      io.value = value_ref(ctx.Field(arr[i], "value", where), where, "value");
+      if (!names.insert(io.name).second) ctx.Fail(where, "duplicate name \"" + io.name + "\"");
+      out.push_back(std::move(io));
+    }
+  };
+  parse_io("inputs", plan.inputs);
+  parse_io("outputs", plan.outputs);
+
+  std::vector<int> listed(plan.values.size(), 0);
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const PlanValue& v = plan.values[plan.inputs[i].value];
+    if (v.kind != PlanValue::Kind::kInput)
+      ctx.Fail(Entry("inputs", i), "input \"" + plan.inputs[i].name + "\" refers to value " +
+                                       std::to_string(v.id) + ", whose kind is not \"input\"");
+    if (listed[plan.inputs[i].value]++)
+      ctx.Fail(Entry("inputs", i), "value " + std::to_string(v.id) + " is listed as an input twice");
+  }
+  for (size_t i = 0; i < plan.values.size(); ++i)
+    if (plan.values[i].kind == PlanValue::Kind::kInput && !listed[i])
+      ctx.Fail("value " + std::to_string(plan.values[i].id),
+               "kind is \"input\" but no entry of \"inputs\" names it");
+
+  const json& nodes = ctx.Array(root, "nodes", "the root");
+  std::set<std::string> node_names;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string where = Entry("nodes", i);
+    PlanNode n;
+    n.name = ctx.String(nodes[i], "name", where);
+    where = "node \"" + n.name + "\"";
+    n.kernel = ctx.String(nodes[i], "kernel", where);
+    for (const json& a : ctx.Array(nodes[i], "args", where)) n.args.push_back(value_ref(a, where, "args"));
+    if (!node_names.insert(n.name).second) ctx.Fail(Entry("nodes", i), "duplicate node name \"" + n.name + "\"");
+    plan.nodes.push_back(std::move(n));
+  }
+  return plan;
+}
+
+}  // namespace tessera::runtime::detail

@@ -1,0 +1,245 @@
+#include "tessera/runtime/npy_io.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/support/error.h"
+
+namespace tessera::runtime {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicLen = 6;
+constexpr size_t kHeaderAlign = 64;
+
+// numpy descr type char and size -> DataType.
+DataType DescrToDataType(const std::string& descr, const std::string& what) {
+  TESSERA_CHECK(descr.size() >= 3, what, ": unrecognized .npy dtype descr '", descr, "'");
+  char order = descr[0];
+  std::string type = descr.substr(1);
+  TESSERA_CHECK(order != '>', what, ": the array is big-endian ('", descr,
+                "'); convert it with a.astype(a.dtype.newbyteorder('<')) and save it again");
+  TESSERA_CHECK(order == '<' || order == '|' || order == '=', what, ": unrecognized .npy dtype descr '",
+                descr, "'");
+  if (type == "f2") return DataType::Float(16);
+  if (type == "f4") return DataType::Float(32);
+  if (type == "f8") return DataType::Float(64);
+  if (type == "i1") return DataType::Int(8);
+  if (type == "i2") return DataType::Int(16);
+  if (type == "i4") return DataType::Int(32);
+  if (type == "i8") return DataType::Int(64);
+  if (type == "u1") return DataType::UInt(8);
+  if (type == "u2") return DataType::UInt(16);
+  if (type == "u4") return DataType::UInt(32);
+  if (type == "u8") return DataType::UInt(64);
+  if (type == "b1") return DataType::Bool();
+  TESSERA_THROW(UnsupportedError, what, ": .npy dtype '", descr,
+                "' is not supported: use float16/32/64, int8..int64, uint8..uint64 or bool");
+}
+
+std::string DataTypeToDescr(DataType t) {
+  TESSERA_CHECK(t.is_scalar(), "cannot save a ", t.str(), " array as .npy: vector dtypes have no numpy descr");
+  if (t.is_bool()) return "|b1";
+  const char* kind = t.is_float() ? "f" : t.is_int() ? "i" : t.is_uint() ? "u" : nullptr;
+  TESSERA_CHECK(kind && (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64) &&
+                    !(t.is_float() && t.bits() == 8),
+                "cannot save a ", t.str(), " array as .npy: numpy has no such dtype");
+  return std::string(t.bits() == 8 ? "|" : "<") + kind + std::to_string(t.bits() / 8);
+}
+
+// A tiny parser for the header dict: {'key': value, ...} where a value is a quoted
+// string, True / False, or a tuple of integers.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& what) : s_(text), what_(what) {}
+
+  void Parse(std::string* descr, bool* fortran, std::vector<int64_t>* shape) {
+    bool have_descr = false, have_fortran = false, have_shape = false;
+    Expect('{');
+    while (true) {
+      SkipSpace();
+      if (Peek() == '}') break;
+      std::string key = QuotedString();
+      Expect(':');
+      SkipSpace();
+      if (key == "descr") {
+        *descr = QuotedString();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        *fortran = Bool();
+        have_fortran = true;
+      } else if (key == "shape") {
+        *shape = Tuple();
+        have_shape = true;
+      } else {
+        Fail("unexpected key '" + key + "'");
+      }
+      SkipSpace();
+      if (Peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      SkipSpace();
+      if (Peek() != '}') Fail("expected ',' or '}'");
+    }
+    if (!have_descr || !have_fortran || !have_shape)
+      Fail("the header must have the keys 'descr', 'fortran_order' and 'shape'");
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& why) const {
+    TESSERA_THROW(UserError, what_, ": invalid .npy header (", why, " at character ", pos_, " of \"",
+                  s_, "\"): the file is corrupt or not written by numpy");
+  }
+  char Peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  void SkipSpace() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n')) ++pos_;
+  }
+  void Expect(char c) {
+    SkipSpace();
+    if (Peek() != c) Fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string QuotedString() {
+    SkipSpace();
+    char q = Peek();
+    if (q != '\'' && q != '"') Fail("expected a quoted string");
+    size_t end = s_.find(q, pos_ + 1);
+    if (end == std::string::npos) Fail("unterminated string");
+    std::string v = s_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return v;
+  }
+  bool Bool() {
+    if (s_.compare(pos_, 4, "True") == 0) {
+      pos_ += 4;
+      return true;
+    }
+    if (s_.compare(pos_, 5, "False") == 0) {
+      pos_ += 5;
+      return false;
+    }
+    Fail("expected True or False");
+  }
+  std::vector<int64_t> Tuple() {
+    Expect('(');
+    std::vector<int64_t> dims;
+    while (true) {
+      SkipSpace();
+      if (Peek() == ')') break;
+      size_t start = pos_;
+      int64_t v = 0;
+      while (Peek() >= '0' && Peek() <= '9') {
+        if (v > (int64_t{1} << 52)) Fail("extent too large");
+        v = v * 10 + (s_[pos_++] - '0');
+      }
+      if (Peek() == 'L') ++pos_;  // Python 2 longs
+      if (pos_ == start) Fail("expected a non-negative integer");
+      dims.push_back(v);
+      SkipSpace();
+      if (Peek() == ',') ++pos_;
+      else if (Peek() != ')') Fail("expected ',' or ')'");
+    }
+    ++pos_;
+    return dims;
+  }
+
+  const std::string& s_;
+  const std::string& what_;
+  size_t pos_ = 0;
+};
+
+std::string ReadFile(const std::string& path, const char* kind) {
+  std::ifstream f(path, std::ios::binary);
+  TESSERA_CHECK(f.good(), "cannot open ", kind, " file '", path, "': check that it exists and is readable");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  TESSERA_CHECK(!f.bad(), "error while reading ", kind, " file '", path, "'");
+  return ss.str();
+}
+
+}  // namespace
+
+NDArray ParseNpy(const void* data, size_t size, const std::string& what) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  TESSERA_CHECK(size >= kMagicLen + 4 && std::memcmp(p, kMagic, kMagicLen) == 0, what,
+                ": not a .npy file (it does not start with \"\\x93NUMPY\")");
+  int major = p[6];
+  size_t header_len = 0, header_start = 0;
+  if (major == 1) {
+    header_len = p[8] | (p[9] << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    TESSERA_CHECK(size >= 12, what, ": truncated .npy header");
+    header_len = static_cast<size_t>(p[8]) | (static_cast<size_t>(p[9]) << 8) |
+                 (static_cast<size_t>(p[10]) << 16) | (static_cast<size_t>(p[11]) << 24);
+    header_start = 12;
+  } else {
+    TESSERA_THROW(UserError, what, ": .npy format version ", major, ".", int(p[7]),
+                  " is not supported (versions 1.0, 2.0 and 3.0 are)");
+  }
+  TESSERA_CHECK(header_len <= size - header_start, what, ": truncated .npy header (", header_len,
+                " bytes announced, ", size - header_start, " present)");
+  std::string header(reinterpret_cast<const char*>(p + header_start), header_len);
+  std::string descr;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+  HeaderParser(header, what).Parse(&descr, &fortran, &shape);
+  DataType dtype = DescrToDataType(descr, what);
+  NDArray array = NDArray::Empty(shape, dtype);
+  TESSERA_CHECK(!fortran || array.ndim() <= 1, what,
+                ": the array is in Fortran (column-major) order; save a C-ordered copy: "
+                "np.save(path, np.ascontiguousarray(a))");
+  size_t data_start = header_start + header_len;
+  size_t nbytes = array.NBytes();
+  TESSERA_CHECK(size - data_start >= nbytes, what, ": truncated .npy payload: ", dtype.str(), " ",
+                ShapeToString(shape), " needs ", nbytes, " bytes, the file has ", size - data_start);
+  array.CopyFromBytes(p + data_start, nbytes);
+  return array;
+}
+
+NDArray LoadNpy(const std::string& path) {
+  std::string bytes = ReadFile(path, ".npy");
+  return ParseNpy(bytes.data(), bytes.size(), "'" + path + "'");
+}
+
+std::string SerializeNpy(const NDArray& array) {
+  TESSERA_CHECK(array.defined(), "SerializeNpy: null NDArray");
+  std::string dict = "{'descr': '" + DataTypeToDescr(array.dtype()) + "', 'fortran_order': False, 'shape': (";
+  for (int i = 0; i < array.ndim(); ++i) {
+    if (i) dict += ", ";
+    dict += std::to_string(array.shape()[i]);
+  }
+  if (array.ndim() == 1) dict += ",";
+  dict += "), }";
+  // Pad with spaces so that magic + version + length + dict + '\n' is a multiple of 64.
+  size_t prefix = kMagicLen + 2 + 2;
+  int major = 1;
+  if (prefix + dict.size() + 1 > 65535) {
+    prefix = kMagicLen + 2 + 4;
+    major = 2;
+  }
+  size_t total = (prefix + dict.size() + 1 + kHeaderAlign - 1) / kHeaderAlign * kHeaderAlign;
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict += '\n';
+  std::string out(kMagic, kMagicLen);
+  out += static_cast<char>(major);
+  out += '\0';
+  size_t len = dict.size();
+  for (size_t b = 0; b < (major == 1 ? 2u : 4u); ++b) out += static_cast<char>((len >> (8 * b)) & 0xff);
+  out += dict;
+  out.append(static_cast<const char*>(array.raw_data()), array.NBytes());
+  return out;
+}
+
+void SaveNpy(const std::string& path, const NDArray& array) {
+  std::string bytes = SerializeNpy(array);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  TESSERA_CHECK(f.good(), "cannot write .npy file '", path, "': check that its folder exists and is writable");
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  f.close();
+  TESSERA_CHECK(!f.fail(), "error while writing .npy file '", path, "' (disk full?)");
+}
+
+}  // namespace tessera::runtime

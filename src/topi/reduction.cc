@@ -1,0 +1,82 @@
+#include "tessera/topi/reduction.h"
+
+#include <functional>
+
+#include "tessera/support/error.h"
+#include "tessera/topi/tags.h"
+
+namespace tessera::topi {
+
+namespace {
+
+using Reducer = std::function<PrimExpr(PrimExpr, std::vector<te::IterVar>)>;
+
+// The reduced-dim mask and the output shape of reducing x over axes.
+std::vector<bool> ReducedMask(const std::vector<int64_t>& in, const std::vector<int64_t>& axes, const char* op) {
+  int nd = static_cast<int>(in.size());
+  std::vector<bool> red(nd, axes.empty());
+  for (int64_t a : axes) red[NormalizeAxis(a, nd, op)] = true;
+  return red;
+}
+
+Tensor Reduce(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const Reducer& reducer,
+              const char* op, const std::string& name) {
+  std::vector<int64_t> in = ConstShape(x);
+  int nd = static_cast<int>(in.size());
+  std::vector<bool> red = ReducedMask(in, axes, op);
+  std::vector<int64_t> out;
+  for (int d = 0; d < nd; ++d) {
+    if (!red[d]) out.push_back(in[d]);
+    else if (keepdims) out.push_back(1);
+  }
+  return te::compute(
+      MakeShape(out),
+      [&](const std::vector<Var>& i) {
+        std::vector<te::IterVar> rv;
+        std::vector<PrimExpr> idx;
+        size_t k = 0;
+        for (int d = 0; d < nd; ++d) {
+          if (red[d]) {
+            rv.push_back(te::reduce_axis(Range(Index(0), Index(in[d])), "k" + std::to_string(d)));
+            idx.push_back(rv.back().var);
+            if (keepdims) ++k;
+          } else {
+            idx.push_back(i[k++]);
+          }
+        }
+        return reducer(x(idx), rv);
+      },
+      name, tag::kCommReduce);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  return Reduce(x, axes, keepdims, [](PrimExpr v, std::vector<te::IterVar> r) { return te::sum(v, r); }, "sum",
+                "T_sum");
+}
+
+Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  TESSERA_CHECK(x.dtype().is_float(), "mean needs a float tensor, got ", x.dtype().str());
+  std::vector<int64_t> in = ConstShape(x);
+  std::vector<bool> red = ReducedMask(in, axes, "mean");
+  int64_t count = 1;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (red[d]) count *= in[d];
+  Tensor s = sum(x, axes, keepdims);
+  PrimExpr n = ir::make_const(x.dtype(), static_cast<double>(count));
+  return te::compute(
+      s.shape(), [&](const std::vector<Var>& i) { return s(AsExprs(i)) / n; }, "T_mean", tag::kElemWise);
+}
+
+Tensor max(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  return Reduce(x, axes, keepdims, [](PrimExpr v, std::vector<te::IterVar> r) { return te::max(v, r); }, "max",
+                "T_max");
+}
+
+Tensor min(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  return Reduce(x, axes, keepdims, [](PrimExpr v, std::vector<te::IterVar> r) { return te::min(v, r); }, "min",
+                "T_min");
+}
+
+}  // namespace tessera::topi

@@ -1,0 +1,96 @@
+"""Bad input gets a clear error and a non-zero exit, never a crash (issue #2, "Checked by")."""
+import numpy as np
+import onnx
+import onnx.helper as oh
+import pytest
+
+from conftest import run_cli
+
+CRASH_CODES = {-11, -6, -4, -8, 134, 139}  # signals: segfault, abort, illegal instruction, fpe
+
+
+def expect_error(proc, *fragments):
+    assert proc.returncode != 0, f"expected failure, got success:\n{proc.stdout}"
+    assert proc.returncode not in CRASH_CODES and proc.returncode > 0, f"crashed ({proc.returncode}): {proc.stderr}"
+    msg = proc.stderr + proc.stdout
+    for f in fragments:
+        assert f in msg, f"error message lacks {f!r}:\n{msg}"
+
+
+@pytest.fixture(scope="module")
+def mnist_so(tmp_path_factory, models_dir):
+    out = tmp_path_factory.mktemp("mnist") / "mnist.so"
+    run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", out)
+    return out
+
+
+def test_missing_model_file(tmp_path):
+    missing = tmp_path / "nope.onnx"
+    expect_error(run_cli("compile", missing, "-o", tmp_path / "x.so", check=False), str(missing))
+
+
+def test_truncated_model(tmp_path, models_dir):
+    data = (models_dir / "mnist-8" / "model.onnx").read_bytes()
+    bad = tmp_path / "truncated.onnx"
+    bad.write_bytes(data[: len(data) // 3])
+    expect_error(run_cli("compile", bad, "-o", tmp_path / "x.so", check=False), str(bad))
+
+
+def test_garbage_model(tmp_path):
+    bad = tmp_path / "garbage.onnx"
+    bad.write_bytes(bytes(range(256)) * 40)
+    expect_error(run_cli("compile", bad, "-o", tmp_path / "x.so", check=False), str(bad))
+
+
+def test_unsupported_op_names_op_node_and_opset(tmp_path):
+    node = oh.make_node("Hardmax", ["x"], ["y"], name="my_hardmax_node", axis=1)
+    graph = oh.make_graph([node], "g", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])])
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+    path = tmp_path / "unsupported.onnx"
+    onnx.save(model, str(path))
+    expect_error(run_cli("compile", path, "-o", tmp_path / "x.so", check=False), "Hardmax", "my_hardmax_node", "13")
+
+
+def test_wrong_input_name(tmp_path, mnist_so):
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 1, 28, 28), np.float32))
+    expect_error(run_cli("run", mnist_so, "--input", f"NotAnInput={x}", check=False), "NotAnInput", "Input3")
+
+
+def test_wrong_input_shape(tmp_path, mnist_so):
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 1, 28, 27), np.float32))
+    expect_error(run_cli("run", mnist_so, "--input", f"Input3={x}", check=False), "Input3", "shape")
+
+
+def test_wrong_input_dtype(tmp_path, mnist_so):
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 1, 28, 28), np.float64))
+    expect_error(run_cli("run", mnist_so, "--input", f"Input3={x}", check=False), "Input3", "float64")
+
+
+def test_missing_input_file(tmp_path, mnist_so):
+    expect_error(run_cli("run", mnist_so, "--input", f"Input3={tmp_path / 'none.npy'}", check=False), "none.npy")
+
+
+def test_corrupt_library(tmp_path):
+    bad = tmp_path / "corrupt.so"
+    bad.write_bytes(b"\x7fELF" + bytes(1000))
+    expect_error(run_cli("run", bad, check=False), str(bad))
+
+
+def test_library_without_tessera_symbols(tmp_path):
+    import ctypes.util
+    libm = ctypes.util.find_library("m")
+    import glob
+    candidates = glob.glob("/usr/lib/x86_64-linux-gnu/libm.so.6") or glob.glob("/lib/x86_64-linux-gnu/libm.so.6")
+    assert candidates, libm
+    expect_error(run_cli("run", candidates[0], check=False), "Tessera")
+
+
+def test_inspect_onnx_and_library(models_dir, mnist_so):
+    proc = run_cli("inspect", models_dir / "mnist-8" / "model.onnx")
+    assert "Input3" in proc.stdout and "Conv" in proc.stdout and "Plus214_Output_0" in proc.stdout
+    proc = run_cli("inspect", mnist_so)
+    assert "Input3" in proc.stdout and "kernels" in proc.stdout

@@ -1,0 +1,217 @@
+#include "tessera/runtime/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <deque>
+#include <set>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tessera/support/error.h"
+
+namespace tessera::runtime {
+namespace {
+
+// Restores the default thread count after each test.
+class ThreadPoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override { saved_ = NumThreads(); }
+  void TearDown() override { SetNumThreads(saved_); }
+  int saved_ = 1;
+};
+
+struct Counts {
+  std::vector<std::atomic<int>> hits;
+  std::atomic<int> seen_num_tasks{0};
+  explicit Counts(int n) : hits(n) {}
+};
+
+int32_t CountTask(int32_t i, int32_t n, void* closure) {
+  auto* c = static_cast<Counts*>(closure);
+  c->hits[i].fetch_add(1);
+  c->seen_num_tasks.store(n);
+  return InParallelRegion() ? 0 : 99;
+}
+
+void ExpectEachOnce(const Counts& c) {
+  for (size_t i = 0; i < c.hits.size(); ++i) ASSERT_EQ(c.hits[i].load(), 1) << "task " << i;
+}
+
+TEST_F(ThreadPoolTest, RunsEveryTaskExactlyOnce) {
+  for (int threads : {1, 2, 3, 8}) {
+    SetNumThreads(threads);
+    EXPECT_EQ(NumThreads(), threads);
+    for (int n : {1, 2, 3, 7, 64, 1000}) {
+      Counts c(n);
+      EXPECT_EQ(TesseraParallelLaunch(&CountTask, &c, n), 0);
+      ExpectEachOnce(c);
+      EXPECT_EQ(c.seen_num_tasks.load(), n);
+    }
+  }
+  EXPECT_FALSE(InParallelRegion());
+}
+
+TEST_F(ThreadPoolTest, NonPositiveTaskCountMeansThreadCount) {
+  SetNumThreads(3);
+  Counts c(3);
+  EXPECT_EQ(TesseraParallelLaunch(&CountTask, &c, 0), 0);
+  ExpectEachOnce(c);
+  Counts d(3);
+  EXPECT_EQ(TesseraParallelLaunch(&CountTask, &d, -1), 0);
+  ExpectEachOnce(d);
+}
+
+TEST_F(ThreadPoolTest, UsesSeveralThreads) {
+  SetNumThreads(2);
+  // Each task waits (bounded) until both tasks run at the same time: only possible
+  // when a worker, not only the caller, runs one of them.
+  struct Meet {
+    std::atomic<int> arrived{0};
+    std::atomic<bool> met{false};
+    std::mutex mu;
+    std::set<std::thread::id> ids;
+  } meet;
+  auto task = [](int32_t, int32_t, void* closure) -> int32_t {
+    auto* m = static_cast<Meet*>(closure);
+    {
+      std::lock_guard<std::mutex> lock(m->mu);
+      m->ids.insert(std::this_thread::get_id());
+    }
+    m->arrived.fetch_add(1);
+    for (int i = 0; i < 2000000 && m->arrived.load() < 2; ++i) std::this_thread::yield();
+    if (m->arrived.load() >= 2) m->met.store(true);
+    return 0;
+  };
+  EXPECT_EQ(TesseraParallelLaunch(task, &meet, 2), 0);
+  EXPECT_TRUE(meet.met.load());
+  EXPECT_EQ(meet.ids.size(), 2u);
+}
+
+TEST_F(ThreadPoolTest, ReportsFailedTasksAfterRunningAll) {
+  SetNumThreads(4);
+  struct C {
+    std::atomic<int> ran{0};
+  } c;
+  auto task = [](int32_t i, int32_t, void* closure) -> int32_t {
+    static_cast<C*>(closure)->ran.fetch_add(1);
+    return i == 5 ? 17 : 0;
+  };
+  EXPECT_EQ(TesseraParallelLaunch(task, &c, 32), 17);
+  EXPECT_EQ(c.ran.load(), 32);
+  // The pool is healthy afterwards.
+  Counts ok(16);
+  EXPECT_EQ(TesseraParallelLaunch(&CountTask, &ok, 16), 0);
+  ExpectEachOnce(ok);
+}
+
+TEST_F(ThreadPoolTest, NestedLaunchRunsSerially) {
+  SetNumThreads(4);
+  struct Outer {
+    std::deque<Counts> inner;  // deque: Counts is not movable
+    std::atomic<int> nested_status{0};
+    Outer() {
+      for (int i = 0; i < 8; ++i) inner.emplace_back(5);
+    }
+  } outer;
+  auto task = [](int32_t i, int32_t, void* closure) -> int32_t {
+    auto* o = static_cast<Outer*>(closure);
+    auto self = std::this_thread::get_id();
+    struct Inner {
+      Counts* counts;
+      std::thread::id thread;
+      std::atomic<int> other_thread{0};
+    } in{&o->inner[i], self};
+    auto inner_task = [](int32_t j, int32_t n, void* c) -> int32_t {
+      auto* in = static_cast<Inner*>(c);
+      if (std::this_thread::get_id() != in->thread) in->other_thread.fetch_add(1);
+      return CountTask(j, n, in->counts);
+    };
+    int32_t r = TesseraParallelLaunch(inner_task, &in, 5);
+    if (r != 0 || in.other_thread.load() != 0) o->nested_status.store(1);
+    return r;
+  };
+  EXPECT_EQ(TesseraParallelLaunch(task, &outer, 8), 0);
+  EXPECT_EQ(outer.nested_status.load(), 0);
+  for (const Counts& c : outer.inner) ExpectEachOnce(c);
+}
+
+TEST_F(ThreadPoolTest, SetNumThreadsValidates) {
+  EXPECT_THROW(SetNumThreads(0), UserError);
+  EXPECT_THROW(SetNumThreads(-3), UserError);
+  SetNumThreads(2);
+  std::atomic<int> threw{0};
+  auto task = [](int32_t, int32_t, void* closure) -> int32_t {
+    try {
+      SetNumThreads(3);
+    } catch (const UserError&) {
+      static_cast<std::atomic<int>*>(closure)->fetch_add(1);
+    }
+    return 0;
+  };
+  EXPECT_EQ(TesseraParallelLaunch(task, &threw, 2), 0);
+  EXPECT_EQ(threw.load(), 2);
+  EXPECT_EQ(NumThreads(), 2);
+}
+
+TEST_F(ThreadPoolTest, ManyBackToBackLaunchesAndResizes) {
+  for (int round = 0; round < 4; ++round) {
+    SetNumThreads(1 + round % 3);
+    for (int k = 0; k < 3000; ++k) {
+      Counts c(3);
+      ASSERT_EQ(TesseraParallelLaunch(&CountTask, &c, 3), 0);
+      ExpectEachOnce(c);
+    }
+  }
+}
+
+TEST_F(ThreadPoolTest, ConcurrentLaunchesFromSeveralThreads) {
+  SetNumThreads(3);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&failures] {
+      for (int k = 0; k < 500; ++k) {
+        Counts c(9);
+        if (TesseraParallelLaunch(&CountTask, &c, 9) != 0) failures.fetch_add(1);
+        for (auto& h : c.hits)
+          if (h.load() != 1) failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(ThreadPoolTest, ParallelForCoversRange) {
+  SetNumThreads(3);
+  std::vector<int> v(1001, 0);
+  ParallelFor(5, 1001, [&](int64_t i) { v[i] += static_cast<int>(i); });
+  for (int i = 0; i < 1001; ++i) ASSERT_EQ(v[i], i < 5 ? 0 : i) << i;
+  int calls = 0;
+  ParallelFor(3, 3, [&](int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  std::atomic<int> one{0};
+  ParallelFor(0, 1, [&](int64_t) { one.fetch_add(1); });
+  EXPECT_EQ(one.load(), 1);
+}
+
+TEST_F(ThreadPoolTest, ParallelForRethrowsFirstException) {
+  SetNumThreads(4);
+  std::atomic<int> done{0};
+  EXPECT_THROW(ParallelFor(0, 100,
+                           [&](int64_t i) {
+                             if (i == 42) throw UserError("boom");
+                             done.fetch_add(1);
+                           }),
+               UserError);
+  EXPECT_GT(done.load(), 0);
+  // Nested ParallelFor inside ParallelFor.
+  std::vector<std::atomic<int>> grid(64);
+  ParallelFor(0, 8, [&](int64_t i) { ParallelFor(0, 8, [&](int64_t j) { grid[i * 8 + j].fetch_add(1); }); });
+  for (auto& g : grid) EXPECT_EQ(g.load(), 1);
+}
+
+}  // namespace
+}  // namespace tessera::runtime

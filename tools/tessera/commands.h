@@ -1,0 +1,20 @@
+// The subcommands of the `tessera` CLI: each registers its options on the CLI11 app and
+// returns the action to run once the command line is parsed.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace tessera::cli {
+
+using Action = std::function<int()>;
+
+/// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes]`
+Action AddCompileCommand(CLI::App& app);
+/// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--bench N] [--threads T]`
+Action AddRunCommand(CLI::App& app);
+/// `tessera inspect MODEL.onnx|MODEL.so`
+Action AddInspectCommand(CLI::App& app);
+
+}  // namespace tessera::cli
