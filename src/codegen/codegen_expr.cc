@@ -6,6 +6,7 @@
 #include <llvm/IR/DerivedTypes.h>
 
 #include "codegen_llvm.h"
+#include "tessera/ir/expr_functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/expr.h"

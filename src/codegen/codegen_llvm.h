@@ -93,6 +93,8 @@ class CodeGenLLVM {
 
   // codegen_intrin.cc
   llvm::Value* EmitCall(const ir::PrimExpr& e);
+  /// exp(x); float32 (scalar or vector) inline, other types through llvm.exp.
+  llvm::Value* EmitExp(DataType t, llvm::Value* x);
   llvm::Value* CallLibm(const std::string& fname, DataType t, const std::vector<llvm::Value*>& args);
 
   // codegen_stmt.cc

@@ -112,6 +112,7 @@ void CodeGenLLVM::EmitParallelFor(const tir::ForNode* op) {
   auto* task = llvm::Function::Create(llvm::FunctionType::get(i32, {i32, i32, ptr}, false),
                                       llvm::Function::InternalLinkage, name, module_);
   SetFunctionAttributes(task, /*internal_body=*/false);
+  task->addFnAttr(llvm::Attribute::NoInline);  // one copy, not one more in the serial fallback
   builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task));
   {
     llvm::Value* id = builder_.CreateSExt(task->getArg(0), i64);
@@ -133,9 +134,7 @@ void CodeGenLLVM::EmitParallelFor(const tir::ForNode* op) {
       if (state_.aligned_buffers.count(free_vars[i])) {
         v->setMetadata(llvm::LLVMContext::MD_align,
                        llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(builder_.getInt64(64))}));
-        auto saved_fn = state_.fn;
         AssumeAligned(v);
-        state_.fn = saved_fn;
       }
       args.push_back(v);
     }

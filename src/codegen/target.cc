@@ -11,6 +11,8 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
@@ -87,6 +89,16 @@ const llvm::Target* LookupLLVMTarget(const std::string& triple) {
     TESSERA_THROW(UserError, "unknown target triple '", triple, "' (", err, "); ", kAcceptedForm);
   }
   return t;
+}
+
+std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const Target& target) {
+  const llvm::Target* lt = LookupLLVMTarget(target.triple);
+  llvm::TargetOptions opts;
+  std::unique_ptr<llvm::TargetMachine> tm(lt->createTargetMachine(target.triple, target.cpu, target.features,
+                                                                  opts, llvm::Reloc::PIC_, std::nullopt,
+                                                                  llvm::CodeGenOptLevel::Aggressive));
+  if (!tm) TESSERA_THROW(UserError, "cannot create an LLVM target machine for '", target.str(), "'");
+  return tm;
 }
 
 }  // namespace detail

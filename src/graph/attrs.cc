@@ -25,11 +25,11 @@ std::string DoubleStr(double d) {
 }
 }  // namespace
 
-Attrs::Attrs(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  for (const auto& [k, v] : items) Set(k, v);
+Attrs::Attrs(std::initializer_list<AttrInit> items) {
+  for (const AttrInit& i : items) SetValue(i.name, i.value);
 }
 
-Attrs& Attrs::Set(const std::string& name, AttrValue value) {
+Attrs& Attrs::SetValue(const std::string& name, AttrValue value) {
   for (auto& [k, v] : items_) {
     if (k == name) {
       v = std::move(value);

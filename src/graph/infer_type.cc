@@ -100,6 +100,9 @@ class TypeInferencer {
         Type t = info.type_relation(arg_types, call->attrs);
         TESSERA_ICHECK(t != nullptr, "type relation of ", op->name, " returned null");
         return t;
+      } catch (const UnsupportedError& err) {
+        TESSERA_THROW(UnsupportedError, "unsupported ", op->name, "(", ArgTypesStr(arg_types), ")",
+                      call->attrs.empty() ? "" : " with ", call->attrs.str(), ": ", err.what());
       } catch (const UserError& err) {
         TESSERA_THROW(UserError, "type error in ", op->name, "(", ArgTypesStr(arg_types), ")",
                       call->attrs.empty() ? "" : " with ", call->attrs.str(), ": ", err.what());
@@ -132,6 +135,8 @@ IRModule InferType(const IRModule& mod) {
     Type t;
     try {
       t = InferExprType(func);
+    } catch (const UnsupportedError& err) {
+      TESSERA_THROW(UnsupportedError, "in function @", name, ": ", err.what());
     } catch (const UserError& err) {
       TESSERA_THROW(UserError, "in function @", name, ": ", err.what());
     }

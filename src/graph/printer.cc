@@ -40,7 +40,7 @@ class Printer {
     }
     std::vector<std::string> lines;
     std::swap(lines, lines_);
-    std::string result = Print(e);
+    std::string result = PrintResult(e);
     std::swap(lines, lines_);
     std::ostringstream os;
     for (const std::string& l : lines) os << l << "\n";
@@ -78,12 +78,30 @@ class Printer {
     auto saved_memo = memo_;
     std::vector<std::string> saved_lines;
     std::swap(saved_lines, lines_);
-    std::string result = Print(f->body);
+    std::string result = PrintResult(f->body);
     std::string pad(indent + 2, ' ');
     for (const std::string& l : lines_) os << pad << l << "\n";
     os << pad << result << TypeComment(f->body) << "\n" << std::string(indent, ' ') << "}";
     std::swap(saved_lines, lines_);
     memo_ = std::move(saved_memo);
+  }
+
+  // The text of a scope's result: like Print, but a call/tuple/... is written out, not bound.
+  std::string PrintResult(const Expr& e) {
+    if (memo_.count(e.get())) return memo_[e.get()];
+    if (auto* l = e->as<LetNode>()) {
+      std::string value = Print(l->value);
+      lines_.push_back("let " + VarName(l->var.get()) + " = " + value + ";");
+      return PrintResult(l->body);
+    }
+    switch (e->kind) {
+      case ExprKind::kCall:
+      case ExprKind::kTuple:
+      case ExprKind::kTupleGetItem:
+      case ExprKind::kIf:
+      case ExprKind::kFunction: return Define(e);
+      default: return Print(e);
+    }
   }
 
   // The text of `e` as an operand: a %name, a literal or meta reference.

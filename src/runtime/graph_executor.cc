@@ -21,6 +21,8 @@ struct GraphExecutor::Impl {
     NDArray value;  // a view into a storage, or a param
   };
 
+  explicit Impl(Module m) : module(std::move(m)) {}
+
   Module module;
   std::vector<NDArray> storages;
   std::map<std::string, NDArray> params;
@@ -44,10 +46,10 @@ struct GraphExecutor::Impl {
   }
 };
 
-GraphExecutor::GraphExecutor(Module module, int num_threads) : impl_(std::make_unique<Impl>()) {
+GraphExecutor::GraphExecutor(Module module, int num_threads)
+    : impl_(std::make_unique<Impl>(std::move(module))) {
   if (num_threads > 0) SetNumThreads(num_threads);
   Impl& m = *impl_;
-  m.module = std::move(module);
   const std::string& origin = m.module.origin();
   detail::GraphPlan plan = detail::ParseGraphPlan(m.module.GraphJson(), origin);
 

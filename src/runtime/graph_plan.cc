@@ -34,12 +34,12 @@ class Ctx {
     if (!v.is_array()) Fail(where, std::string("field \"") + key + "\" must be an array");
     return v;
   }
-  int64_t Int(const json& v, const std::string& where, const char* key) const {
+  int64_t IntValue(const json& v, const std::string& where, const char* key) const {
     if (!v.is_number_integer()) Fail(where, std::string("field \"") + key + "\" must be an integer");
     return v.get<int64_t>();
   }
   int64_t Int(const json& obj, const char* key, const std::string& where) const {
-    return Int(Field(obj, key, where), where, key);
+    return IntValue(Field(obj, key, where), where, key);
   }
   std::string String(const json& obj, const char* key, const std::string& where) const {
     const json& v = Field(obj, key, where);
@@ -100,7 +100,7 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     if (v.dtype.is_void() || v.dtype.is_handle()) ctx.Fail(where, "dtype must be a tensor element type");
     const json& shape = ctx.Array(jv, "shape", where);
     for (const json& d : shape) {
-      int64_t extent = ctx.Int(d, where, "shape");
+      int64_t extent = ctx.IntValue(d, where, "shape");
       if (extent < 0) ctx.Fail(where, "negative extent in shape");
       v.shape.push_back(extent);
     }
@@ -143,7 +143,7 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
   }
 
   auto value_ref = [&](const json& j, const std::string& where, const char* key) {
-    int64_t id = ctx.Int(j, where, key);
+    int64_t id = ctx.IntValue(j, where, key);
     auto it = value_index.find(id);
     if (it == value_index.end()) ctx.Fail(where, "unknown value id " + std::to_string(id));
     return it->second;

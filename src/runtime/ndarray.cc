@@ -84,7 +84,7 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   if (!base) throw std::bad_alloc();
   auto storage = std::make_shared<Storage>();
   storage->base = base;
-  storage->nbytes = alloc;
+  storage->nbytes = nbytes;  // views may use the requested bytes, not the rounding
   storage->release = [](Storage* s) { std::free(s->base); };
   auto c = std::make_shared<Container>();
   c->storage = std::move(storage);
@@ -224,6 +224,7 @@ bool NDArray::SharesStorageWith(const NDArray& other) const {
   return c_ && other.c_ && c_->storage == other.c_->storage;
 }
 
+long NDArray::UseCount() const { return c_.use_count(); }
 long NDArray::StorageUseCount() const { return c_ ? c_->storage.use_count() : 0; }
 
 const DLTensor& NDArray::dl_tensor() const {

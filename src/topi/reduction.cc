@@ -79,4 +79,9 @@ Tensor min(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
                 "T_min");
 }
 
+Tensor prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  return Reduce(x, axes, keepdims, [](PrimExpr v, std::vector<te::IterVar> r) { return te::prod(v, r); }, "prod",
+                "T_prod");
+}
+
 }  // namespace tessera::topi

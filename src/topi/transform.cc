@@ -90,7 +90,7 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
       "T_concat", tag::kInjective);
 }
 
-Tensor take(const Tensor& data, const Tensor& indices, int64_t axis_in) {
+Tensor take(const Tensor& data, const Tensor& indices, int64_t axis_in, TakeMode mode) {
   std::vector<int64_t> ds = ConstShape(data), is = ConstShape(indices);
   int nd = static_cast<int>(ds.size());
   int axis = NormalizeAxis(axis_in, nd, "take");
@@ -107,8 +107,14 @@ Tensor take(const Tensor& data, const Tensor& indices, int64_t axis_in) {
         std::vector<PrimExpr> iidx(i.begin() + axis, i.begin() + axis + ni);
         PrimExpr raw = indices(iidx);
         DataType it = raw.dtype();
-        PrimExpr norm = ir::select(raw < ir::make_const(it, 0), raw + ir::make_const(it, n), raw);
-        norm = ir::min(ir::max(norm, ir::make_const(it, 0)), ir::make_const(it, n - 1));
+        PrimExpr norm = raw;
+        if (mode == TakeMode::kWrap) {
+          norm = ir::floormod(raw, ir::make_const(it, n));
+        } else {
+          if (mode == TakeMode::kNormalize)
+            norm = ir::select(raw < ir::make_const(it, 0), raw + ir::make_const(it, n), raw);
+          norm = ir::min(ir::max(norm, ir::make_const(it, 0)), ir::make_const(it, n - 1));
+        }
         std::vector<PrimExpr> didx(i.begin(), i.begin() + axis);
         didx.push_back(ir::cast(DataType::Int(32), norm));
         didx.insert(didx.end(), i.begin() + axis + ni, i.end());

@@ -36,6 +36,7 @@ TEST(NDArray, NullHandle) {
   EXPECT_FALSE(a.defined());
   EXPECT_THROW(a.shape(), InternalError);
   EXPECT_EQ(a.StorageUseCount(), 0);
+  EXPECT_EQ(a.UseCount(), 0);
 }
 
 TEST(NDArray, InvalidShapesThrowUserError) {
@@ -47,15 +48,16 @@ TEST(NDArray, InvalidShapesThrowUserError) {
 
 TEST(NDArray, CopyingSharesDataAndCounts) {
   NDArray a = NDArray::Empty({4}, DataType::Float(32));
-  EXPECT_EQ(a.StorageUseCount(), 1);
+  EXPECT_EQ(a.UseCount(), 1);
   {
     NDArray b = a;
-    EXPECT_EQ(a.StorageUseCount(), 2);
+    EXPECT_EQ(a.UseCount(), 2);
+    EXPECT_EQ(a.StorageUseCount(), 1);
     EXPECT_EQ(b.raw_data(), a.raw_data());
     EXPECT_TRUE(b.SharesStorageWith(a));
     b.data<float>()[2] = 42.0f;
   }
-  EXPECT_EQ(a.StorageUseCount(), 1);
+  EXPECT_EQ(a.UseCount(), 1);
   EXPECT_EQ(a.data<float>()[2], 42.0f);
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -17,15 +18,36 @@ namespace tessera::graph {
 
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
 
+/// One `{name, value}` of an Attrs initializer list. Numbers normalize as in Attrs::Set
+/// (any integer -> int64, any floating-point -> double).
+struct AttrInit {
+  template <typename T>
+  AttrInit(const char* name, T&& v) : name(name), value(Normalize(std::forward<T>(v))) {}
+  template <typename T>
+  static AttrValue Normalize(T&& v) {
+    using U = std::decay_t<T>;
+    if constexpr (std::is_integral_v<U>) return AttrValue(static_cast<int64_t>(v));
+    else if constexpr (std::is_floating_point_v<U>) return AttrValue(static_cast<double>(v));
+    else if constexpr (std::is_same_v<U, AttrValue>) return std::forward<T>(v);
+    else if constexpr (std::is_convertible_v<U, std::string>) return AttrValue(std::string(v));
+    else return AttrValue(std::forward<T>(v));
+  }
+  std::string name;
+  AttrValue value;
+};
+
 class Attrs {
  public:
   Attrs() = default;
-  Attrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
+  Attrs(std::initializer_list<AttrInit> items);
 
-  /// Sets (or replaces) `name`; returns *this so calls chain.
-  Attrs& Set(const std::string& name, AttrValue value);
-  Attrs& Set(const std::string& name, int value) { return Set(name, AttrValue(int64_t{value})); }
-  Attrs& Set(const std::string& name, const char* value) { return Set(name, AttrValue(std::string(value))); }
+  /// Sets (or replaces) `name`; returns *this so calls chain. Any integer (and bool) is stored
+  /// as int64, any floating-point value as double, string literals as std::string.
+  template <typename T>
+  Attrs& Set(const std::string& name, T&& value) {
+    return SetValue(name, AttrInit::Normalize(std::forward<T>(value)));
+  }
+  Attrs& SetValue(const std::string& name, AttrValue value);
 
   bool Has(const std::string& name) const { return Find(name) != nullptr; }
   bool empty() const { return items_.empty(); }

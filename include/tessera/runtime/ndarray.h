@@ -106,7 +106,10 @@ class NDArray {
 
   /// True when both handles refer to the same underlying allocation.
   bool SharesStorageWith(const NDArray& other) const;
-  /// Number of live handles and views holding the underlying allocation.
+  /// Number of handles sharing this array (copies of it), as shared_ptr::use_count.
+  long UseCount() const;
+  /// Number of distinct arrays (this one and the views made from it or its
+  /// storage, each counted once however many copies it has) holding the allocation.
   long StorageUseCount() const;
 
   /// A non-owning DLTensor of this array (strides NULL, byte_offset 0), valid while

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -50,6 +51,10 @@ class Tensor {
   /// A read of this tensor: a BufferLoad of its buffer. Checks the index count.
   PrimExpr operator()(const std::vector<PrimExpr>& indices) const;
   PrimExpr operator()(const std::vector<Var>& indices) const;
+  /// Braced indices, e.g. A({i[0], k.var}) (a mix of Var and PrimExpr).
+  PrimExpr operator()(std::initializer_list<PrimExpr> indices) const {
+    return (*this)(std::vector<PrimExpr>(indices));
+  }
   bool same_as(const Tensor& o) const { return op_ == o.op_; }
 
  private:

@@ -13,5 +13,6 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
 Tensor min(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
+Tensor prod(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
 
 }  // namespace tessera::topi

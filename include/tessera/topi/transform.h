@@ -18,11 +18,17 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> axes = {});
 /// Joins the inputs along `axis`; all other extents and the dtypes must agree.
 Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis);
 
+/// How take treats indices outside [0, n).
+enum class TakeMode {
+  kNormalize,  ///< ONNX Gather: a negative index counts from the end (i + n); then clamped to [0, n-1]
+  kClip,       ///< Relay "clip": clamped to [0, n-1] (so -1 reads element 0)
+  kWrap,       ///< Relay "wrap": i mod n (floor modulo)
+};
+
 /// Gather (ONNX Gather / Relay take): out = data.shape[:axis] + indices.shape +
 /// data.shape[axis+1:], out[.., j.., ..] = data[.., indices[j..], ..]. indices are any int
-/// dtype; a negative index counts from the end (i + n), and out-of-range indices are clamped
-/// to [0, n-1] so the kernel never reads outside data.
-Tensor take(const Tensor& data, const Tensor& indices, int64_t axis);
+/// dtype. Every mode keeps reads inside data.
+Tensor take(const Tensor& data, const Tensor& indices, int64_t axis, TakeMode mode = TakeMode::kNormalize);
 
 /// ONNX Slice semantics. For each listed axis (all axes 0..begin.size()-1 when `axes` is
 /// empty): negative begin / end count from the end, then are clamped to [0, n] (step > 0)

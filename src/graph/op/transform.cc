@@ -12,39 +12,33 @@ namespace tessera::graph::op {
 
 namespace {
 
-// newshape: static extents; 0 copies the input extent at that position and -1 (at most once)
-// takes the remaining elements, as ONNX Reshape (allowzero=0) does.
+// newshape: the output extents (importers resolve ONNX's "0 = copy" first, so 0 is a literal
+// zero extent); one -1 takes the remaining elements.
 Type ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const std::vector<int64_t>& ns = attrs.GetInts("newshape");
   Shape out;
   int infer_at = -1;
   int64_t known = 1;
-  bool known_static = true;
   for (size_t i = 0; i < ns.size(); ++i) {
     if (ns[i] == -1) {
       TESSERA_CHECK(infer_at < 0, "newshape has more than one -1");
       infer_at = static_cast<int>(i);
       out.push_back(Dim::Any());
-    } else if (ns[i] == 0) {
-      TESSERA_CHECK(i < x.shape.size(), "newshape[", i, "] = 0 copies a dimension the input (rank ", x.ndim(),
-                    ") does not have");
-      out.push_back(x.shape[i]);
-      if (x.shape[i].is_static()) known *= x.shape[i].value(); else known_static = false;
     } else {
-      TESSERA_CHECK(ns[i] > 0, "invalid newshape entry ", ns[i]);
+      TESSERA_CHECK(ns[i] >= 0, "invalid newshape entry ", ns[i]);
       out.push_back(Dim(ns[i]));
       known *= ns[i];
     }
   }
   std::optional<int64_t> total = x.NumElements();
   if (infer_at >= 0) {
-    if (total && known_static) {
+    if (total) {
       TESSERA_CHECK(known != 0 && *total % known == 0, "cannot reshape ", ShapeStr(x.shape), " (", *total,
                     " elements) with -1 into a multiple of ", known);
       out[infer_at] = Dim(*total / known);
     }
-  } else if (total && known_static) {
+  } else if (total) {
     TESSERA_CHECK(*total == known, "cannot reshape ", ShapeStr(x.shape), " (", *total, " elements) to ",
                   ShapeStr(out), " (", known, " elements)");
   }
@@ -177,7 +171,7 @@ Type SqueezeRel(const std::vector<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 void RegisterTransformOps(OpRegistry& r) {
-  r.Register("reshape", 1, kInjective, ReshapeRel, "attrs: newshape (0 copies, one -1 infers)");
+  r.Register("reshape", 1, kInjective, ReshapeRel, "attrs: newshape (static extents; one -1 infers)");
   r.Register("transpose", 1, kInjective, TransposeRel, "attrs: axes (empty reverses)");
   r.Register("concatenate", 1, kInjective, ConcatenateRel, "concatenates a tuple of tensors. attrs: axis");
   r.Register("take", 2, kInjective, TakeRel, "gather along axis. attrs: axis (optional), mode");

@@ -75,7 +75,8 @@ PrimExpr Conjoin(const std::vector<PrimExpr>& terms);  ///< true when empty
 // ------------------------------------------------------------------ blocks
 /// Read regions of a block detected from the loads in its init and body, in first-use
 /// order: per dimension one point when every access agrees, a span when they differ by
-/// constants, the buffer's full extent otherwise.
+/// constants, the buffer's full extent otherwise. Buffers the block writes are left out
+/// (a reduction's read of its own output is not a read region, as in TVM).
 std::vector<BufferRegion> DetectReadRegions(const BlockNode* block);
 /// The block with reads re-detected (and writes given).
 Stmt WithRegions(const BlockNode* block, Stmt body, Stmt init, std::vector<BufferRegion> writes);
@@ -89,6 +90,8 @@ std::set<const VarNode*> ReductionLoopVars(const BlockRealizeNode* realize);
 std::set<const VarNode*> SpatialLoopVars(const BlockRealizeNode* realize);
 
 std::string LoopName(const ForNode* loop);
+/// Simplifies block bindings, predicates and loop bounds under s (after a substitution).
+Stmt SimplifyBindings(const Stmt& s);
 /// Replaces the root block's alloc_buffers (added / removed) in the function body.
 Stmt UpdateRootAllocs(const Stmt& body, const std::vector<Buffer>& add, const Buffer& remove);
 

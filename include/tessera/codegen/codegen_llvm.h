@@ -1,0 +1,60 @@
+// The LLVM code generator: TensorIR PrimFuncs (flat, lowered form) -> native code.
+//
+// Every PrimFunc becomes a kernel with the calling convention of runtime/kernel_abi.h,
+// `int32_t <global_symbol or name>(void* const* args)`; its buffer pointers are
+// assumed 64-byte aligned and not to alias each other. Parallel For loops run on the
+// runtime thread pool through the module global __tessera_parallel_launch (serially
+// while it is null). The module also defines __tessera_graph_json,
+// __tessera_params_blob (64-byte aligned) and __tessera_params_size from
+// ModuleExtras. The optimisation pipeline is LLVM's default O3 (PassBuilder) for
+// the target's TargetMachine; float arithmetic uses only the `contract` flag.
+//
+// Input requirements (what the TIR lowering passes produce): no Block, BlockRealize
+// or Reduce; each buffer access has one (flattened, row-major) index; For kinds
+// serial / parallel / unrolled / vectorized (vectorized is emitted as a serial loop
+// with a vectorize hint). Violations throw InternalError; unsupported dtypes or
+// intrinsics throw UnsupportedError.
+#pragma once
+
+#include <string>
+
+#include "tessera/codegen/target.h"
+#include "tessera/runtime/module.h"
+#include "tessera/tir/function.h"
+
+namespace tessera::codegen {
+
+/// Data a model library carries besides its kernels (empty by default).
+struct ModuleExtras {
+  std::string graph_json;   ///< executor graph (runtime/graph_executor.h), emitted NUL-terminated
+  std::string params_blob;  ///< serialized parameters (runtime/param_io.h), raw bytes
+};
+
+struct BuildOptions {
+  int opt_level = 3;          ///< 0..3: LLVM's default pipeline at that level
+  bool verify = true;         ///< run the LLVM verifier on the generated IR
+};
+
+/// The optimised LLVM IR of `mod`, as text (for --dump-ir and tests).
+std::string EmitLLVMIR(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+                       const BuildOptions& options = {});
+/// The target assembly of `mod` (AT&T syntax on x86).
+std::string EmitAssembly(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+                         const BuildOptions& options = {});
+/// A relocatable, position-independent ELF object holding `mod`, as bytes.
+std::string EmitObject(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+                       const BuildOptions& options = {});
+
+/// Links an object (its bytes as EmitObject returns them, or a path to a .o file)
+/// into the shared library `out_so` by running `cc -shared -o out_so obj.o -lm`
+/// ($CC when set). Throws UserError with the command and its stderr when it fails.
+void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so);
+
+/// Compiles `mod` in memory with ORC LLJIT for `target` (which must be the host
+/// architecture) and returns a runtime::Module over the JIT'd symbols; the JIT
+/// lives as long as the module (or any copy). The module's constructor stores the
+/// runtime thread pool's launcher in __tessera_parallel_launch.
+runtime::Module BuildJIT(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+                         const BuildOptions& options = {});
+
+}  // namespace tessera::codegen

@@ -1,0 +1,182 @@
+// ONNX neural-network ops: Conv, MaxPool, AveragePool, GlobalAveragePool, BatchNormalization,
+// Softmax (opset < 13: flatten-to-2-D semantics; 13+: one axis), Gemm, MatMul, Dropout.
+#include "const_eval.h"
+#include "context.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+void CheckRank4(NodeContext& ctx, const char* what) {
+  int64_t r = ctx.InputType(0).ndim();
+  if (r != 4) {
+    ctx.Unsupported(std::string("only 2-D ") + what + " (a 4-D NCHW input) is supported; the input has rank " +
+                    std::to_string(r));
+  }
+}
+
+std::vector<int64_t> Pair(NodeContext& ctx, const std::string& name, int64_t dflt) {
+  std::vector<int64_t> v = ctx.AttrInts(name, {dflt, dflt});
+  if (v.size() != 2) ctx.Fail("attribute '" + name + "' must have 2 values for a 2-D window, got " + std::to_string(v.size()));
+  return v;
+}
+
+// Padding [top, left, bottom, right] from auto_pad / pads (ONNX pads are [H_begin, W_begin,
+// H_end, W_end]). SAME_*: output = ceil(in / stride), the total padding split with the extra
+// unit at the end (UPPER) or the beginning (LOWER).
+std::vector<int64_t> WindowPadding(NodeContext& ctx, const std::vector<int64_t>& kernel,
+                                   const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations) {
+  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    std::vector<int64_t> pads = ctx.AttrInts("pads", {0, 0, 0, 0});
+    if (pads.size() != 4) ctx.Fail("attribute 'pads' must have 4 values for a 2-D window, got " + std::to_string(pads.size()));
+    return pads;
+  }
+  if (auto_pad == "VALID") return {0, 0, 0, 0};
+  if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    ctx.Unsupported("attribute auto_pad='" + auto_pad + "' is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)");
+  }
+  std::vector<int64_t> in = ctx.InputShape(0);
+  std::vector<int64_t> pad(4);
+  for (int d = 0; d < 2; ++d) {
+    int64_t n = in[2 + d], out = (n + strides[d] - 1) / strides[d];
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - n);
+    int64_t small = total / 2, large = total - small;
+    pad[d] = auto_pad == "SAME_UPPER" ? small : large;
+    pad[d + 2] = total - pad[d];
+  }
+  return pad;
+}
+
+void ConvertConv(NodeContext& ctx) {
+  CheckRank4(ctx, "Conv");
+  const graph::TensorTypeNode& w = ctx.InputType(1);
+  if (w.ndim() != 4) ctx.Fail("weight must be 4-D [O, C/group, kH, kW]");
+  std::vector<int64_t> wshape = ctx.InputShape(1);
+  std::vector<int64_t> kernel = ctx.AttrInts("kernel_shape", {wshape[2], wshape[3]});
+  if (kernel != std::vector<int64_t>{wshape[2], wshape[3]}) ctx.Fail("kernel_shape does not match the weight shape");
+  std::vector<int64_t> strides = Pair(ctx, "strides", 1), dilations = Pair(ctx, "dilations", 1);
+  Attrs attrs{{"strides", strides},
+              {"padding", WindowPadding(ctx, kernel, strides, dilations)},
+              {"dilation", dilations},
+              {"groups", ctx.AttrInt("group", 1)},
+              {"data_layout", std::string("NCHW")},
+              {"kernel_layout", std::string("OIHW")}};
+  Expr out = ctx.Call("nn.conv2d", {ctx.Input(0), ctx.Input(1)}, attrs);
+  if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
+  ctx.SetOutput(0, out);
+}
+
+void ConvertPool(NodeContext& ctx, bool is_max) {
+  CheckRank4(ctx, is_max ? "MaxPool" : "AveragePool");
+  if (is_max) {
+    if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");
+    ctx.CheckMaxOutputs(1, "MaxPool's Indices output is not supported");
+  }
+  if (!ctx.HasAttr("kernel_shape")) ctx.Fail("required attribute 'kernel_shape' is missing");
+  std::vector<int64_t> kernel = Pair(ctx, "kernel_shape", 1);
+  std::vector<int64_t> strides = Pair(ctx, "strides", 1), dilations = Pair(ctx, "dilations", 1);
+  Attrs attrs{{"pool_size", kernel},
+              {"strides", strides},
+              {"dilation", dilations},
+              {"padding", WindowPadding(ctx, kernel, strides, dilations)},
+              {"layout", std::string("NCHW")},
+              {"ceil_mode", ctx.AttrInt("ceil_mode", 0)}};
+  if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
+  ctx.SetOutput(0, ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.Input(0)}, attrs));
+}
+
+void ConvertGlobalAveragePool(NodeContext& ctx) {
+  CheckRank4(ctx, "GlobalAveragePool");
+  ctx.SetOutput(0, ctx.Call("nn.global_avg_pool2d", {ctx.Input(0)}, Attrs{{"layout", std::string("NCHW")}}));
+}
+
+// Inference only: opset 1-6 is_test / 7-8 spatial / 14+ training_mode must select inference.
+void ConvertBatchNorm(NodeContext& ctx) {
+  if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) != 1) ctx.Unsupported("attribute spatial=0 is not supported");
+  if (ctx.AttrInt("training_mode", 0) != 0) ctx.Unsupported("attribute training_mode=1 is not supported (inference only)");
+  ctx.CheckMaxOutputs(1, "training-mode BatchNormalization outputs (running mean/var) are not supported");
+  Attrs attrs{{"axis", int64_t{1}}, {"epsilon", static_cast<double>(ctx.AttrFloat("epsilon", 1e-5f))}};
+  ctx.SetOutput(0, ctx.Call("nn.batch_norm",
+                            {ctx.Input(0), ctx.Input(1), ctx.Input(2), ctx.Input(3), ctx.Input(4)}, attrs));
+}
+
+// Softmax-1/11 coerce the input to 2-D [prod(d < axis), prod(d >= axis)] and normalize each
+// row; softmax-13 normalizes along one axis. They agree when axis is the last axis.
+void ConvertSoftmax(NodeContext& ctx) {
+  int64_t rank = ctx.InputType(0).ndim();
+  int64_t axis = ctx.AttrInt("axis", ctx.opset() >= 13 ? -1 : 1);
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) ctx.Fail("axis " + std::to_string(axis) + " out of range");
+  if (axis < 0) axis += rank;
+  if (ctx.opset() >= 13 || axis == rank - 1) {
+    ctx.SetOutput(0, ctx.Call("nn.softmax", {ctx.Input(0)}, Attrs{{"axis", axis}}));
+    return;
+  }
+  std::vector<int64_t> shape = ctx.InputShape(0);
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? rows : cols) *= shape[d];
+  Expr x = ctx.Call("reshape", {ctx.Input(0)}, Attrs{{"newshape", std::vector<int64_t>{rows, cols}}});
+  x = ctx.Call("nn.softmax", {x}, Attrs{{"axis", int64_t{1}}});
+  ctx.SetOutput(0, ctx.Call("reshape", {x}, Attrs{{"newshape", shape}}));
+}
+
+// Y = alpha * A' B' + beta * C; B' = B^T (transB=1) maps to nn.dense directly.
+void ConvertGemm(NodeContext& ctx) {
+  if (ctx.InputType(0).ndim() != 2 || ctx.InputType(1).ndim() != 2) ctx.Fail("Gemm inputs A and B must be 2-D");
+  double alpha = ctx.AttrFloat("alpha", 1.0f), beta = ctx.AttrFloat("beta", 1.0f);
+  Expr a = ctx.Input(0);
+  if (ctx.AttrInt("transA", 0)) a = ctx.Call("transpose", {a}, Attrs{{"axes", std::vector<int64_t>{1, 0}}});
+  Expr y;
+  if (ctx.AttrInt("transB", 0)) {
+    y = ctx.Call("nn.dense", {a, ctx.Input(1)});
+  } else if (runtime::NDArray b = ctx.InputConst(1); b.defined()) {
+    Expr bt = graph::ConstantNode::make(TransposeArray(b, {1, 0}));
+    y = ctx.Call("nn.dense", {a, bt});
+  } else {
+    y = ctx.Call("nn.matmul", {a, ctx.Input(1)});
+  }
+  DataType dt = ctx.InputType(0).dtype;
+  if (alpha != 1.0) y = ctx.Call("multiply", {y, ctx.ScalarConst(alpha, dt)});
+  if (ctx.HasInput(2) && beta != 0.0) {
+    Expr c = ctx.Input(2);
+    if (beta != 1.0) c = ctx.Call("multiply", {c, ctx.ScalarConst(beta, dt)});
+    y = ctx.Call("add", {y, c});
+  }
+  ctx.SetOutput(0, y);
+}
+
+void ConvertMatMul(NodeContext& ctx) { ctx.SetOutput(0, ctx.Call("nn.matmul", {ctx.Input(0), ctx.Input(1)})); }
+
+// Identity at inference. The optional mask output is all true.
+void ConvertDropout(NodeContext& ctx) {
+  if (ctx.opset() >= 12 && ctx.HasInput(2)) {
+    std::vector<int64_t> training = ctx.InputInts(2, "Dropout training_mode");
+    if (!training.empty() && training[0] != 0) ctx.Unsupported("training_mode=true is not supported (inference only)");
+  }
+  ctx.SetOutput(0, ctx.Input(0));
+  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
+    std::vector<int64_t> shape = ctx.InputShape(0);
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    ctx.SetOutputConst(1, FromInts(std::vector<int64_t>(n, 1), shape, DataType::Bool()));
+  }
+}
+
+}  // namespace
+
+void RegisterNNConverters(ConverterTable& t) {
+  t["Conv"] = ConvertConv;
+  t["MaxPool"] = [](NodeContext& ctx) { ConvertPool(ctx, true); };
+  t["AveragePool"] = [](NodeContext& ctx) { ConvertPool(ctx, false); };
+  t["GlobalAveragePool"] = ConvertGlobalAveragePool;
+  t["BatchNormalization"] = ConvertBatchNorm;
+  t["Softmax"] = ConvertSoftmax;
+  t["Gemm"] = ConvertGemm;
+  t["MatMul"] = ConvertMatMul;
+  t["Dropout"] = ConvertDropout;
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,263 @@
+// ONNX tensor / shape ops: Constant, Identity, Cast, Shape, Reshape, Flatten, Transpose,
+// Concat, Gather, Slice, Unsqueeze, Squeeze. Each folds at import when its inputs are known.
+#include <algorithm>
+
+#include "const_eval.h"
+#include "context.h"
+#include "tensor_convert.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+int64_t NormAxis(NodeContext& ctx, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+// Constant-1/9/11/12/13+: value (tensor), value_float(s), value_int(s).
+void ConvertConstant(NodeContext& ctx) {
+  const auto& attrs = ctx.node().attribute();
+  if (attrs.size() != 1) ctx.Fail("Constant needs exactly one value attribute");
+  const onnx::AttributeProto& a = attrs[0];
+  const std::string& n = a.name();
+  if (n == "value") {
+    ctx.SetOutputConst(0, TensorProtoToNDArray(a.t(), ctx.Where() + " attribute 'value'"));
+  } else if (n == "value_float") {
+    ctx.SetOutputConst(0, FromDoubles({a.f()}, {}, DataType::Float(32)));
+  } else if (n == "value_floats") {
+    std::vector<double> v(a.floats().begin(), a.floats().end());
+    ctx.SetOutputConst(0, FromDoubles(v, {static_cast<int64_t>(v.size())}, DataType::Float(32)));
+  } else if (n == "value_int") {
+    ctx.SetOutputConst(0, MakeInts({a.i()}, {}));
+  } else if (n == "value_ints") {
+    ctx.SetOutputConst(0, MakeInts(std::vector<int64_t>(a.ints().begin(), a.ints().end())));
+  } else {
+    ctx.Unsupported("attribute '" + n + "' of Constant is not supported (value, value_float(s), value_int(s))");
+  }
+}
+
+void ConvertIdentity(NodeContext& ctx) {
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) return ctx.SetOutputConst(0, c);
+  ctx.SetOutput(0, ctx.Input(0));
+}
+
+void ConvertCast(NodeContext& ctx) {
+  DataType to = DataTypeFromONNX(static_cast<int>(ctx.AttrInt("to")), ctx.Where() + " attribute 'to'");
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) return ctx.SetOutputConst(0, CastArray(c, to));
+  ctx.SetOutput(0, ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", to.str()}}));
+}
+
+// Shape-1/13: the whole shape; Shape-15+: shape[start:end] (clamped).
+void ConvertShape(NodeContext& ctx) {
+  const graph::TensorTypeNode& t = ctx.InputType(0);
+  auto shape = graph::StaticShape(t.shape);
+  if (!shape) {
+    ctx.Unsupported("Shape of a tensor with symbolic dims " + graph::ShapeStr(t.shape) +
+                    " is not supported; bind the input shapes (ImportOptions::input_shapes)");
+  }
+  int64_t rank = t.ndim();
+  int64_t start = ctx.opset() >= 15 ? ctx.AttrInt("start", 0) : 0;
+  int64_t end = ctx.opset() >= 15 ? ctx.AttrInt("end", rank) : rank;
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  ctx.SetOutputConst(0, MakeInts(std::vector<int64_t>(shape->begin() + start, shape->begin() + end)));
+}
+
+// Resolves 0 (copy, unless allowzero) and -1 against the input shape.
+std::vector<int64_t> ResolveReshape(NodeContext& ctx, const std::vector<int64_t>& in, std::vector<int64_t> ns,
+                                    bool allowzero) {
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < ns.size(); ++i) {
+    if (ns[i] == 0 && !allowzero) {
+      if (i >= in.size()) ctx.Fail("shape[" + std::to_string(i) + "] = 0 copies a dim the input does not have");
+      ns[i] = in[i];
+    }
+    if (ns[i] == -1) {
+      if (infer >= 0) ctx.Fail("the shape has more than one -1");
+      infer = static_cast<int64_t>(i);
+    } else if (ns[i] < 0) {
+      ctx.Fail("invalid shape entry " + std::to_string(ns[i]));
+    } else {
+      known *= ns[i];
+    }
+  }
+  int64_t total = 1;
+  for (int64_t d : in) total *= d;
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0) {
+      ctx.Fail("cannot reshape " + runtime::ShapeToString(in) + " with -1 into " + runtime::ShapeToString(ns));
+    }
+    ns[infer] = total / known;
+  } else if (known != total) {
+    ctx.Fail("cannot reshape " + runtime::ShapeToString(in) + " (" + std::to_string(total) + " elements) to " +
+             runtime::ShapeToString(ns));
+  }
+  return ns;
+}
+
+void Reshape(NodeContext& ctx, std::vector<int64_t> newshape) {
+  const graph::TensorTypeNode& t = ctx.InputType(0);
+  if (auto in = graph::StaticShape(t.shape)) {
+    bool allowzero = ctx.opset() >= 14 && ctx.AttrInt("allowzero", 0) != 0;
+    newshape = ResolveReshape(ctx, *in, newshape, allowzero);
+    if (runtime::NDArray c = ctx.InputConst(0); c.defined()) return ctx.SetOutputConst(0, ReshapeArray(c, newshape));
+  } else if (std::find(newshape.begin(), newshape.end(), 0) != newshape.end()) {
+    ctx.Unsupported("Reshape with 0 (copy) entries of a symbolically shaped input " + graph::ShapeStr(t.shape) +
+                    " is not supported; bind the input shapes (ImportOptions::input_shapes)");
+  }
+  ctx.SetOutput(0, ctx.Call("reshape", {ctx.Input(0)}, Attrs{{"newshape", newshape}}));
+}
+
+// Reshape-1/4: shape attr; 5/13/14/19/21: shape input (14+: allowzero).
+void ConvertReshape(NodeContext& ctx) {
+  if (ctx.opset() < 5) return Reshape(ctx, ctx.AttrInts("shape", {}));
+  Reshape(ctx, ctx.InputInts(1, "Reshape's shape"));
+}
+
+// Flatten-1/9/11/13: [prod(d < axis), prod(d >= axis)]; axis may be negative from 11.
+void ConvertFlatten(NodeContext& ctx) {
+  int64_t rank = ctx.InputType(0).ndim();
+  int64_t axis = ctx.AttrInt("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) ctx.Fail("axis out of range for rank " + std::to_string(rank));
+  std::vector<int64_t> in = ctx.InputShape(0);
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? rows : cols) *= in[d];
+  Reshape(ctx, {rows, cols});
+}
+
+void ConvertTranspose(NodeContext& ctx) {
+  int64_t rank = ctx.InputType(0).ndim();
+  std::vector<int64_t> perm;
+  for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  perm = ctx.AttrInts("perm", perm);
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) {
+    if (static_cast<int64_t>(perm.size()) != rank) ctx.Fail("perm has the wrong length");
+    return ctx.SetOutputConst(0, TransposeArray(c, perm));
+  }
+  ctx.SetOutput(0, ctx.Call("transpose", {ctx.Input(0)}, Attrs{{"axes", perm}}));
+}
+
+void ConvertConcat(NodeContext& ctx) {
+  int64_t rank = ctx.InputType(0).ndim();
+  int64_t axis = NormAxis(ctx, ctx.AttrInt("axis"), rank);
+  std::vector<int> present;
+  for (int i = 0; i < ctx.NumInputs(); ++i)
+    if (ctx.HasInput(i)) present.push_back(i);
+  if (ctx.AllInputsConst()) {
+    std::vector<runtime::NDArray> parts;
+    for (int i : present) parts.push_back(ctx.InputConst(i));
+    bool same = std::all_of(parts.begin(), parts.end(), [&](auto& p) { return p.dtype() == parts[0].dtype(); });
+    if (same) return ctx.SetOutputConst(0, ConcatArrays(parts, axis));
+  }
+  std::vector<Expr> fields;
+  for (int i : present) fields.push_back(ctx.Input(i));
+  Expr tuple = graph::TupleNode::make(std::move(fields));
+  ctx.SetOutput(0, ctx.Call("concatenate", {tuple}, Attrs{{"axis", axis}}));
+}
+
+// Gather-1/11/13: numpy.take along axis; negative indices count from the end (11+).
+void ConvertGather(NodeContext& ctx) {
+  int64_t axis = NormAxis(ctx, ctx.AttrInt("axis", 0), ctx.InputType(0).ndim());
+  runtime::NDArray data = ctx.InputConst(0), idx = ctx.InputConst(1);
+  if (data.defined() && idx.defined()) return ctx.SetOutputConst(0, GatherArray(data, idx, axis));
+  ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), ctx.Input(1)}, Attrs{{"axis", axis}, {"mode", std::string("wrap")}}));
+}
+
+// Slice-1: starts/ends/axes attrs; 10/11/13: starts, ends, axes?, steps? inputs.
+void ConvertSlice(NodeContext& ctx) {
+  int64_t rank = ctx.InputType(0).ndim();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset() < 10) {
+    starts = ctx.AttrInts("starts", {});
+    ends = ctx.AttrInts("ends", {});
+    axes = ctx.AttrInts("axes", {});
+  } else {
+    starts = ctx.InputInts(1, "Slice starts");
+    ends = ctx.InputInts(2, "Slice ends");
+    if (ctx.HasInput(3)) axes = ctx.InputInts(3, "Slice axes");
+    if (ctx.HasInput(4)) steps = ctx.InputInts(4, "Slice steps");
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    ctx.Fail("starts, ends, axes and steps must have the same length");
+  }
+  for (int64_t& a : axes) a = NormAxis(ctx, a, rank);
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) {
+    std::vector<graph::SliceRange> ranges;
+    for (int64_t d = 0; d < rank; ++d) ranges.push_back({0, c.shape()[d], 1});
+    for (size_t i = 0; i < axes.size(); ++i)
+      ranges[axes[i]] = graph::NormalizeSlice(c.shape()[axes[i]], starts[i], ends[i], steps[i]);
+    return ctx.SetOutputConst(0, SliceArray(c, ranges));
+  }
+  Attrs attrs{{"begin", starts}, {"end", ends}, {"strides", steps}, {"axes", axes}};
+  ctx.SetOutput(0, ctx.Call("strided_slice", {ctx.Input(0)}, attrs));
+}
+
+// Unsqueeze-1/11: axes attr; 13+: axes input. Axes index the output.
+void ConvertUnsqueeze(NodeContext& ctx) {
+  std::vector<int64_t> axes =
+      ctx.opset() < 13 ? ctx.AttrInts("axes", {}) : ctx.InputInts(1, "Unsqueeze axes");
+  int64_t out_rank = ctx.InputType(0).ndim() + static_cast<int64_t>(axes.size());
+  for (int64_t& a : axes) a = NormAxis(ctx, a, out_rank);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) ctx.Fail("axes contains duplicates");
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) {
+    std::vector<int64_t> shape = c.shape();
+    for (int64_t a : axes) shape.insert(shape.begin() + a, 1);
+    return ctx.SetOutputConst(0, ReshapeArray(c, shape));
+  }
+  Expr x = ctx.Input(0);
+  for (int64_t a : axes) x = ctx.Call("expand_dims", {x}, Attrs{{"axis", a}, {"num_newaxis", int64_t{1}}});
+  ctx.SetOutput(0, x);
+}
+
+// Squeeze-1/11: axes attr; 13+: optional axes input.
+void ConvertSqueeze(NodeContext& ctx) {
+  std::vector<int64_t> axes;
+  if (ctx.opset() < 13) axes = ctx.AttrInts("axes", {});
+  else if (ctx.HasInput(1)) axes = ctx.InputInts(1, "Squeeze axes");
+  int64_t rank = ctx.InputType(0).ndim();
+  for (int64_t& a : axes) a = NormAxis(ctx, a, rank);
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) {
+    std::vector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool listed = std::find(axes.begin(), axes.end(), d) != axes.end();
+      bool drop = axes.empty() ? c.shape()[d] == 1 : listed;
+      if (drop && c.shape()[d] != 1) ctx.Fail("cannot squeeze axis " + std::to_string(d) + " of extent != 1");
+      if (!drop) shape.push_back(c.shape()[d]);
+    }
+    return ctx.SetOutputConst(0, ReshapeArray(c, shape));
+  }
+  ctx.SetOutput(0, ctx.Call("squeeze", {ctx.Input(0)}, Attrs{{"axis", axes}}));
+}
+
+}  // namespace
+
+void RegisterTensorConverters(ConverterTable& t) {
+  t["Constant"] = ConvertConstant;
+  t["Identity"] = ConvertIdentity;
+  t["Cast"] = ConvertCast;
+  t["Shape"] = ConvertShape;
+  t["Reshape"] = ConvertReshape;
+  t["Flatten"] = ConvertFlatten;
+  t["Transpose"] = ConvertTranspose;
+  t["Concat"] = ConvertConcat;
+  t["Gather"] = ConvertGather;
+  t["Slice"] = ConvertSlice;
+  t["Unsqueeze"] = ConvertUnsqueeze;
+  t["Squeeze"] = ConvertSqueeze;
+}
+
+}  // namespace tessera::frontend::onnx_import

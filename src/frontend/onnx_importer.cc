@@ -1,0 +1,188 @@
+// The ONNX import driver: parse the ModelProto, bind inputs and initializers, convert the nodes
+// in order (one converter per op type, src/frontend/onnx/ops_*.cc), then build and type "main".
+#include "tessera/frontend/onnx_importer.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "onnx/context.h"
+#include "onnx/tensor_convert.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/support/error.h"
+
+namespace tessera::frontend {
+
+using namespace onnx_import;  // NOLINT
+
+namespace {
+
+int64_t DefaultOpset(const onnx::ModelProto& model) {
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  return 1;
+}
+
+// The declared type of a graph input/output with symbolic dims bound (inputs) or looked up in
+// `bound` (outputs). Returns null when the model declares no tensor type.
+graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& source, const ImportOptions& opts,
+                         std::map<std::string, int64_t>& bound, bool is_input) {
+  if (!vi.has_type() || !vi.type().has_tensor_type()) {
+    if (is_input) {
+      TESSERA_THROW(UnsupportedError, source, ": graph input '", vi.name(),
+                    "' is not a tensor (sequences, maps and optionals are not supported)");
+    }
+    return nullptr;
+  }
+  const auto& tt = vi.type().tensor_type();
+  DataType dtype = DataTypeFromONNX(tt.elem_type(), source + ": graph value '" + vi.name() + "'");
+  auto given = opts.input_shapes.find(vi.name());
+  graph::Shape shape;
+  if (is_input && given != opts.input_shapes.end()) {
+    const std::vector<int64_t>& g = given->second;
+    if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(g.size())) {
+      TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' rank ", g.size(),
+                    " but the model declares rank ", tt.shape().dim_size());
+    }
+    for (int i = 0; i < static_cast<int>(g.size()); ++i) {
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != g[i]) {
+        TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' dim ", i, " = ", g[i],
+                      " but the model declares ", tt.shape().dim(i).dim_value());
+      }
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_param()) bound[tt.shape().dim(i).dim_param()] = g[i];
+      shape.emplace_back(g[i]);
+    }
+    return graph::TensorTypeNode::make(shape, dtype);
+  }
+  if (!tt.has_shape()) {
+    if (is_input) {
+      TESSERA_THROW(UserError, source, ": graph input '", vi.name(),
+                    "' has no declared shape; give one with ImportOptions::input_shapes");
+    }
+    return nullptr;
+  }
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    if (d.has_dim_value()) {
+      shape.emplace_back(d.dim_value());
+      continue;
+    }
+    std::string name = d.has_dim_param() && !d.dim_param().empty() ? d.dim_param()
+                                                                   : vi.name() + "[" + std::to_string(i) + "]";
+    if (is_input && !bound.count(name)) bound[name] = opts.default_symbolic_dim;
+    auto it = bound.find(name);
+    shape.push_back(it != bound.end() ? graph::Dim(it->second) : graph::Dim::Symbolic(name));
+  }
+  return graph::TensorTypeNode::make(shape, dtype);
+}
+
+// Adds this node's location to errors a converter raised without one (const_eval, relations).
+void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
+  NodeContext ctx(state, node, index);
+  const std::string& domain = node.domain();
+  if (!domain.empty() && domain != "ai.onnx") {
+    ctx.Unsupported("operator domain '" + domain + "' is not supported by Tessera's ONNX importer (only ai.onnx)");
+  }
+  const Converter* conv = FindConverter(node.op_type());
+  if (!conv) ctx.Unsupported("operator " + node.op_type() + " is not supported by Tessera's ONNX importer");
+  std::string where = ctx.Where();
+  auto located = [&](const char* msg) {
+    std::string m = msg;
+    return m.rfind(state.source + ": ", 0) == 0 ? m : where + ": " + m;
+  };
+  try {
+    (*conv)(ctx);
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(located(e.what()));
+  } catch (const UserError& e) {
+    throw UserError(located(e.what()));
+  } catch (const InternalError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UserError(located(e.what()));
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (!node.output(i).empty() && !state.values.count(node.output(i))) {
+      ctx.Unsupported("output " + std::to_string(i) + " ('" + node.output(i) + "') is not produced by the converter");
+    }
+  }
+}
+
+ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opts, const std::string& source) {
+  if (!model.has_graph()) {
+    TESSERA_THROW(UserError, source, ": the ONNX model has no graph; is this a complete .onnx model file?");
+  }
+  const onnx::GraphProto& g = model.graph();
+  ImportResult result;
+  result.opset = DefaultOpset(model);
+  result.ir_version = model.ir_version();
+  result.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+
+  ImportState state;
+  state.source = source;
+  state.opset = result.opset;
+  for (const auto& init : g.initializer()) {
+    Value v;
+    v.constant = TensorProtoToNDArray(init, source + ": initializer '" + init.name() + "'");
+    v.type = graph::TensorTypeNode::make(v.constant.shape(), v.constant.dtype());
+    state.values[init.name()] = std::move(v);
+  }
+  std::vector<graph::Var> params;
+  for (const auto& in : g.input()) {
+    if (state.values.count(in.name())) continue;  // an initializer listed as input (IR < 4): a constant
+    graph::Type t = DeclaredType(in, source, opts, result.bound_dims, true);
+    graph::Var var = graph::VarNode::make(in.name(), t);
+    graph::InferExprType(var);
+    state.values[in.name()] = Value{var, t, {}};
+    params.push_back(var);
+    result.input_names.push_back(in.name());
+    result.input_types.push_back(t);
+  }
+  for (const auto& [name, shape] : opts.input_shapes) {
+    if (std::find(result.input_names.begin(), result.input_names.end(), name) == result.input_names.end()) {
+      TESSERA_THROW(UserError, source, ": input_shapes names '", name, "', which is not a graph input");
+    }
+  }
+  for (int i = 0; i < g.node_size(); ++i) ConvertNode(state, g.node(i), i);
+
+  std::vector<graph::Expr> outs;
+  for (const auto& out : g.output()) {
+    auto it = state.values.find(out.name());
+    if (it == state.values.end()) {
+      TESSERA_THROW(UserError, source, ": graph output '", out.name(), "' is not produced by any node");
+    }
+    Value& v = it->second;
+    if (!v.expr) v.expr = graph::ConstantNode::make(v.constant);
+    outs.push_back(v.expr);
+    result.output_names.push_back(out.name());
+    result.declared_output_types.push_back(DeclaredType(out, source, opts, result.bound_dims, false));
+  }
+  if (outs.empty()) TESSERA_THROW(UserError, source, ": the graph has no outputs");
+  graph::Expr body = outs.size() == 1 ? outs[0] : graph::TupleNode::make(outs);
+  result.module = graph::InferType(graph::IRModule::FromMain(graph::FunctionNode::make(params, body)));
+  return result;
+}
+
+}  // namespace
+
+ImportResult FromONNXBytes(const std::string& bytes, const ImportOptions& options, const std::string& source) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes)) {
+    TESSERA_THROW(UserError, source,
+                  ": not a valid ONNX model (the protobuf could not be parsed: the file is truncated, corrupt or "
+                  "not an .onnx file); re-export or re-download the model");
+  }
+  return ImportModel(model, options, source);
+}
+
+ImportResult FromONNX(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    TESSERA_THROW(UserError, path, ": cannot open the ONNX model file; check that the path exists and is readable");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return FromONNXBytes(ss.str(), options, path);
+}
+
+}  // namespace tessera::frontend

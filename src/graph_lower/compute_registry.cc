@@ -1,0 +1,57 @@
+#include "tessera/graph_lower/compute_registry.h"
+
+#include <mutex>
+
+#include "computes.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph_lower {
+
+namespace detail {
+
+std::vector<int64_t> StaticOutShape(const graph::Type& t) {
+  const auto* tt = t ? t->as<graph::TensorTypeNode>() : nullptr;
+  TESSERA_ICHECK(tt, "expected a tensor type, got ", graph::TypeStr(t));
+  auto s = graph::StaticShape(tt->shape);
+  TESSERA_ICHECK(s.has_value(), "expected a static shape, got ", graph::ShapeStr(tt->shape));
+  return *s;
+}
+
+std::array<int64_t, 4> Padding4(const graph::Attrs& attrs) {
+  std::vector<int64_t> p = attrs.GetInts("padding", {0, 0, 0, 0});
+  if (p.size() == 1) return {p[0], p[0], p[0], p[0]};
+  if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
+  TESSERA_CHECK(p.size() == 4, "padding must have 1, 2 or 4 values, got ", p.size());
+  return {p[0], p[1], p[2], p[3]};
+}
+
+std::array<int64_t, 2> Pair(const graph::Attrs& attrs, const std::string& name, std::array<int64_t, 2> dflt) {
+  if (!attrs.Has(name)) return dflt;
+  std::vector<int64_t> v = attrs.GetInts(name);
+  if (v.size() == 1) return {v[0], v[0]};
+  TESSERA_CHECK(v.size() == 2, name, " must have 1 or 2 values, got ", v.size());
+  return {v[0], v[1]};
+}
+
+}  // namespace detail
+
+void RegisterComputes() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    graph::OpRegistry& r = graph::OpRegistry::Global();
+    detail::RegisterNNComputes(r);
+    detail::RegisterTensorComputes(r);
+    detail::RegisterTransformComputes(r);
+  });
+}
+
+std::vector<std::string> OpsWithCompute() {
+  RegisterComputes();
+  std::vector<std::string> out;
+  const graph::OpRegistry& r = graph::OpRegistry::Global();
+  for (const std::string& name : r.ListOps())
+    if (r.GetCompute(name)) out.push_back(name);
+  return out;
+}
+
+}  // namespace tessera::graph_lower

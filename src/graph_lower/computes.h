@@ -1,0 +1,25 @@
+// Internal: the FCompute groups that RegisterComputes attaches, and attr helpers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/graph/op_registry.h"
+#include "tessera/te/tensor.h"
+
+namespace tessera::graph_lower::detail {
+
+void RegisterNNComputes(graph::OpRegistry& r);         // computes_nn.cc
+void RegisterTensorComputes(graph::OpRegistry& r);     // computes_tensor.cc: elementwise + broadcast
+void RegisterTransformComputes(graph::OpRegistry& r);  // computes_transform.cc: transforms + reductions
+
+/// The static shape of a tensor type; InternalError otherwise (lowering checks params first).
+std::vector<int64_t> StaticOutShape(const graph::Type& t);
+/// [top, left, bottom, right] from a padding attr of 1, 2 or 4 values (default zeros).
+std::array<int64_t, 4> Padding4(const graph::Attrs& attrs);
+/// A 2-value attr (strides, dilation, pool_size) as an array.
+std::array<int64_t, 2> Pair(const graph::Attrs& attrs, const std::string& name, std::array<int64_t, 2> dflt);
+
+}  // namespace tessera::graph_lower::detail

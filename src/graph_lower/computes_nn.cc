@@ -1,0 +1,74 @@
+// FComputes of the nn.* ops.
+#include "computes.h"
+#include "tessera/support/error.h"
+#include "tessera/topi/math.h"
+#include "tessera/topi/nn/batch_norm.h"
+#include "tessera/topi/nn/bias_add.h"
+#include "tessera/topi/nn/conv2d.h"
+#include "tessera/topi/nn/dense.h"
+#include "tessera/topi/nn/pooling.h"
+#include "tessera/topi/nn/softmax.h"
+
+namespace tessera::graph_lower::detail {
+
+namespace {
+
+using graph::Attrs;
+using graph::Type;
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+
+topi::Pool2DParams PoolParams(const Attrs& a) {
+  topi::Pool2DParams p;
+  p.pool_size = Pair(a, "pool_size", {1, 1});
+  p.strides = Pair(a, "strides", {1, 1});
+  p.dilation = Pair(a, "dilation", {1, 1});
+  p.padding = Padding4(a);
+  p.ceil_mode = a.GetInt("ceil_mode", 0) != 0;
+  p.count_include_pad = a.GetInt("count_include_pad", 0) != 0;
+  return p;
+}
+
+}  // namespace
+
+void RegisterNNComputes(graph::OpRegistry& r) {
+  r.SetCompute("nn.conv2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    topi::Conv2DParams p;
+    p.strides = Pair(a, "strides", {1, 1});
+    p.dilation = Pair(a, "dilation", {1, 1});
+    p.padding = Padding4(a);
+    p.groups = a.GetInt("groups", 1);
+    return {topi::conv2d_nchw(in[0], in[1], p)};
+  });
+  r.SetCompute("nn.bias_add", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::bias_add(in[0], in[1], a.GetInt("axis", 1))};
+  });
+  r.SetCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
+    return {topi::dense(in[0], in[1])};
+  });
+  r.SetCompute("nn.matmul", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
+    return {topi::matmul(in[0], in[1])};
+  });
+  r.SetCompute("nn.batch_matmul", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::batch_matmul(in[0], in[1], a.GetInt("transpose_a", 0) != 0, a.GetInt("transpose_b", 1) != 0)};
+  });
+  r.SetCompute("nn.max_pool2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::max_pool2d(in[0], PoolParams(a))};
+  });
+  r.SetCompute("nn.avg_pool2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::avg_pool2d(in[0], PoolParams(a))};
+  });
+  r.SetCompute("nn.global_avg_pool2d", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
+    return {topi::global_avg_pool2d(in[0])};
+  });
+  r.SetCompute("nn.softmax", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::softmax(in[0], a.GetInt("axis", -1))};
+  });
+  r.SetCompute("nn.batch_norm", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::batch_norm_inference(in[0], in[1], in[2], in[3], in[4], a.GetInt("axis", 1),
+                                       a.GetDouble("epsilon", 1e-5))};
+  });
+  r.SetCompute("nn.relu", [](const Attrs&, const Tensors& in, const Type&) -> Tensors { return {topi::relu(in[0])}; });
+}
+
+}  // namespace tessera::graph_lower::detail

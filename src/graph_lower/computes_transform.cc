@@ -1,0 +1,76 @@
+// FComputes of the shape transforms and reductions.
+#include "computes.h"
+#include "tessera/support/error.h"
+#include "tessera/topi/elemwise.h"
+#include "tessera/topi/reduction.h"
+#include "tessera/topi/transform.h"
+
+namespace tessera::graph_lower::detail {
+
+namespace {
+using graph::Attrs;
+using graph::Type;
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+
+using ReduceFn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool);
+
+graph::FCompute Reduce(ReduceFn f) {
+  return [f](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    std::vector<int64_t> axes = a.GetInts("axis", {});
+    const int64_t nd = in[0].ndim();
+    if (a.GetInt("exclude", 0) != 0) {
+      std::vector<bool> listed(nd, false);
+      for (int64_t ax : axes) listed[topi::NormalizeAxis(ax, static_cast<int>(nd), "reduce")] = true;
+      axes.clear();
+      for (int64_t d = 0; d < nd; ++d)
+        if (!listed[d]) axes.push_back(d);
+      if (axes.empty()) return {topi::copy(in[0])};  // nothing to reduce
+    }
+    return {f(in[0], axes, a.GetInt("keepdims", 0) != 0)};
+  };
+}
+
+topi::TakeMode ParseTakeMode(const std::string& mode) {
+  if (mode == "clip") return topi::TakeMode::kClip;
+  if (mode == "wrap") return topi::TakeMode::kWrap;
+  return topi::TakeMode::kNormalize;  // "fast": no bounds handling asked; normalise + clamp is safe
+}
+}  // namespace
+
+void RegisterTransformComputes(graph::OpRegistry& r) {
+  r.SetCompute("reshape", [](const Attrs&, const Tensors& in, const Type& out) -> Tensors {
+    // The type relation already resolved 0 / -1 entries of newshape.
+    return {topi::reshape(in[0], StaticOutShape(out))};
+  });
+  r.SetCompute("transpose", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::transpose(in[0], a.GetInts("axes", {}))};
+  });
+  r.SetCompute("concatenate", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::concatenate(in, a.GetInt("axis", 0))};
+  });
+  r.SetCompute("take", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    topi::TakeMode mode = ParseTakeMode(a.GetString("mode", "clip"));
+    if (!a.Has("axis")) return {topi::take(topi::reshape(in[0], {-1}), in[1], 0, mode)};
+    return {topi::take(in[0], in[1], a.GetInt("axis"), mode)};
+  });
+  r.SetCompute("strided_slice", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    std::vector<int64_t> begin = a.GetInts("begin");
+    std::vector<int64_t> strides = a.GetInts("strides", {});
+    if (strides.size() == 1 && begin.size() > 1) strides.assign(begin.size(), strides[0]);
+    return {topi::strided_slice(in[0], begin, a.GetInts("end"), strides, a.GetInts("axes", {}))};
+  });
+  r.SetCompute("expand_dims", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::expand_dims(in[0], a.GetInt("axis"), static_cast<int>(a.GetInt("num_newaxis", 1)))};
+  });
+  r.SetCompute("squeeze", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::squeeze(in[0], a.GetInts("axis", {}))};
+  });
+  r.SetCompute("sum", Reduce(&topi::sum));
+  r.SetCompute("mean", Reduce(&topi::mean));
+  r.SetCompute("max", Reduce(&topi::max));
+  r.SetCompute("min", Reduce(&topi::min));
+  r.SetCompute("prod", Reduce(&topi::prod));
+}
+
+}  // namespace tessera::graph_lower::detail

@@ -1,0 +1,142 @@
+#include "tessera/graph_lower/lower.h"
+
+#include <map>
+
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph/op_registry.h"
+#include "tessera/graph_lower/compute_registry.h"
+#include "tessera/support/error.h"
+#include "tessera/topi/elemwise.h"
+#include "tessera/topi/tags.h"
+#include "tessera/topi/util.h"
+#include "tessera/topi/x86/schedule.h"
+
+namespace tessera::graph_lower {
+
+namespace {
+
+using graph::Expr;
+using te::Tensor;
+
+// Evaluates the body of a primitive function to TE tensors (a tuple value has several).
+class TEBuilder {
+ public:
+  explicit TEBuilder(std::string fn_name) : fn_name_(std::move(fn_name)) {}
+
+  Tensor AddParam(const graph::Var& v) {
+    const auto* tt = v->type_annotation ? v->type_annotation->as<graph::TensorTypeNode>() : nullptr;
+    TESSERA_CHECK(tt, "cannot lower function '", fn_name_, "': parameter '", v->name_hint,
+                  "' must be a tensor, got ", graph::TypeStr(v->type_annotation));
+    std::vector<int64_t> shape;
+    for (const graph::Dim& d : tt->shape) {
+      TESSERA_CHECK(d.is_static(), "cannot lower function '", fn_name_, "': parameter '", v->name_hint,
+                    "' has symbolic dim '", d.name(), "' in ", graph::ShapeStr(tt->shape),
+                    "; only static shapes can be compiled to a kernel");
+      shape.push_back(d.value());
+    }
+    Tensor t = te::placeholder(topi::MakeShape(shape), tt->dtype, v->name_hint);
+    memo_[v.get()] = {t};
+    return t;
+  }
+
+  const std::vector<Tensor>& Visit(const Expr& e) {
+    auto it = memo_.find(e.get());
+    if (it != memo_.end()) return it->second;
+    std::vector<Tensor> value = Compute(e);
+    return memo_[e.get()] = std::move(value);
+  }
+
+ private:
+  std::vector<Tensor> Compute(const Expr& e) {
+    if (const auto* call = e->as<graph::CallNode>()) return LowerCall(*call, e);
+    if (const auto* tup = e->as<graph::TupleNode>()) {
+      std::vector<Tensor> out;
+      for (const Expr& f : tup->fields) {
+        const auto& v = Visit(f);
+        out.insert(out.end(), v.begin(), v.end());
+      }
+      return out;
+    }
+    if (const auto* get = e->as<graph::TupleGetItemNode>()) {
+      const auto& v = Visit(get->tuple);
+      TESSERA_ICHECK(get->index >= 0 && get->index < static_cast<int>(v.size()), "tuple index out of range");
+      return {v[get->index]};
+    }
+    if (const auto* let = e->as<graph::LetNode>()) {
+      memo_[let->var.get()] = Visit(let->value);
+      return Visit(let->body);
+    }
+    if (const auto* c = e->as<graph::ConstantNode>()) return {LowerConstant(*c)};
+    if (e->as<graph::VarNode>())
+      TESSERA_THROW(UserError, "cannot lower function '", fn_name_, "': variable '",
+                    e->as<graph::VarNode>()->name_hint, "' is not a parameter");
+    TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_,
+                  "': only op calls, tuples, lets and scalar constants may appear in a primitive function");
+  }
+
+  std::vector<Tensor> LowerCall(const graph::CallNode& call, const Expr& e) {
+    const auto* op = call.op->as<graph::OpNode>();
+    TESSERA_CHECK(op, "cannot lower function '", fn_name_, "': it calls a function, not an op (not a primitive function)");
+    const graph::FCompute& f = graph::OpRegistry::Global().GetCompute(op->name);
+    if (!f) TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': op ", op->name, " has no compute");
+    std::vector<Tensor> inputs;
+    for (const Expr& a : call.args) {
+      const auto& v = Visit(a);
+      inputs.insert(inputs.end(), v.begin(), v.end());
+    }
+    std::vector<Tensor> out = f(call.attrs, inputs, e->checked_type());
+    TESSERA_ICHECK(!out.empty(), "the compute of ", op->name, " returned no tensor");
+    return out;
+  }
+
+  // A scalar constant (e.g. `x * 0.5`) becomes a compute of that value, which inlines.
+  Tensor LowerConstant(const graph::ConstantNode& c) {
+    TESSERA_CHECK(c.data.NumElements() == 1, "cannot lower function '", fn_name_,
+                  "': it holds a non-scalar constant; pass it as a parameter");
+    DataType t = c.data.dtype();
+    double v = 0;
+    if (t == DataType::Float(32)) v = *static_cast<const float*>(c.data.raw_data());
+    else if (t == DataType::Float(64)) v = *static_cast<const double*>(c.data.raw_data());
+    else if (t == DataType::Int(32)) v = *static_cast<const int32_t*>(c.data.raw_data());
+    else if (t == DataType::Int(64)) v = static_cast<double>(*static_cast<const int64_t*>(c.data.raw_data()));
+    else TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': constant of dtype ", t.str());
+    std::vector<int64_t> shape(c.data.shape().begin(), c.data.shape().end());
+    PrimExpr value = t.is_float() ? ir::make_const(t, v) : ir::make_const(t, static_cast<int64_t>(v));
+    return te::compute(
+        topi::MakeShape(shape), [&](const std::vector<ir::Var>&) { return value; }, "T_const", topi::tag::kElemWise);
+  }
+
+  using PrimExpr = ir::PrimExpr;
+  std::string fn_name_;
+  std::map<const graph::ExprNode*, std::vector<Tensor>> memo_;
+};
+
+}  // namespace
+
+LoweredTE LowerToTE(const graph::Function& fn, const std::string& name) {
+  TESSERA_ICHECK(fn != nullptr, "null function");
+  RegisterComputes();
+  if (!fn->body->has_checked_type()) graph::InferExprType(fn);
+  TEBuilder builder(name);
+  LoweredTE out;
+  for (const graph::Var& p : fn->params) out.inputs.push_back(builder.AddParam(p));
+  std::vector<Tensor> results = builder.Visit(fn->body);
+  // The kernel must write every output buffer itself: copy params and repeated outputs.
+  for (size_t i = 0; i < results.size(); ++i) {
+    bool needs_copy = results[i].op()->kind == te::OpKind::kPlaceholder;
+    for (size_t j = 0; j < i; ++j) needs_copy |= results[j].same_as(results[i]);
+    if (needs_copy) results[i] = topi::copy(results[i], "T_output_copy");
+  }
+  out.outputs = std::move(results);
+  return out;
+}
+
+tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, bool schedule) {
+  LoweredTE te_graph = LowerToTE(fn, name);
+  std::vector<Tensor> args = te_graph.inputs;
+  args.insert(args.end(), te_graph.outputs.begin(), te_graph.outputs.end());
+  tir::PrimFunc f = te::create_prim_func(args, name);
+  return schedule ? topi::x86::DefaultSchedule(f) : f;
+}
+
+}  // namespace tessera::graph_lower

@@ -1,0 +1,185 @@
+// Tensors, placeholder / compute and the reductions (te/tensor.h).
+#include <functional>
+#include <mutex>
+#include <set>
+
+#include "tessera/te/tensor.h"
+#include "tessera/tir/functor.h"
+#include "tessera/te/tensor_registry.h"
+
+namespace tessera::te {
+
+namespace {
+
+std::mutex g_mu;
+std::map<const tir::BufferNode*, std::weak_ptr<const OperationNode>>& Registry() {
+  static std::map<const tir::BufferNode*, std::weak_ptr<const OperationNode>> r;
+  return r;
+}
+
+void Register(const std::shared_ptr<const OperationNode>& op) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto& r = Registry();
+  for (auto it = r.begin(); it != r.end();) it = it->second.expired() ? r.erase(it) : std::next(it);
+  r[op->buffer.get()] = op;
+}
+
+// Collects the tensors a compute body reads and rejects nested reductions.
+class BodyInspector : public tir::StmtExprVisitor {
+ public:
+  std::vector<Tensor> inputs;
+  int reduce_depth = 0;
+  const std::string* name = nullptr;
+
+ protected:
+  void VisitExprExtension_(const PrimExpr& e) override {
+    if (auto* r = e.as<ReduceNode>()) {
+      TESSERA_CHECK(reduce_depth == 0, "compute '", *name,
+                    "': a reduction (sum / max / min / prod) may only be the whole body of a compute");
+      ++reduce_depth;
+      VisitExpr(r->source);
+      return;
+    }
+    tir::StmtExprVisitor::VisitExprExtension_(e);
+  }
+  void VisitExpr_(const tir::BufferLoadNode* op) override {
+    Tensor t = TensorOfBuffer(op->buffer);
+    TESSERA_ICHECK(t.defined(), "compute '", *name, "' reads buffer ", op->buffer->name,
+                   " that is not the buffer of a tensor");
+    bool seen = false;
+    for (const auto& x : inputs) seen |= x.same_as(t);
+    if (!seen) inputs.push_back(t);
+    tir::StmtExprVisitor::VisitExpr_(op);
+  }
+};
+
+std::string AxisName(size_t d) {
+  static const char* names[] = {"i", "j", "k", "l", "m", "n"};
+  return d < 6 ? names[d] : "ax" + std::to_string(d);
+}
+
+PrimExpr MakeReduce(ReduceNode::Combiner c, PrimExpr source, std::vector<IterVar> axis) {
+  TESSERA_ICHECK(source.defined(), "reduction of an undefined expression");
+  TESSERA_CHECK(!axis.empty(), "a reduction needs at least one reduce_axis");
+  for (const auto& iv : axis) {
+    TESSERA_CHECK(iv.iter_type == tir::IterVarType::kCommReduce, "reduction over '", iv.var->name_hint,
+                  "', which is not a reduce_axis");
+  }
+  DataType t = source.dtype();
+  PrimExpr init;
+  switch (c) {
+    case ReduceNode::Combiner::kSum: init = ir::make_zero(t); break;
+    case ReduceNode::Combiner::kProd: init = ir::make_const(t, int64_t{1}); break;
+    case ReduceNode::Combiner::kMax: init = ir::min_value(t); break;
+    case ReduceNode::Combiner::kMin: init = ir::max_value(t); break;
+  }
+  return PrimExpr(std::make_shared<const ReduceNode>(t, c, std::move(source), std::move(axis), init));
+}
+
+}  // namespace
+
+Tensor TensorOfBuffer(const Buffer& buffer) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = Registry().find(buffer.get());
+  if (it == Registry().end()) return Tensor();
+  return Tensor(it->second.lock());
+}
+
+const std::vector<PrimExpr>& Tensor::shape() const { return op_->buffer->shape; }
+DataType Tensor::dtype() const { return op_->buffer->dtype; }
+const std::string& Tensor::name() const { return op_->name; }
+const Buffer& Tensor::buffer() const { return op_->buffer; }
+
+PrimExpr Tensor::operator()(const std::vector<PrimExpr>& indices) const {
+  TESSERA_ICHECK(defined(), "reading an undefined tensor");
+  TESSERA_CHECK(static_cast<int>(indices.size()) == ndim(), "tensor ", name(), " has ", ndim(),
+                " dimensions but is indexed with ", indices.size(), " indices");
+  return tir::BufferLoadNode::make(op_->buffer, indices);
+}
+
+PrimExpr Tensor::operator()(const std::vector<Var>& indices) const {
+  return (*this)(std::vector<PrimExpr>(indices.begin(), indices.end()));
+}
+
+Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, std::string name) {
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::kPlaceholder;
+  op->name = name;
+  op->buffer = Buffer::make(std::move(name), dtype, std::move(shape));
+  std::shared_ptr<const OperationNode> c = op;
+  Register(c);
+  return Tensor(c);
+}
+
+Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::string name, std::string tag,
+               std::map<std::string, PrimExpr> attrs) {
+  TESSERA_ICHECK(fcompute != nullptr, "compute '", name, "' without a body function");
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::kCompute;
+  op->name = name;
+  op->tag = std::move(tag);
+  op->attrs = std::move(attrs);
+  std::vector<Var> vars;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    Var v(AxisName(d), shape[d].dtype());
+    vars.push_back(v);
+    op->axis.push_back(IterVar{v, Range(ir::make_zero(shape[d].dtype()), shape[d]), tir::IterVarType::kDataPar});
+  }
+  op->body = fcompute(vars);
+  TESSERA_CHECK(op->body.defined(), "compute '", name, "' returned an undefined expression");
+  if (auto* r = op->body.as<ReduceNode>()) op->reduce_axis = r->axis;
+  BodyInspector inspect;
+  inspect.name = &name;
+  inspect.VisitExpr(op->body);
+  op->inputs = std::move(inspect.inputs);
+  op->buffer = Buffer::make(name, op->body.dtype(), std::move(shape));
+  std::shared_ptr<const OperationNode> c = op;
+  Register(c);
+  return Tensor(c);
+}
+
+IterVar reduce_axis(Range dom, std::string name) {
+  TESSERA_ICHECK(dom.min.defined() && dom.extent.defined(), "reduce_axis '", name, "' without a domain");
+  Var v(std::move(name), dom.extent.dtype());
+  return IterVar{v, std::move(dom), tir::IterVarType::kCommReduce};
+}
+
+PrimExpr ReduceNode::Combine(Combiner c, PrimExpr lhs, PrimExpr rhs) {
+  switch (c) {
+    case Combiner::kSum: return lhs + rhs;
+    case Combiner::kProd: return lhs * rhs;
+    case Combiner::kMax: return ir::max(lhs, rhs);
+    case Combiner::kMin: return ir::min(lhs, rhs);
+  }
+  return PrimExpr();
+}
+
+PrimExpr sum(PrimExpr source, std::vector<IterVar> axis) {
+  return MakeReduce(ReduceNode::Combiner::kSum, std::move(source), std::move(axis));
+}
+PrimExpr max(PrimExpr source, std::vector<IterVar> axis) {
+  return MakeReduce(ReduceNode::Combiner::kMax, std::move(source), std::move(axis));
+}
+PrimExpr min(PrimExpr source, std::vector<IterVar> axis) {
+  return MakeReduce(ReduceNode::Combiner::kMin, std::move(source), std::move(axis));
+}
+PrimExpr prod(PrimExpr source, std::vector<IterVar> axis) {
+  return MakeReduce(ReduceNode::Combiner::kProd, std::move(source), std::move(axis));
+}
+
+std::vector<Tensor> PostOrder(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> order;
+  std::set<const OperationNode*> visited;
+  std::function<void(const Tensor&)> visit = [&](const Tensor& t) {
+    if (!visited.insert(t.op()).second) return;
+    for (const auto& in : t.op()->inputs) visit(in);
+    order.push_back(t);
+  };
+  for (const auto& t : outputs) {
+    TESSERA_ICHECK(t.defined(), "PostOrder of an undefined tensor");
+    visit(t);
+  }
+  return order;
+}
+
+}  // namespace tessera::te

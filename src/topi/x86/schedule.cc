@@ -1,0 +1,171 @@
+#include "tessera/topi/x86/schedule.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/op.h"
+#include "tessera/tir/functor.h"
+
+namespace tessera::topi::x86 {
+
+namespace {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::Schedule;
+using tir::ScheduleError;
+
+// The non-root BlockRealizes of a function body, in program order.
+class RealizeCollector : public tir::StmtExprVisitor {
+ public:
+  std::vector<const tir::BlockRealizeNode*> realizes;
+  const tir::StmtNode* root = nullptr;
+
+ protected:
+  void VisitStmt_(const tir::BlockRealizeNode* op) override {
+    if (op != root) realizes.push_back(op);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) {
+  RealizeCollector c;
+  c.root = f->body.get();
+  c.VisitStmt(f->body);
+  return c.realizes;
+}
+
+const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name) {
+  for (const auto* r : Realizes(f))
+    if (r->block_node()->name_hint == name) return r;
+  return nullptr;
+}
+
+bool IsReduction(const tir::BlockNode* b) {
+  if (b->init.defined()) return true;
+  for (const auto& iv : b->iter_vars)
+    if (iv.iter_type != tir::IterVarType::kDataPar) return true;
+  return false;
+}
+
+bool WritesParam(const tir::PrimFunc& f, const tir::BlockNode* b) {
+  for (const auto& w : b->writes)
+    for (const auto& p : f->params)
+      if (w.buffer.same_as(p)) return true;
+  return false;
+}
+
+// Step 1: inline every spatial-only intermediate block that compute_inline accepts.
+void InlineInjective(Schedule& sch) {
+  std::set<std::string> refused;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto* r : Realizes(sch.func())) {
+      const tir::BlockNode* b = r->block_node();
+      if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
+      try {
+        sch.compute_inline(sch.get_block(b->name_hint));
+        changed = true;
+        break;  // the function changed: collect the blocks again
+      } catch (const ScheduleError&) {
+        refused.insert(b->name_hint);
+      }
+    }
+  }
+}
+
+// The loop var bound *directly* to a spatial iter var of the block, per loop; nullptr otherwise.
+const tir::IterVar* SpatialIterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var) {
+  const tir::BlockNode* b = r->block_node();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+    if (r->iter_values[i].get() == loop_var)
+      return b->iter_vars[i].iter_type == tir::IterVarType::kDataPar ? &b->iter_vars[i] : nullptr;
+  }
+  return nullptr;
+}
+
+int64_t ConstExtent(const Schedule& sch, const LoopRV& l) {
+  int64_t v = -1;
+  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
+  return v;
+}
+
+// Whether the block's store writes its last dim with `iv` (contiguous lanes).
+bool StoresContiguously(const tir::BlockNode* b, const tir::IterVar& iv) {
+  const auto* store = b->body.as<tir::BufferStoreNode>();
+  return store && !store->indices.empty() && store->indices.back().get() == iv.var.get();
+}
+
+// Step 2 for one block: fuse + parallelize the outer spatial loops, vectorize the inner one.
+void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  BlockRV block = sch.get_block(name);
+  std::vector<LoopRV> loops = sch.get_loops(block);
+  const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
+  if (!r || loops.empty()) return;
+  // The spatial loops outside any reduction loop.
+  std::vector<LoopRV> spatial;
+  const tir::IterVar* inner_iv = nullptr;
+  for (const LoopRV& l : loops) {
+    const tir::IterVar* iv = SpatialIterOf(r, sch.GetFor(l)->loop_var.get_var());
+    if (!iv || ConstExtent(sch, l) < 0) break;
+    spatial.push_back(l);
+    inner_iv = iv;
+  }
+  if (spatial.empty()) return;
+
+  if (opt.vectorize && spatial.size() == loops.size() && StoresContiguously(r->block_node(), *inner_iv)) {
+    LoopRV inner = spatial.back();
+    const int64_t ext = ConstExtent(sch, inner);
+    const int64_t lanes = opt.vector_lanes;
+    try {
+      if (ext > 1 && ext <= lanes) {
+        sch.vectorize(inner);
+        spatial.pop_back();
+      } else if (ext > lanes && (ext % lanes == 0 || opt.vectorize_partial)) {
+        std::vector<LoopRV> parts = sch.split(inner, {-1, lanes});
+        spatial.back() = parts[0];
+        sch.vectorize(parts[1]);
+      }
+    } catch (const ScheduleError&) {
+      // Leave the loop serial: still correct.
+    }
+  }
+
+  if (!opt.parallelize || spatial.empty()) return;
+  size_t k = 1;
+  int64_t prod = ConstExtent(sch, spatial[0]);
+  while (prod < opt.min_parallel_extent && k < spatial.size()) prod *= ConstExtent(sch, spatial[k++]);
+  LoopRV outer = spatial[0];
+  if (k > 1) {
+    try {
+      outer = sch.fuse(std::vector<LoopRV>(spatial.begin(), spatial.begin() + k));
+    } catch (const ScheduleError&) {
+      outer = spatial[0];
+    }
+  }
+  try {
+    sch.parallel(outer);
+  } catch (const ScheduleError&) {
+  }
+}
+
+}  // namespace
+
+tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
+  Schedule sch(UniquifyBlockNames(func));
+  if (opt.inline_injective) InlineInjective(sch);
+  std::vector<std::string> names;
+  for (const auto* r : Realizes(sch.func())) {
+    // Only blocks directly under the root's loop nests; nested blocks (blockize) are left alone.
+    names.push_back(r->block_node()->name_hint);
+  }
+  for (const std::string& n : names) ScheduleMainBlock(sch, n, opt);
+  return sch;
+}
+
+tir::PrimFunc DefaultSchedule(const tir::PrimFunc& func, const ScheduleOptions& options) {
+  return ScheduleDefault(func, options).func();
+}
+
+}  // namespace tessera::topi::x86

@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "onnx_builder.h"
+#include "tessera/support/error.h"
+
+namespace tessera::frontend {
+namespace {
+
+std::string TempFile(const std::string& name, const std::string& bytes) {
+  std::string p = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(Errors, MissingFile) {
+  std::string m = ErrorOf([] { FromONNX("/nonexistent/dir/model.onnx"); });
+  EXPECT_NE(m.find("/nonexistent/dir/model.onnx: cannot open the ONNX model file"), std::string::npos) << m;
+}
+
+TEST(Errors, TruncatedModel) {
+  std::string src = std::string(TESSERA_SHARED_DIR) + "/models/mnist-8/model.onnx";
+  if (!std::filesystem::exists(src)) GTEST_SKIP();
+  std::ifstream in(src, std::ios::binary);
+  std::string head(100, '\0');
+  in.read(head.data(), 100);
+  std::string p = TempFile("tessera_truncated.onnx", head);
+  std::string m = ErrorOf([&] { FromONNX(p); });
+  EXPECT_NE(m.find(p + ": "), std::string::npos) << m;
+  EXPECT_TRUE(m.find("truncated") != std::string::npos || m.find("no graph") != std::string::npos) << m;
+}
+
+TEST(Errors, GarbageAndEmptyFiles) {
+  std::string p = TempFile("tessera_garbage.onnx", std::string("\xff\xff\xff\xff garbage \x01\x02", 16));
+  std::string m = ErrorOf([&] { FromONNX(p); });
+  EXPECT_NE(m.find("not a valid ONNX model"), std::string::npos) << m;
+  std::string e = TempFile("tessera_empty.onnx", "");
+  EXPECT_NE(ErrorOf([&] { FromONNX(e); }).find("not a valid ONNX model"), std::string::npos);
+  onnx::ModelProto no_graph;
+  no_graph.set_ir_version(7);
+  EXPECT_NE(ErrorOf([&] { FromONNXBytes(no_graph.SerializeAsString(), {}, "x.onnx"); }).find("x.onnx: the ONNX model has no graph"),
+            std::string::npos);
+}
+
+TEST(Errors, UnsupportedOpNamesOpNodeAndOpset) {
+  testing::ModelBuilder b(16);
+  b.Input("x", {1, 4, 8});
+  b.Node("LSTM", {"x"}, {"y"}, "LSTM_12");
+  b.Output("y", {1, 4, 8});
+  try {
+    b.Import();
+    FAIL();
+  } catch (const UnsupportedError& e) {
+    EXPECT_STREQ(e.what(),
+                 "test.onnx: node 'LSTM_12' (op LSTM, domain ai.onnx, opset 16): operator LSTM is not supported by "
+                 "Tessera's ONNX importer");
+  }
+}
+
+TEST(Errors, UnsupportedAttributeAndDomain) {
+  testing::ModelBuilder b(11);
+  b.Input("x", {1, 1, 8, 8});
+  auto* n = b.Node("MaxPool", {"x"}, {"y"}, "pool");
+  testing::ModelBuilder::AttrInts(n, "kernel_shape", {2, 2});
+  testing::ModelBuilder::AttrString(n, "auto_pad", "WEIRD");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'pool' (op MaxPool"), std::string::npos) << m;
+  EXPECT_NE(m.find("auto_pad='WEIRD' is not supported"), std::string::npos) << m;
+
+  testing::ModelBuilder d(11);
+  d.Input("x", {1});
+  d.Node("Foo", {"x"}, {"y"}, "custom")->set_domain("com.example");
+  d.Output("y", {1});
+  EXPECT_NE(ErrorOf([&] { d.Import(); }).find("operator domain 'com.example' is not supported"), std::string::npos);
+}
+
+TEST(Errors, ShapeErrorsNameTheNode) {
+  testing::ModelBuilder b(13);
+  b.Input("a", {2, 3});
+  b.Input("b", {4, 5});
+  b.Node("MatMul", {"a", "b"}, {"y"}, "mm");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("test.onnx: node 'mm' (op MatMul, domain ai.onnx, opset 13): type error in nn.matmul"),
+            std::string::npos)
+      << m;
+}
+
+}  // namespace
+}  // namespace tessera::frontend

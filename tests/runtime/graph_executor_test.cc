@@ -1,0 +1,260 @@
+#include "tessera/runtime/graph_executor.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tessera/runtime/param_io.h"
+#include "tessera/runtime/thread_pool.h"
+#include "test_util.h"
+
+namespace tessera::runtime {
+namespace {
+
+NDArray Floats(std::vector<int64_t> shape, std::vector<float> values) {
+  NDArray a = NDArray::Empty(std::move(shape), DataType::Float(32));
+  a.CopyFromBytes(values.data(), values.size() * sizeof(float));
+  return a;
+}
+
+std::vector<float> Values(const NDArray& a) {
+  const float* p = a.data<float>();
+  return std::vector<float>(p, p + a.NumElements());
+}
+
+// --- End to end through the fixture shared library: y = relu(x + bias). ---
+
+TEST(GraphExecutor, RunsFixtureModel) {
+  GraphExecutor ex(Module::LoadFromFile(TESSERA_FIXTURE_MODEL), 2);
+  EXPECT_EQ(NumThreads(), 2);
+  ASSERT_EQ(ex.NumInputs(), 1);
+  EXPECT_EQ(ex.InputName(0), "x");
+  EXPECT_EQ(ex.InputShape(0), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(ex.InputDType(0), DataType::Float(32));
+  ASSERT_EQ(ex.NumOutputs(), 4);
+  EXPECT_EQ(ex.OutputName(1), "y_flat");
+  EXPECT_EQ(ex.OutputShape(1), (std::vector<int64_t>{8}));
+  EXPECT_EQ(ex.OutputDType(0), DataType::Float(32));
+  EXPECT_EQ(ex.NumNodes(), 2);
+  EXPECT_EQ(ex.StorageBytes(), 64u + 64u + 128u);
+  EXPECT_EQ(ex.InputIndex("x"), 0);
+  EXPECT_EQ(ex.InputIndex("nope"), -1);
+  EXPECT_EQ(ex.OutputIndex("bias"), 2);
+
+  // bias = {-1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5}
+  ex.SetInput("x", Floats({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("y")), (std::vector<float>{0, 0, 0, 0.5f, 1, 1.5f, 2, 2.5f}));
+  ex.SetInput(0, Floats({2, 4}, {1, 1, 1, 1, -10, -10, -10, 10}));
+  ex.Run();
+  NDArray y = ex.GetOutput(0);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(Values(y), (std::vector<float>{0, 0.5f, 1, 1.5f, 0, 0, 0, 12.5f}));
+  EXPECT_EQ(Values(ex.GetOutput("y_flat")), Values(y));  // zero-copy reshape of y
+  EXPECT_EQ(Values(ex.GetOutput("bias")), (std::vector<float>{-1, -0.5f, 0, 0.5f, 1, 1.5f, 2, 2.5f}));
+  EXPECT_EQ(Values(ex.GetOutput("x_echo")), (std::vector<float>{1, 1, 1, 1, -10, -10, -10, 10}));
+
+  // Outputs are fresh copies, 64-byte aligned.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(y.raw_data()) % 64, 0u);
+  y.data<float>()[0] = 99;
+  EXPECT_EQ(ex.GetOutput(0).data<float>()[0], 0.0f);
+  EXPECT_FALSE(ex.GetOutput(0).SharesStorageWith(ex.GetOutput(0)));
+}
+
+TEST(GraphExecutor, RejectsBadInputs) {
+  GraphExecutor ex(Module::LoadFromFile(TESSERA_FIXTURE_MODEL));
+  NDArray good = Floats({2, 4}, std::vector<float>(8, 1.0f));
+  EXPECT_THROW_WITH(ex.SetInput("input", good), UserError, "no input named 'input'", "'x'");
+  EXPECT_THROW_WITH(ex.SetInput("x", Floats({4, 2}, std::vector<float>(8, 1.0f))), UserError, "'x'",
+                    "expects shape [2, 4]", "got [4, 2]");
+  EXPECT_THROW_WITH(ex.SetInput("x", NDArray::Empty({2, 4}, DataType::Int(32))), UserError,
+                    "expects dtype float32", "got int32");
+  EXPECT_THROW_WITH(ex.SetInput("x", NDArray()), UserError, "null");
+  EXPECT_THROW_WITH(ex.SetInput(3, good), UserError, "out of range");
+  EXPECT_THROW_WITH(ex.GetOutput(4), UserError, "out of range");
+  EXPECT_THROW_WITH(ex.GetOutput("scores"), UserError, "no output named 'scores'", "'y', 'y_flat'");
+  EXPECT_THROW(ex.InputName(-1), UserError);
+}
+
+TEST(GraphExecutor, ExecutorKeepsModuleAlive) {
+  std::unique_ptr<GraphExecutor> ex;
+  {
+    Module m = Module::LoadFromFile(TESSERA_FIXTURE_MODEL);
+    ex = std::make_unique<GraphExecutor>(m);
+  }
+  ex->SetInput("x", Floats({2, 4}, std::vector<float>(8, 1.0f)));
+  ex->Run();
+  EXPECT_EQ(ex->GetOutput("y").data<float>()[0], 0.0f);
+  GraphExecutor moved = std::move(*ex);
+  ex.reset();
+  moved.Run();
+  EXPECT_EQ(moved.GetOutput("y").data<float>()[7], 3.5f);
+}
+
+// --- Graphs from a symbol table, to exercise validation and failures. ---
+
+int32_t AddKernel(void* const* args) {
+  auto* a = static_cast<const float*>(args[0]);
+  auto* b = static_cast<const float*>(args[1]);
+  auto* out = static_cast<float*>(args[2]);
+  for (int i = 0; i < 4; ++i) out[i] = a[i] + b[i];
+  return 0;
+}
+int32_t FailKernel(void* const*) { return 3; }
+int32_t AlignedKernel(void* const* args) {
+  for (int i = 0; i < 3; ++i)
+    if (reinterpret_cast<uintptr_t>(args[i]) % 64 != 0) return 1;
+  return AddKernel(args);
+}
+
+class TableSource : public SymbolSource {
+ public:
+  std::map<std::string, void*> table;
+  void* Lookup(const std::string& name) override {
+    auto it = table.find(name);
+    return it == table.end() ? nullptr : it->second;
+  }
+};
+
+// A module whose graph is `json` and whose params blob holds w = {10, 20, 30, 40} ([4]).
+struct TestModel {
+  explicit TestModel(std::string graph_json) : json(std::move(graph_json)) {}
+  std::string json;
+  std::string blob;
+  int64_t blob_size = 0;
+  Module module() {
+    auto source = std::make_shared<TableSource>();
+    source->table["add"] = reinterpret_cast<void*>(&AddKernel);
+    source->table["fail"] = reinterpret_cast<void*>(&FailKernel);
+    source->table["aligned_add"] = reinterpret_cast<void*>(&AlignedKernel);
+    source->table[kGraphJsonSymbol] = json.data();
+    blob = SaveParams({{"w", Floats({4}, {10, 20, 30, 40})}});
+    blob_size = static_cast<int64_t>(blob.size());
+    source->table[kParamsBlobSymbol] = blob.data();
+    source->table[kParamsSizeSymbol] = &blob_size;
+    return Module(source, "<test>");
+  }
+};
+
+// in (value 0) + w (value 1) -> out (value 2); both storages 64 bytes.
+std::string Graph(const std::string& storages, const std::string& values, const std::string& inputs,
+                  const std::string& outputs, const std::string& nodes) {
+  return R"({"format": "tessera-graph", "version": 1, "storages": )" + storages + R"(, "values": )" + values +
+         R"(, "inputs": )" + inputs + R"(, "outputs": )" + outputs + R"(, "nodes": )" + nodes + "}";
+}
+const char* kStorages = R"([{"id": 0, "size_bytes": 64}, {"id": 1, "size_bytes": 128}])";
+const char* kValues = R"([
+  {"id": 0, "dtype": "float32", "shape": [4], "kind": "input", "storage": 0, "offset_bytes": 0},
+  {"id": 1, "dtype": "float32", "shape": [4], "kind": "param", "param": "w"},
+  {"id": 2, "dtype": "float32", "shape": [4], "kind": "intermediate", "storage": 1, "offset_bytes": 64}])";
+const char* kInputs = R"([{"name": "in", "value": 0}])";
+const char* kOutputs = R"([{"name": "out", "value": 2}])";
+const char* kNodes = R"([{"name": "add_0", "kernel": "aligned_add", "args": [0, 1, 2]}])";
+
+TEST(GraphExecutor, RunsGraphFromSymbolSource) {
+  TestModel t{Graph(kStorages, kValues, kInputs, kOutputs, kNodes)};
+  GraphExecutor ex(t.module());
+  ex.SetInput("in", Floats({4}, {1, 2, 3, 4}));
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{11, 22, 33, 44}));
+}
+
+TEST(GraphExecutor, FailingKernelNamesNode) {
+  TestModel t{Graph(kStorages, kValues, kInputs, kOutputs,
+                    R"([{"name": "add_0", "kernel": "add", "args": [0, 1, 2]},
+                        {"name": "bad_node", "kernel": "fail", "args": [2]}])")};
+  GraphExecutor ex(t.module());
+  ex.SetInput("in", Floats({4}, {1, 2, 3, 4}));
+  EXPECT_THROW_WITH(ex.Run(), Error, "bad_node", "fail", "status 3");
+}
+
+// Builds an executor for a broken graph and expects a UserError mentioning `parts`.
+#define EXPECT_BAD_GRAPH(json, ...)                     \
+  do {                                                  \
+    TestModel t_{json};                                 \
+    Module m_ = t_.module();                            \
+    EXPECT_THROW_WITH(GraphExecutor ex_(m_), UserError, __VA_ARGS__); \
+  } while (0)
+
+TEST(GraphExecutor, ValidatesGraphJson) {
+  EXPECT_BAD_GRAPH("{not json", "<test>", "not valid JSON");
+  EXPECT_BAD_GRAPH(R"({"format": "onnx", "version": 1})", "tessera-graph");
+  EXPECT_BAD_GRAPH(R"({"format": "tessera-graph", "version": 2})", "version 2");
+  EXPECT_BAD_GRAPH(R"({"format": "tessera-graph", "version": 1, "values": []})", "storages");
+  // Unknown value id in a node's args.
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
+                         R"([{"name": "n", "kernel": "add", "args": [0, 1, 9]}])"),
+                   "node \"n\"", "unknown value id 9");
+  // Unknown value id in outputs / inputs.
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, R"([{"name": "o", "value": 5}])", kNodes),
+                   "outputs[0]", "unknown value id 5");
+  // Storage overflow: 4 floats at offset 64 of a 64-byte storage.
+  EXPECT_BAD_GRAPH(Graph(R"([{"id": 0, "size_bytes": 64}, {"id": 1, "size_bytes": 64}])", kValues, kInputs,
+                         kOutputs, kNodes),
+                   "value 2", "overflows storage 1");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [4], "kind": "input",
+                                        "storage": 7, "offset_bytes": 0}])",
+                         kInputs, "[]", "[]"),
+                   "unknown storage id 7");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [4], "kind": "input",
+                                        "storage": 1, "offset_bytes": 32}])",
+                         kInputs, "[]", "[]"),
+                   "multiple of 64");
+  // Duplicate names and ids.
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, R"([{"name": "in", "value": 0}, {"name": "in", "value": 0}])",
+                         kOutputs, kNodes),
+                   "duplicate name \"in\"");
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, R"([{"name": "o", "value": 2}, {"name": "o", "value": 1}])",
+                         kNodes),
+                   "duplicate name \"o\"");
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
+                         R"([{"name": "n", "kernel": "add", "args": [0, 1, 2]},
+                             {"name": "n", "kernel": "add", "args": [0, 1, 2]}])"),
+                   "duplicate node name \"n\"");
+  EXPECT_BAD_GRAPH(Graph(R"([{"id": 0, "size_bytes": 64}, {"id": 0, "size_bytes": 64}])", "[]", "[]", "[]", "[]"),
+                   "duplicate storage id 0");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 3, "dtype": "float32", "shape": [1], "kind": "param", "param": "w"},
+                                       {"id": 3, "dtype": "float32", "shape": [1], "kind": "param", "param": "w"}])",
+                         "[]", "[]", "[]"),
+                   "duplicate value id 3");
+  // Kinds, dtypes, fields.
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [4], "kind": "weird"}])", "[]", "[]",
+                         "[]"),
+                   "kind \"weird\"");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "flot32", "shape": [4], "kind": "param", "param": "w"}])",
+                         "[]", "[]", "[]"),
+                   "value 0", "flot32");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": "4", "kind": "param"}])", "[]", "[]",
+                         "[]"),
+                   "\"shape\" must be an array");
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, R"([{"name": "in", "value": 2}])", kOutputs, kNodes),
+                   "whose kind is not \"input\"");
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, "[]", kOutputs, kNodes), "value 0", "no entry of \"inputs\"");
+  // Params: missing from the blob, or of another shape.
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [4], "kind": "param", "param": "v"}])",
+                         "[]", "[]", "[]"),
+                   "parameter 'v'");
+  EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [2, 2], "kind": "param", "param": "w"}])",
+                         "[]", "[]", "[]"),
+                   "parameter 'w'", "[4]", "[2, 2]");
+  // A kernel the library lacks.
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
+                         R"([{"name": "conv_7", "kernel": "fused_conv_7", "args": [0, 1, 2]}])"),
+                   "node 'conv_7'", "fused_conv_7");
+}
+
+TEST(GraphExecutor, ModuleWithoutGraphIsUserError) {
+  auto source = std::make_shared<TableSource>();
+  EXPECT_THROW_WITH(GraphExecutor ex(Module(source, "<kernels only>")), UserError, "<kernels only>",
+                    "__tessera_graph_json");
+}
+
+TEST(GraphExecutor, CorruptParamsBlobNamesModule) {
+  TestModel t{Graph(kStorages, kValues, kInputs, kOutputs, kNodes)};
+  Module m = t.module();
+  t.blob[0] = 'X';
+  EXPECT_THROW_WITH(GraphExecutor ex(m), UserError, "<test>", "TSRPARAM");
+}
+
+}  // namespace
+}  // namespace tessera::runtime

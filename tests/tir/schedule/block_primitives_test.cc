@@ -1,0 +1,171 @@
+// compute_inline, reverse_compute_inline, compute_at, reverse_compute_at, cache_read,
+// cache_write, decompose_reduction, annotate.
+#include <gtest/gtest.h>
+
+#include "block_interp.h"
+#include "funcs.h"
+#include "tessera/tir/printer.h"
+#include "tessera/tir/schedule/schedule.h"
+#include "tessera/tir/structural_equal.h"
+
+namespace tessera::tir {
+namespace {
+
+using namespace testing;  // NOLINT
+using ir::make_const;
+
+#define EXPECT_SCHEDULE_ERROR(stmt, fragment)                                              \
+  do {                                                                                     \
+    try {                                                                                  \
+      stmt;                                                                                \
+      ADD_FAILURE() << "expected ScheduleError containing: " << (fragment);               \
+    } catch (const ScheduleError& e) {                                                     \
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();      \
+    }                                                                                      \
+  } while (0)
+
+int CountBlocks(const PrimFunc& f) { return static_cast<int>(sched::CollectBlocks(f->body).size()) - 1; }
+
+TEST(ScheduleComputeInline, ElementwiseChainExpectedIR) {
+  PrimFunc f = ElementwiseChain(4, 6);
+  Schedule sch(f);
+  sch.compute_inline(sch.get_block("B"));
+  sch.compute_inline(sch.get_block("C"));
+  EXPECT_EQ(CountBlocks(sch.func()), 1);
+  // Expected: D[i, j] = (A[i, j] + 1) * 2 + A[i, j], with no intermediate buffers.
+  const Buffer& A = f->params[0];
+  const Buffer& D = f->params[1];
+  Stmt d = MakeCompute("D", D, {{"i", 4}, {"j", 6}}, {}, [&](auto& s, auto&) {
+    return (BufferLoadNode::make(A, {s[0], s[1]}) + make_const(DataType::Float(32), 1.0)) * make_const(DataType::Float(32), 2.0) +
+           BufferLoadNode::make(A, {s[0], s[1]});
+  });
+  PrimFunc expected = MakeFunc("chain", {A, D}, {d});
+  EXPECT_TRUE(StructuralEqual(sch.func(), expected)) << AsText(sch.func()) << "\nvs\n" << AsText(expected);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-12);
+}
+
+TEST(ScheduleComputeInline, Errors) {
+  Schedule sch(MatmulRelu(4, 4, 4));
+  EXPECT_SCHEDULE_ERROR(sch.compute_inline(sch.get_block("C")),
+                        "compute_inline: block 'C' is a reduction; only blocks that are a single BufferStore of a spatial expression can be inlined");
+  EXPECT_SCHEDULE_ERROR(sch.compute_inline(sch.get_block("D")),
+                        "compute_inline: block 'D' writes 'D', a parameter of function 'matmul_relu'");
+  Schedule sch2(ElementwiseChain(4, 4));
+  BlockRV b = sch2.get_block("B");
+  sch2.compute_inline(b);
+  EXPECT_SCHEDULE_ERROR(sch2.get_loops(b), "get_loops: block 'B' (b0) no longer exists: it was removed by compute_inline");
+}
+
+TEST(ScheduleReverseComputeInline, MatmulRelu) {
+  PrimFunc f = ElementwiseChain(5, 3);
+  Schedule sch(f);
+  sch.reverse_compute_inline(sch.get_block("D"));  // D = C + A into C
+  sch.reverse_compute_inline(sch.get_block("C"));  // (now writes D) into B
+  EXPECT_EQ(CountBlocks(sch.func()), 1);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-12) << AsText(sch.func());
+
+  Schedule sch2(MatmulRelu(4, 4, 4));
+  EXPECT_SCHEDULE_ERROR(sch2.reverse_compute_inline(sch2.get_block("D")),
+                        "reverse_compute_inline: producer block 'C' of 'C' is a reduction");
+  EXPECT_SCHEDULE_ERROR(sch2.reverse_compute_inline(sch2.get_block("C")),
+                        "reverse_compute_inline: block 'C' is a reduction");
+}
+
+TEST(ScheduleComputeAt, PadConvTiled) {
+  for (int64_t n : {16, 13}) {  // 13: the tile size 4 does not divide
+    PrimFunc f = PadConv1D(n);
+    Schedule sch(f);
+    BlockRV p = sch.get_block("P");
+    auto l = sch.get_loops(sch.get_block("C"));
+    auto t = sch.split(l[0], {-1, 4});
+    sch.compute_at(p, t[0]);
+    // P now computes the 4 + 2 = 6 padded elements tile t needs.
+    auto lp = sch.get_loops(p);
+    ASSERT_EQ(lp.size(), 2u);
+    EXPECT_EQ(ir::get_const_int(sch.GetFor(lp[1])->extent), 6);
+    EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  }
+}
+
+TEST(ScheduleComputeAt, InnermostAndErrors) {
+  PrimFunc f = PadConv1D(10);
+  Schedule sch(f);
+  BlockRV p = sch.get_block("P");
+  auto l = sch.get_loops(sch.get_block("C"));
+  sch.compute_at(p, l[1]);  // under the reduction loop: a single element
+  EXPECT_EQ(sch.get_loops(p).size(), 2u);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+
+  Schedule sch2(MatmulRelu(4, 4, 4));
+  auto lc = sch2.get_loops(sch2.get_block("C"));
+  EXPECT_SCHEDULE_ERROR(sch2.compute_at(sch2.get_block("D"), lc[0]),
+                        "compute_at: loop i comes before block 'D'");
+  Schedule sch3(ElementwiseChain(4, 4));
+  auto ldd = sch3.get_loops(sch3.get_block("D"));
+  EXPECT_SCHEDULE_ERROR(sch3.compute_at(sch3.get_block("B"), ldd[0]),
+                        "compute_at: block 'C' reads 'B' but is not under loop i; every consumer of 'B' must be inside the target loop");
+}
+
+TEST(ScheduleReverseComputeAt, MatmulRelu) {
+  PrimFunc f = MatmulRelu(10, 12, 5);
+  Schedule sch(f);
+  auto l = sch.get_loops(sch.get_block("C"));
+  auto i = sch.split(l[0], {-1, 4});
+  BlockRV d = sch.get_block("D");
+  sch.reverse_compute_at(d, i[0]);
+  auto ld = sch.get_loops(d);
+  ASSERT_EQ(ld.size(), 3u);
+  EXPECT_EQ(ir::get_const_int(sch.GetFor(ld[1])->extent), 4);
+  EXPECT_EQ(ir::get_const_int(sch.GetFor(ld[2])->extent), 12);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+}
+
+TEST(ScheduleCache, ReadAndWrite) {
+  PrimFunc f = Matmul(6, 5, 4);
+  Schedule sch(f);
+  BlockRV c = sch.get_block("C");
+  BlockRV ar = sch.cache_read(c, 0, "local");
+  EXPECT_EQ(sch.GetBlock(ar)->name_hint, "A_local");
+  BlockRV cw = sch.cache_write(c, 0, "local");
+  EXPECT_EQ(sch.GetBlock(cw)->name_hint, "C_local");
+  EXPECT_EQ(sch.GetBlock(c)->writes[0].buffer->scope, "local");
+  EXPECT_EQ(CountBlocks(sch.func()), 3);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  EXPECT_SCHEDULE_ERROR(sch.cache_read(c, 7, "local"), "cache_read: block 'C' reads 2 buffers; read_buffer_index 7 is out of range");
+  EXPECT_SCHEDULE_ERROR(sch.cache_read(c, 0, "texture"), "cache_read: storage scope 'texture' is not one of");
+}
+
+TEST(ScheduleDecomposeReduction, Matmul) {
+  PrimFunc f = Matmul(9, 6, 7);
+  Schedule sch(f);
+  BlockRV c = sch.get_block("C");
+  auto l = sch.get_loops(c);
+  auto k = sch.split(l[2], {-1, 2});  // 8 > 7: predicate on the reduction
+  sch.reorder({k[0], l[1]});
+  BlockRV init = sch.decompose_reduction(c, k[0]);
+  EXPECT_EQ(sch.GetBlock(init)->name_hint, "C_init");
+  EXPECT_FALSE(sch.GetBlock(c)->init.defined());
+  EXPECT_EQ(sch.get_loops(init).size(), 2u);  // i, j_init
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  EXPECT_SCHEDULE_ERROR(sch.decompose_reduction(c, l[0]), "decompose_reduction: block 'C' has no init");
+
+  Schedule sch2(Matmul(4, 4, 4));
+  auto l2 = sch2.get_loops(sch2.get_block("C"));
+  sch2.reorder({l2[2], l2[0]});
+  EXPECT_SCHEDULE_ERROR(sch2.decompose_reduction(sch2.get_block("C"), l2[0]),
+                        "decompose_reduction: loop k above loop i is bound to a reduction iter var");
+}
+
+TEST(ScheduleAnnotate, LoopAndBlock) {
+  Schedule sch(Matmul(4, 4, 4));
+  BlockRV c = sch.get_block("C");
+  auto l = sch.get_loops(c);
+  sch.annotate(l[0], "pragma_auto_unroll_max_step", make_const(DataType::Int(32), 16));
+  sch.annotate(c, "schedule_rule", ir::StringImmNode::make("matmul"));
+  EXPECT_TRUE(sch.GetFor(l[0])->annotations.count("pragma_auto_unroll_max_step"));
+  EXPECT_TRUE(sch.GetBlock(c)->annotations.count("schedule_rule"));
+  EXPECT_SCHEDULE_ERROR(sch.annotate(l[0], "x", Var("v")), "annotate: the value for loop i must be an integer, float or string immediate");
+}
+
+}  // namespace
+}  // namespace tessera::tir

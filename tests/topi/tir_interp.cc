@@ -1,0 +1,325 @@
+#include "tir_interp.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "tessera/ir/expr_functor.h"
+#include "tessera/te/tensor.h"
+#include "tessera/tir/expr.h"
+#include "tessera/tir/stmt.h"
+
+namespace tessera::topi::testing {
+
+namespace {
+
+using ir::ExprKind;
+using ir::PrimExpr;
+using Lanes = std::vector<double>;
+
+struct Storage {
+  std::vector<double>* data;
+  DataType dtype;
+};
+
+double RoundTo(DataType t, double v) {
+  if (t.is_float() && t.bits() == 32) return static_cast<double>(static_cast<float>(v));
+  if (t.is_bool()) return v != 0 ? 1 : 0;
+  if (t.is_int() || t.is_uint()) {
+    double r = std::trunc(v);
+    if (t.bits() == 32) return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(r)));
+    return r;
+  }
+  return v;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+class Interp {
+ public:
+  std::map<const ir::PrimExprNode*, Storage> buffers;  // keyed by the buffer's data var
+  std::map<const ir::PrimExprNode*, Lanes> env;
+  std::vector<std::unique_ptr<std::vector<double>>> owned;
+
+  void Bind(const tir::Buffer& b, std::vector<double>* data) { buffers[b->data.get()] = {data, b->dtype}; }
+
+  void Alloc(const tir::Buffer& b) {
+    int64_t n = 1;
+    for (const PrimExpr& e : b->shape) n *= Scalar(e);
+    owned.push_back(std::make_unique<std::vector<double>>(static_cast<size_t>(n), 0.0));
+    Bind(b, owned.back().get());
+  }
+
+  int64_t Scalar(const PrimExpr& e) { return static_cast<int64_t>(std::llround(Eval(e)[0])); }
+
+  // Flat offsets (one per lane) of buffer[indices].
+  std::vector<int64_t> Offsets(const tir::Buffer& b, const std::vector<PrimExpr>& indices) {
+    std::vector<Lanes> idx;
+    size_t lanes = 1;
+    for (const PrimExpr& i : indices) {
+      idx.push_back(Eval(i));
+      lanes = std::max(lanes, idx.back().size());
+    }
+    std::vector<int64_t> out(lanes, 0);
+    const auto& shape = b->shape;
+    const bool flat = indices.size() == 1 && shape.size() != 1;
+    for (size_t l = 0; l < lanes; ++l) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t v = static_cast<int64_t>(std::llround(idx[d].size() == 1 ? idx[d][0] : idx[d][l]));
+        if (flat) {
+          off = v;
+        } else if (!b->strides.empty()) {
+          off += v * Scalar(b->strides[d]);
+        } else {
+          int64_t ext = Scalar(shape[d]);
+          if (v < 0 || v >= ext)
+            throw std::runtime_error("index " + std::to_string(v) + " out of bounds of " + b->name + " dim " +
+                                     std::to_string(d));
+          off = off * ext + v;
+        }
+      }
+      out[l] = off;
+    }
+    return out;
+  }
+
+  Storage& Find(const tir::Buffer& b) {
+    auto it = buffers.find(b->data.get());
+    if (it == buffers.end()) throw std::runtime_error("unbound buffer " + b->name);
+    return it->second;
+  }
+
+  Lanes Load(const tir::BufferLoadNode* op) {
+    Storage& s = Find(op->buffer);
+    Lanes out;
+    for (int64_t off : Offsets(op->buffer, op->indices)) {
+      if (off < 0 || off >= static_cast<int64_t>(s.data->size()))
+        throw std::runtime_error("load out of bounds of " + op->buffer->name);
+      out.push_back((*s.data)[off]);
+    }
+    return out;
+  }
+
+  static double Lane(const Lanes& v, size_t l) { return v.size() == 1 ? v[0] : v[l]; }
+
+  Lanes Binary(const PrimExpr& e, const PrimExpr& a, const PrimExpr& b) {
+    Lanes x = Eval(a), y = Eval(b);
+    size_t n = std::max(x.size(), y.size());
+    Lanes out(n);
+    const bool is_int = a.dtype().is_int() || a.dtype().is_uint() || a.dtype().is_bool();
+    for (size_t l = 0; l < n; ++l) {
+      double p = Lane(x, l), q = Lane(y, l), r = 0;
+      int64_t ip = static_cast<int64_t>(std::llround(p)), iq = static_cast<int64_t>(std::llround(q));
+      switch (e->kind) {
+        case ExprKind::kAdd: r = p + q; break;
+        case ExprKind::kSub: r = p - q; break;
+        case ExprKind::kMul: r = p * q; break;
+        case ExprKind::kDiv: r = is_int ? static_cast<double>(ip / iq) : p / q; break;
+        case ExprKind::kMod: r = is_int ? static_cast<double>(ip % iq) : std::fmod(p, q); break;
+        case ExprKind::kFloorDiv: r = is_int ? static_cast<double>(FloorDiv(ip, iq)) : std::floor(p / q); break;
+        case ExprKind::kFloorMod: r = is_int ? static_cast<double>(ip - FloorDiv(ip, iq) * iq) : p - std::floor(p / q) * q; break;
+        case ExprKind::kMin: r = std::min(p, q); break;
+        case ExprKind::kMax: r = std::max(p, q); break;
+        case ExprKind::kEQ: r = p == q; break;
+        case ExprKind::kNE: r = p != q; break;
+        case ExprKind::kLT: r = p < q; break;
+        case ExprKind::kLE: r = p <= q; break;
+        case ExprKind::kGT: r = p > q; break;
+        case ExprKind::kGE: r = p >= q; break;
+        case ExprKind::kAnd: r = (p != 0) && (q != 0); break;
+        case ExprKind::kOr: r = (p != 0) || (q != 0); break;
+        default: throw std::runtime_error("bad binary");
+      }
+      out[l] = RoundTo(e.dtype().element_of(), r);
+    }
+    return out;
+  }
+
+  static double Intrinsic(const std::string& op, const std::vector<double>& a) {
+    if (op == "exp") return std::exp(a[0]);
+    if (op == "log") return std::log(a[0]);
+    if (op == "sqrt") return std::sqrt(a[0]);
+    if (op == "rsqrt") return 1.0 / std::sqrt(a[0]);
+    if (op == "tanh") return std::tanh(a[0]);
+    if (op == "sigmoid") return 1.0 / (1.0 + std::exp(-a[0]));
+    if (op == "fabs") return std::fabs(a[0]);
+    if (op == "floor") return std::floor(a[0]);
+    if (op == "ceil") return std::ceil(a[0]);
+    if (op == "round") return std::nearbyint(a[0]);
+    if (op == "trunc") return std::trunc(a[0]);
+    if (op == "pow") return std::pow(a[0], a[1]);
+    if (op == "erf") return std::erf(a[0]);
+    if (op == "fma") return a[0] * a[1] + a[2];
+    if (op == "exp2") return std::exp2(a[0]);
+    if (op == "sin") return std::sin(a[0]);
+    if (op == "cos") return std::cos(a[0]);
+    throw std::runtime_error("unknown intrinsic " + op);
+  }
+
+  Lanes Eval(const PrimExpr& e) {
+    switch (e->kind) {
+      case ExprKind::kIntImm: return {static_cast<double>(e.as<ir::IntImmNode>()->value)};
+      case ExprKind::kFloatImm: return {RoundTo(e.dtype(), e.as<ir::FloatImmNode>()->value)};
+      case ExprKind::kVar: {
+        auto it = env.find(e.get());
+        if (it == env.end()) throw std::runtime_error("unbound var " + e.as<ir::VarNode>()->name_hint);
+        return it->second;
+      }
+      case ExprKind::kNot: {
+        Lanes v = Eval(e.as<ir::NotNode>()->a);
+        for (double& x : v) x = x == 0;
+        return v;
+      }
+      case ExprKind::kSelect: {
+        const auto* s = e.as<ir::SelectNode>();
+        Lanes c = Eval(s->condition), t = Eval(s->true_value), f = Eval(s->false_value);
+        size_t n = std::max({c.size(), t.size(), f.size()});
+        Lanes out(n);
+        for (size_t l = 0; l < n; ++l) out[l] = Lane(c, l) != 0 ? Lane(t, l) : Lane(f, l);
+        return out;
+      }
+      case ExprKind::kCast: {
+        Lanes v = Eval(e.as<ir::CastNode>()->value);
+        for (double& x : v) x = RoundTo(e.dtype().element_of(), x);
+        return v;
+      }
+      case ExprKind::kCall: {
+        const auto* c = e.as<ir::CallNode>();
+        std::vector<Lanes> args;
+        size_t n = 1;
+        for (const PrimExpr& a : c->args) {
+          args.push_back(Eval(a));
+          n = std::max(n, args.back().size());
+        }
+        Lanes out(n);
+        for (size_t l = 0; l < n; ++l) {
+          std::vector<double> a;
+          for (const Lanes& v : args) a.push_back(Lane(v, l));
+          out[l] = RoundTo(e.dtype().element_of(), Intrinsic(c->op, a));
+        }
+        return out;
+      }
+      case ExprKind::kRamp: {
+        const auto* r = e.as<ir::RampNode>();
+        double b = Eval(r->base)[0], s = Eval(r->stride)[0];
+        Lanes out(r->lanes);
+        for (int l = 0; l < r->lanes; ++l) out[l] = b + s * l;
+        return out;
+      }
+      case ExprKind::kBroadcast: {
+        const auto* b = e.as<ir::BroadcastNode>();
+        return Lanes(b->lanes, Eval(b->value)[0]);
+      }
+      case ExprKind::kLet: {
+        const auto* l = e.as<ir::LetNode>();
+        env[l->var.get()] = Eval(l->value);
+        return Eval(l->body);
+      }
+      case ExprKind::kBufferLoad: return Load(e.as<tir::BufferLoadNode>());
+      default: {
+        PrimExpr a, b;
+        if (ir::GetBinaryOperands(e, &a, &b)) return Binary(e, a, b);
+        throw std::runtime_error("unsupported expression kind " + std::to_string(static_cast<int>(e->kind)));
+      }
+    }
+  }
+
+  void Exec(const tir::Stmt& s) {
+    switch (s->kind) {
+      case tir::StmtKind::kBufferStore: {
+        const auto* op = s.as<tir::BufferStoreNode>();
+        Storage& st = Find(op->buffer);
+        Lanes v = Eval(op->value);
+        std::vector<int64_t> offs = Offsets(op->buffer, op->indices);
+        for (size_t l = 0; l < offs.size(); ++l) {
+          if (offs[l] < 0 || offs[l] >= static_cast<int64_t>(st.data->size()))
+            throw std::runtime_error("store out of bounds of " + op->buffer->name);
+          (*st.data)[offs[l]] = RoundTo(st.dtype, Lane(v, l));
+        }
+        return;
+      }
+      case tir::StmtKind::kFor: {
+        const auto* op = s.as<tir::ForNode>();
+        int64_t mn = Scalar(op->min), ext = Scalar(op->extent);
+        for (int64_t i = mn; i < mn + ext; ++i) {
+          env[op->loop_var.get()] = {static_cast<double>(i)};
+          Exec(op->body);
+        }
+        return;
+      }
+      case tir::StmtKind::kSeqStmt:
+        for (const tir::Stmt& c : s.as<tir::SeqStmtNode>()->seq) Exec(c);
+        return;
+      case tir::StmtKind::kIfThenElse: {
+        const auto* op = s.as<tir::IfThenElseNode>();
+        if (Eval(op->condition)[0] != 0) Exec(op->then_case);
+        else if (op->else_case.defined()) Exec(op->else_case);
+        return;
+      }
+      case tir::StmtKind::kLetStmt: {
+        const auto* op = s.as<tir::LetStmtNode>();
+        env[op->var.get()] = Eval(op->value);
+        Exec(op->body);
+        return;
+      }
+      case tir::StmtKind::kEvaluate: return;
+      case tir::StmtKind::kAllocate: {
+        const auto* op = s.as<tir::AllocateNode>();
+        Alloc(op->buffer);
+        Exec(op->body);
+        return;
+      }
+      case tir::StmtKind::kBlock: {
+        const auto* b = s.as<tir::BlockNode>();
+        for (const tir::Buffer& buf : b->alloc_buffers) Alloc(buf);
+        Exec(b->body);
+        return;
+      }
+      case tir::StmtKind::kBlockRealize: {
+        const auto* r = s.as<tir::BlockRealizeNode>();
+        const tir::BlockNode* b = r->block_node();
+        std::vector<Lanes> vals;
+        for (const PrimExpr& v : r->iter_values) vals.push_back(Eval(v));
+        if (r->predicate.defined() && Eval(r->predicate)[0] == 0) return;
+        bool at_init = true;
+        for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+          env[b->iter_vars[i].var.get()] = vals[i];
+          if (b->iter_vars[i].iter_type != tir::IterVarType::kDataPar &&
+              vals[i][0] != Eval(b->iter_vars[i].dom.min)[0])
+            at_init = false;
+        }
+        for (const tir::Buffer& buf : b->alloc_buffers) Alloc(buf);
+        if (b->init.defined() && at_init) Exec(b->init);
+        Exec(b->body);
+        return;
+      }
+    }
+    throw std::runtime_error("unsupported statement");
+  }
+};
+
+}  // namespace
+
+void RunPrimFunc(const tir::PrimFunc& f, const std::vector<std::vector<double>*>& args) {
+  if (args.size() != f->params.size())
+    throw std::runtime_error("expected " + std::to_string(f->params.size()) + " arguments");
+  Interp in;
+  for (size_t i = 0; i < args.size(); ++i) {
+    int64_t n = 1;
+    for (const PrimExpr& e : f->params[i]->shape) n *= in.Scalar(e);
+    if (static_cast<int64_t>(args[i]->size()) != n)
+      throw std::runtime_error("argument " + std::to_string(i) + " has the wrong size");
+    in.Bind(f->params[i], args[i]);
+  }
+  in.Exec(f->body);
+}
+
+}  // namespace tessera::topi::testing

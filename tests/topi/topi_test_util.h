@@ -1,0 +1,30 @@
+// Shared helpers of the topi tests: random data, running a TE graph through create_prim_func
+// (optionally with the default x86 schedule) on the reference interpreter, and comparisons.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tessera/te/tensor.h"
+
+namespace tessera::topi::testing {
+
+using Data = std::vector<double>;
+
+/// n values uniform in [lo, hi), rounded to float32; deterministic per seed.
+Data Random(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0);
+
+enum class Mode { kUnscheduled, kScheduled };
+
+/// Lowers inputs + outputs with te::create_prim_func (scheduling it when asked), runs it on
+/// in_data and returns one array per output.
+std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
+                      const std::vector<Data>& in_data, Mode mode);
+
+/// Runs unscheduled and scheduled and checks both against `want` (relative + absolute tol).
+void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& output, const std::vector<Data>& in_data,
+                   const Data& want, double tol = 1e-4);
+
+void ExpectNear(const Data& got, const Data& want, double tol, const char* what);
+
+}  // namespace tessera::topi::testing
