@@ -27,6 +27,9 @@ inline void CpuRelax() {
 // between two back-to-back kernels, short enough not to burn a core when idle.
 constexpr int kSpinIterations = 1 << 12;
 
+constexpr uint64_t kClosed = uint64_t{1} << 31;
+constexpr uint64_t kJoinedMask = kClosed - 1;
+
 int DefaultNumThreads() {
   if (const char* env = std::getenv("TESSERA_NUM_THREADS")) {
     char* end = nullptr;
@@ -71,14 +74,16 @@ class Pool {
     std::unique_lock<std::mutex> lock(launch_mu_, std::try_to_lock);
     if (!lock.owns_lock()) return RunSerial(task, closure, n);  // another thread holds the pool
 
+    uint32_t epoch = ++job_epoch_;
+    if (epoch == 0) epoch = ++job_epoch_;  // 0 is every slot's initial value
     task_ = task;
     closure_ = closure;
     n_ = n;
     next_.store(1, std::memory_order_relaxed);  // task 0 is the caller's
     status_.store(0, std::memory_order_relaxed);
-    pending_.store(helpers, std::memory_order_relaxed);
+    state_.store(static_cast<uint64_t>(epoch) << 32, std::memory_order_release);  // open, none joined
     for (int w = 0; w < helpers; ++w) {
-      slots_[w].epoch.fetch_add(1, std::memory_order_release);
+      slots_[w].epoch.store(epoch, std::memory_order_release);
       slots_[w].epoch.notify_one();
     }
 
@@ -88,14 +93,16 @@ class Pool {
     RunTasks();
     t_in_parallel = false;
 
-    int32_t p = pending_.load(std::memory_order_acquire);
-    for (int i = 0; p != 0 && i < kSpinIterations; ++i) {
+    // Every task id is claimed: close the job so late workers stay out, then wait
+    // only for the workers that joined (not for ones the OS has not scheduled yet).
+    uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
+    for (int i = 0; (s & kJoinedMask) != 0 && i < kSpinIterations; ++i) {
       CpuRelax();
-      p = pending_.load(std::memory_order_acquire);
+      s = state_.load(std::memory_order_acquire);
     }
-    while (p != 0) {
-      pending_.wait(p, std::memory_order_acquire);
-      p = pending_.load(std::memory_order_acquire);
+    while ((s & kJoinedMask) != 0) {
+      state_.wait(s, std::memory_order_acquire);
+      s = state_.load(std::memory_order_acquire);
     }
     return status_.load(std::memory_order_relaxed);
   }
@@ -139,10 +146,21 @@ class Pool {
       }
       seen = e;
       if (stop_.load(std::memory_order_acquire)) return;
+      // Join job `e` unless it is already closed (or long gone).
+      uint64_t s = state_.load(std::memory_order_acquire);
+      bool joined = false;
+      while ((s >> 32) == e && !(s & kClosed)) {
+        if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+          joined = true;
+          break;
+        }
+      }
+      if (!joined) continue;
       t_in_parallel = true;
       RunTasks();
       t_in_parallel = false;
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+      uint64_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
+      if ((old & kClosed) && (old & kJoinedMask) == 1) state_.notify_one();
     }
   }
 
@@ -174,9 +192,13 @@ class Pool {
   TesseraParallelTaskFn task_ = nullptr;
   void* closure_ = nullptr;
   int32_t n_ = 0;
-  alignas(64) std::atomic<int32_t> next_{0};     // next task id to claim
-  alignas(64) std::atomic<int32_t> pending_{0};  // woken workers not yet done
-  std::atomic<int32_t> status_{0};               // a non-zero task result, if any
+  uint32_t job_epoch_ = 0;  // id of the latest launch (never 0)
+  alignas(64) std::atomic<int32_t> next_{0};  // next task id to claim
+  // The job's epoch (high 32 bits), kClosed, and how many workers joined and have
+  // not finished yet (low bits). Workers join with a CAS that fails once the caller
+  // closed the job or a newer job replaced it, so a late worker never touches it.
+  alignas(64) std::atomic<uint64_t> state_{0};
+  std::atomic<int32_t> status_{0};  // a non-zero task result, if any
 };
 
 }  // namespace

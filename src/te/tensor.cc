@@ -28,15 +28,14 @@ void Register(const std::shared_ptr<const OperationNode>& op) {
 class BodyInspector : public tir::StmtExprVisitor {
  public:
   std::vector<Tensor> inputs;
-  int reduce_depth = 0;
+  const ir::PrimExprNode* top = nullptr;  // the compute body: the only place a reduction may be
   const std::string* name = nullptr;
 
  protected:
   void VisitExprExtension_(const PrimExpr& e) override {
     if (auto* r = e.as<ReduceNode>()) {
-      TESSERA_CHECK(reduce_depth == 0, "compute '", *name,
+      TESSERA_CHECK(e.get() == top, "compute '", *name,
                     "': a reduction (sum / max / min / prod) may only be the whole body of a compute");
-      ++reduce_depth;
       VisitExpr(r->source);
       return;
     }
@@ -130,6 +129,7 @@ Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::strin
   if (auto* r = op->body.as<ReduceNode>()) op->reduce_axis = r->axis;
   BodyInspector inspect;
   inspect.name = &name;
+  inspect.top = op->body.get();
   inspect.VisitExpr(op->body);
   op->inputs = std::move(inspect.inputs);
   op->buffer = Buffer::make(name, op->body.dtype(), std::move(shape));

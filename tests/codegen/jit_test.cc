@@ -352,7 +352,10 @@ TEST(CodegenJIT, ExpOverTheWholeFloatRange) {
         ASSERT_NEAR(got, ref, 3e-7 * ref + 1.5e-45) << x;
       }
     }
-    if (!std::isnan(x)) ASSERT_NEAR(gd[k], sref, 1e-6 * sref + 1e-40) << x;
+    // sigmoid(x) for x < -88.7 underflows to 0 in float32 (exp(-x) overflows), as with libm.
+    if (!std::isnan(x)) {
+      ASSERT_NEAR(gd[k], sref, 1e-6 * sref + 1e-37) << x;
+    }
   }
 }
 

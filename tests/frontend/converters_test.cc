@@ -86,7 +86,8 @@ TEST(Converters, ClipOpset6AttrsVsOpset11Inputs) {
   ModelBuilder::AttrFloat(n, "min", 0.f);
   ModelBuilder::AttrFloat(n, "max", 6.f);
   a.Output("y", {4});
-  const CallNode* c = FindCall(Body(a.Import()), "clip");
+  ImportResult ra = a.Import();  // keeps the nodes alive while `c` points into them
+  const CallNode* c = FindCall(Body(ra), "clip");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->attrs.GetDouble("a_min"), 0.0);
   EXPECT_EQ(c->attrs.GetDouble("a_max"), 6.0);
@@ -97,7 +98,8 @@ TEST(Converters, ClipOpset6AttrsVsOpset11Inputs) {
   b.InitFloats("hi", {}, {1.5f});
   b.Node("Clip", {"x", "lo", "hi"}, {"y"});
   b.Output("y", {4});
-  c = FindCall(Body(b.Import()), "clip");
+  ImportResult rb = b.Import();
+  c = FindCall(Body(rb), "clip");
   EXPECT_EQ(c->attrs.GetDouble("a_min"), -1.0);
   EXPECT_EQ(c->attrs.GetDouble("a_max"), 1.5);
 
@@ -106,7 +108,8 @@ TEST(Converters, ClipOpset6AttrsVsOpset11Inputs) {
   onlymax.InitFloats("hi", {}, {2.f});
   onlymax.Node("Clip", {"x", "", "hi"}, {"y"});
   onlymax.Output("y", {4});
-  c = FindCall(Body(onlymax.Import()), "clip");
+  ImportResult rm = onlymax.Import();
+  c = FindCall(Body(rm), "clip");
   EXPECT_LT(c->attrs.GetDouble("a_min"), -1e30);
   EXPECT_EQ(c->attrs.GetDouble("a_max"), 2.0);
 }

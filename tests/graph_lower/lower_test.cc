@@ -67,7 +67,9 @@ TEST(GraphLower, RegisterComputesIsIdempotentAndCoversTheOps) {
     EXPECT_TRUE(have.count(op)) << op;
   }
   for (const char* op : {"reshape", "transpose", "concatenate", "take", "strided_slice", "expand_dims", "squeeze"}) {
-    if (graph::OpRegistry::Global().Has(op)) EXPECT_TRUE(have.count(op)) << op;
+    if (graph::OpRegistry::Global().Has(op)) {
+      EXPECT_TRUE(have.count(op)) << op;
+    }
   }
 }
 

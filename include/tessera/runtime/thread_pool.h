@@ -1,11 +1,14 @@
 // The runtime thread pool: runs the parallel loops of generated kernels.
 //
 // One process-wide pool of persistent workers (created once, re-created only by
-// SetNumThreads). A launch of n tasks wakes min(n, NumThreads()) - 1 workers;
+// SetNumThreads). A launch of n tasks signals min(n, NumThreads()) - 1 workers;
 // the calling thread runs task 0 and then, like the workers, claims the remaining
-// task ids from a shared counter, so any thread may run any task id. Idle workers
-// spin for a few tens of microseconds (back-to-back kernels find them awake) and
-// then block on a futex (std::atomic::wait), so an idle process uses no CPU.
+// task ids from a shared counter, so any thread may run any task id. Once every id
+// is claimed the caller closes the launch and waits only for the workers that
+// joined it: a worker the OS has not scheduled yet never delays a launch (the
+// caller then simply ran more tasks itself). Idle workers spin for a few tens of
+// microseconds (back-to-back kernels find them awake) and then block on a futex
+// (std::atomic::wait), so an idle process uses no CPU.
 //
 // Nesting and concurrency: a launch from inside a task, or while another thread's
 // launch holds the pool, runs its tasks serially on the calling thread (never a

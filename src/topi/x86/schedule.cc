@@ -97,6 +97,67 @@ bool StoresContiguously(const tir::BlockNode* b, const tir::IterVar& iv) {
   return store && !store->indices.empty() && store->indices.back().get() == iv.var.get();
 }
 
+// Whether the loop var is bound directly to a reduction iter var of the block.
+bool IsReductionLoop(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var) {
+  const tir::BlockNode* b = r->block_node();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i)
+    if (r->iter_values[i].get() == loop_var) return b->iter_vars[i].iter_type == tir::IterVarType::kCommReduce;
+  return false;
+}
+
+// Splits off (when longer than the lane count) and returns the lane loop of spatial.back(),
+// updating `spatial` to the loops left for parallelization. Undefined when there is none.
+LoopRV SplitLanes(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
+  LoopRV inner = spatial.back();
+  const int64_t ext = ConstExtent(sch, inner);
+  const int64_t lanes = opt.vector_lanes;
+  if (ext > 1 && ext <= lanes) {
+    spatial.pop_back();
+    return inner;
+  }
+  if (ext > lanes && (ext % lanes == 0 || opt.vectorize_partial)) {
+    std::vector<LoopRV> parts = sch.split(inner, {-1, lanes});
+    spatial.back() = parts[0];
+    return parts[1];
+  }
+  return LoopRV();
+}
+
+// An elementwise-style block: vectorize its innermost (spatial) loop.
+void VectorizeInner(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
+  try {
+    LoopRV lane = SplitLanes(sch, spatial, opt);
+    if (lane.defined()) sch.vectorize(lane);
+  } catch (const ScheduleError&) {
+    // Leave the loop serial: still correct.
+  }
+}
+
+// A reduction block: the lane loop goes inside the reduction loops; the init is decomposed
+// into its own block so both loops hold a single block and can be vectorized.
+void VectorizeReduction(Schedule& sch, const BlockRV& block, std::vector<LoopRV>& spatial,
+                        const std::vector<LoopRV>& reduction, const ScheduleOptions& opt) {
+  try {
+    LoopRV lane = SplitLanes(sch, spatial, opt);
+    if (!lane.defined()) return;
+    std::vector<LoopRV> order = reduction;
+    order.push_back(lane);
+    sch.reorder(order);
+    BlockRV init = sch.decompose_reduction(block, reduction.front());
+    sch.vectorize(lane);
+    // The init's own lane loop (decompose_reduction re-creates the spatial loops under
+    // `reduction.front()` for it); never one of the outer loops it shares with the update.
+    std::vector<LoopRV> init_loops = sch.get_loops(init);
+    if (init_loops.empty()) return;
+    const ir::VarNode* v = sch.GetFor(init_loops.back())->loop_var.get_var();
+    for (const LoopRV& l : spatial)
+      if (sch.GetFor(l)->loop_var.get_var() == v) return;
+    sch.vectorize(init_loops.back());
+  } catch (const ScheduleError&) {
+    // Whatever was applied is a valid schedule; the rest stays serial.
+  }
+}
+
 // Step 2 for one block: fuse + parallelize the outer spatial loops, vectorize the inner one.
 void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   BlockRV block = sch.get_block(name);
@@ -114,21 +175,14 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   }
   if (spatial.empty()) return;
 
-  if (opt.vectorize && spatial.size() == loops.size() && StoresContiguously(r->block_node(), *inner_iv)) {
-    LoopRV inner = spatial.back();
-    const int64_t ext = ConstExtent(sch, inner);
-    const int64_t lanes = opt.vector_lanes;
-    try {
-      if (ext > 1 && ext <= lanes) {
-        sch.vectorize(inner);
-        spatial.pop_back();
-      } else if (ext > lanes && (ext % lanes == 0 || opt.vectorize_partial)) {
-        std::vector<LoopRV> parts = sch.split(inner, {-1, lanes});
-        spatial.back() = parts[0];
-        sch.vectorize(parts[1]);
-      }
-    } catch (const ScheduleError&) {
-      // Leave the loop serial: still correct.
+  std::vector<LoopRV> reduction(loops.begin() + spatial.size(), loops.end());
+  bool reduction_loops_ok = true;
+  for (const LoopRV& l : reduction) reduction_loops_ok &= IsReductionLoop(r, sch.GetFor(l)->loop_var.get_var());
+  if (opt.vectorize && StoresContiguously(r->block_node(), *inner_iv)) {
+    if (reduction.empty()) {
+      VectorizeInner(sch, spatial, opt);
+    } else if (opt.vectorize_reductions && reduction_loops_ok) {
+      VectorizeReduction(sch, block, spatial, reduction, opt);
     }
   }
 

@@ -8,6 +8,10 @@
 //      below `min_parallel_extent` (batch 1 gives no parallelism alone) and the result is
 //      parallelized; when the innermost loop is spatial and indexes the last (contiguous)
 //      dim of the output, it is vectorized, split by `vector_lanes` first when larger.
+//      For a reduction block whose innermost spatial loop indexes the output's last dim, that
+//      loop (or its inner split part) is moved inside the reduction loops, the init is split
+//      off with decompose_reduction, and both the update's and the init's lane loops are
+//      vectorized (out[.., x:x+16] += ... per reduction step).
 // Extents that do not divide by the lane count are split with a predicate (or, with
 // `vectorize_partial` off, left unvectorized). Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
@@ -31,6 +35,7 @@ struct ScheduleOptions {
   bool parallelize = true;
   bool vectorize = true;
   bool vectorize_partial = true;     ///< vectorize a predicated (non-dividing) split
+  bool vectorize_reductions = true;  ///< move the lane loop of a reduction inside its reduction loops
 };
 
 /// A copy of `func` whose blocks have unique names.
