@@ -86,6 +86,13 @@ class TEBuilder {
     }
     std::vector<Tensor> out = f(call.attrs, inputs, e->checked_type());
     TESSERA_ICHECK(!out.empty(), "the compute of ", op->name, " returned no tensor");
+    // The compute must agree with the op's type relation, or the kernel's buffers would not.
+    if (const auto* tt = e->checked_type()->as<graph::TensorTypeNode>()) {
+      auto want = graph::StaticShape(tt->shape);
+      TESSERA_ICHECK(out.size() == 1 && want && topi::ConstShape(out[0]) == *want && out[0].dtype() == tt->dtype,
+                     "the compute of ", op->name, " disagrees with its type relation (", graph::TypeStr(e->checked_type()),
+                     ") in function '", fn_name_, "'");
+    }
     return out;
   }
 

@@ -1,6 +1,7 @@
 // FuseOps: IR before -> IR expected after, compared as printed text of hand-built modules.
 #include <gtest/gtest.h>
 
+#include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
 #include "tessera/graph/transform/fuse_ops.h"
