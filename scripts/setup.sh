@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
-  libdnnl-dev libopenblas-dev
+  libdnnl-dev libopenblas-dev libzip-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
 )
 PIP_PACKAGES=(numpy onnx onnxruntime pytest)

@@ -37,7 +37,7 @@ struct Linear {
   void Add(const PrimExpr& term, int64_t coeff) {
     if (coeff == 0) return;
     for (auto& [t, c] : terms) {
-      if (StructuralEqual(t, term)) {
+      if (ExprStructuralEqual(t, term)) {
         c += coeff;
         return;
       }
@@ -116,7 +116,7 @@ class Simplifier {
         if (!mod || k == 0 || !as_const_int(mod->b, &c)) continue;
         for (size_t j = 0; j < l->terms.size(); ++j) {
           auto* div = l->terms[j].first.as<FloorDivNode>();
-          if (!div || l->terms[j].second != k * c || !is_const_int(div->b, c) || !StructuralEqual(div->a, mod->a)) {
+          if (!div || l->terms[j].second != k * c || !is_const_int(div->b, c) || !ExprStructuralEqual(div->a, mod->a)) {
             continue;
           }
           Linear x = ToLinear(mod->a);
@@ -166,7 +166,7 @@ class Simplifier {
         PrimExpr tv = Simplify(s->true_value), fv = Simplify(s->false_value);
         int64_t v;
         if (as_const_int(c, &v)) return v ? tv : fv;
-        if (StructuralEqual(tv, fv)) return tv;
+        if (ExprStructuralEqual(tv, fv)) return tv;
         return SelectNode::make(c, tv, fv);
       }
       case ExprKind::kCast: {
@@ -299,7 +299,7 @@ class Simplifier {
         return v ? x : other;
       }
     }
-    if (StructuralEqual(a, b)) return a;
+    if (ExprStructuralEqual(a, b)) return a;
     return PrimExpr();
   }
 

@@ -9,16 +9,17 @@
 #include <iostream>
 #include <sstream>
 
-#include "tessera/codegen/codegen.h"
+#include "tessera/codegen/codegen_llvm.h"
 #include "tessera/codegen/target.h"
 #include "tessera/driver/graph_executor_codegen.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
 #include "tessera/graph/transform/fuse_ops.h"
+#include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/tir/printer.h"
-#include "tessera/tir/transform/lower_to_flat.h"
+#include "tessera/tir/transform/lower.h"
 
 namespace tessera::driver {
 namespace {
@@ -83,7 +84,7 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
 
   auto dump_tir = [&] {
     std::string s;
-    for (const auto& f : out.kernels.functions()) s += tir::PrintPrimFunc(f) + "\n";
+    for (const auto& f : out.kernels.functions()) s += tir::AsText(f) + "\n";
     return s;
   };
   tir::IRModule scheduled;
@@ -91,10 +92,12 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
     for (const auto& [name, fn] : out.plan.kernels) scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name));
   }, [&] {
     std::string s;
-    for (const auto& f : scheduled.functions()) s += tir::PrintPrimFunc(f) + "\n";
+    for (const auto& f : scheduled.functions()) s += tir::AsText(f) + "\n";
     return s;
   });
-  pipeline.Run("LowerToFlat", [&] { out.kernels = tir::transform::LowerToFlat(scheduled); }, dump_tir);
+  pipeline.Run("LowerToFlat", [&] {
+    out.kernels = scheduled.Map([](const tir::PrimFunc& f) { return tir::transform::LowerToFlat(f); });
+  }, dump_tir);
   out.params_blob = runtime::SaveParams(out.plan.params);
   return out;
 }

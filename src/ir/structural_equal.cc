@@ -134,10 +134,10 @@ size_t ExprHasher::Hash(const PrimExpr& e) {
   }
 }
 
-bool StructuralEqual(const PrimExpr& a, const PrimExpr& b, bool map_free_vars) {
+bool ExprStructuralEqual(const PrimExpr& a, const PrimExpr& b, bool map_free_vars) {
   return ExprComparator(map_free_vars).Equal(a, b);
 }
 
-size_t StructuralHash(const PrimExpr& e) { return ExprHasher().Hash(e); }
+size_t ExprStructuralHash(const PrimExpr& e) { return ExprHasher().Hash(e); }
 
 }  // namespace tessera::ir

@@ -40,8 +40,8 @@ int DefaultNumThreads() {
   return hw ? static_cast<int>(hw) : 1;
 }
 
-// One per worker, on its own cache line: the caller bumps `epoch` to hand the
-// worker the current job, and the worker waits on it.
+// One per worker, on its own cache line: the caller stores the job's epoch there
+// to signal the worker, and the worker waits on it.
 struct alignas(64) WorkerSlot {
   std::atomic<uint32_t> epoch{0};
 };

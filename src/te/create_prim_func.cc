@@ -3,7 +3,7 @@
 #include <set>
 
 #include "tessera/arith/analyzer.h"
-#include "tessera/ir/structural_equal.h"
+#include "tessera/tir/structural_equal.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/functor.h"
 
@@ -39,7 +39,7 @@ BufferRegion RegionOf(const Buffer& buf, const std::vector<std::vector<PrimExpr>
   r.buffer = buf;
   for (int d = 0; d < buf.ndim(); ++d) {
     bool same = true;
-    for (const auto& acc : accesses) same &= ir::StructuralEqual(acc[d], accesses[0][d]);
+    for (const auto& acc : accesses) same &= tir::StructuralEqual(acc[d], accesses[0][d]);
     DataType t = accesses[0][d].dtype();
     if (same) {
       r.region.emplace_back(accesses[0][d], ir::make_const(t, int64_t{1}));

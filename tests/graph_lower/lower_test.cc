@@ -11,6 +11,7 @@
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
 #include "tessera/tir/functor.h"
+#include "tessera/tir/transform/lower.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
 
@@ -34,11 +35,13 @@ graph::Function Primitive(std::vector<graph::Var> params, Expr body) {
   return graph::FunctionNode::make(std::move(params), std::move(body), nullptr, a);
 }
 
-// Runs the lowered kernel (both with and without the default schedule); returns the outputs.
+// Runs the lowered kernel unscheduled, scheduled, and scheduled + LowerToFlat; checks they
+// agree and returns the outputs.
 std::vector<Data> RunBoth(const graph::Function& fn, const std::vector<Data>& inputs, std::vector<size_t> out_sizes) {
   std::vector<Data> results;
-  for (bool schedule : {false, true}) {
-    tir::PrimFunc f = LowerPrimitiveFunction(fn, "fused", schedule);
+  for (int mode = 0; mode < 3; ++mode) {
+    tir::PrimFunc f = LowerPrimitiveFunction(fn, "fused", mode > 0);
+    if (mode == 2) f = tir::transform::LowerToFlat(f);
     EXPECT_EQ(f->params.size(), inputs.size() + out_sizes.size());
     std::vector<Data> storage = inputs;
     for (size_t n : out_sizes) storage.emplace_back(n, -777.0);
@@ -47,7 +50,8 @@ std::vector<Data> RunBoth(const graph::Function& fn, const std::vector<Data>& in
     topi::testing::RunPrimFunc(f, ptrs);
     std::vector<Data> outs(storage.begin() + inputs.size(), storage.end());
     if (!results.empty()) {
-      for (size_t i = 0; i < outs.size(); ++i) topi::testing::ExpectNear(outs[i], results[i], 1e-5, "scheduled");
+      const char* what = mode == 1 ? "scheduled" : "scheduled + flat";
+      for (size_t i = 0; i < outs.size(); ++i) topi::testing::ExpectNear(outs[i], results[i], 1e-5, what);
     } else {
       results = outs;
     }

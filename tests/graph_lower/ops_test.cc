@@ -7,7 +7,9 @@
 
 #include "tessera/graph/expr.h"
 #include "tessera/graph/infer_type.h"
+#include "tessera/graph/op_registry.h"
 #include "tessera/graph_lower/lower.h"
+#include "tessera/tir/transform/lower.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
 
@@ -50,8 +52,10 @@ Data LowerAndRun(const OpCase& c) {
   int64_t n = 1;
   for (int64_t d : *out_shape) n *= d;
   Data first;
-  for (bool schedule : {false, true}) {
+  for (int mode = 0; mode < 3; ++mode) {
+    const bool schedule = mode > 0;
     tir::PrimFunc f = LowerPrimitiveFunction(fn, "k", schedule);
+    if (mode == 2) f = tir::transform::LowerToFlat(f);
     std::vector<Data> storage = inputs;
     storage.emplace_back(n, -777.0);
     std::vector<Data*> ptrs;
@@ -63,25 +67,24 @@ Data LowerAndRun(const OpCase& c) {
   return first;
 }
 
-Attrs A(std::initializer_list<std::pair<std::string, graph::AttrValue>> items) { return Attrs(items); }
 using V = std::vector<int64_t>;
 
 TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
   std::vector<OpCase> cases = {
-      {"nn.conv2d", {{1, 4, 7, 7}, {4, 2, 3, 3}}, A({{"strides", V{2, 2}}, {"padding", V{1, 1, 1, 1}}, {"groups", int64_t{2}}})},
-      {"nn.bias_add", {{2, 3, 4}, {3}}, A({{"axis", int64_t{1}}})},
+      {"nn.conv2d", {{1, 4, 7, 7}, {4, 2, 3, 3}}, Attrs({{"strides", V{2, 2}}, {"padding", V{1, 1, 1, 1}}, {"groups", int64_t{2}}})},
+      {"nn.bias_add", {{2, 3, 4}, {3}}, Attrs({{"axis", int64_t{1}}})},
       {"nn.dense", {{3, 5}, {4, 5}}, {}},
       {"nn.matmul", {{2, 3, 5}, {5, 4}}, {}},
       {"nn.batch_matmul", {{2, 3, 5}, {1, 4, 5}}, {}},
-      {"nn.max_pool2d", {{1, 2, 7, 7}}, A({{"pool_size", V{3, 3}}, {"strides", V{2, 2}}, {"ceil_mode", int64_t{1}}})},
-      {"nn.avg_pool2d", {{1, 2, 7, 7}}, A({{"pool_size", V{3, 3}}, {"strides", V{2, 2}}, {"padding", V{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}})},
+      {"nn.max_pool2d", {{1, 2, 7, 7}}, Attrs({{"pool_size", V{3, 3}}, {"strides", V{2, 2}}, {"ceil_mode", int64_t{1}}})},
+      {"nn.avg_pool2d", {{1, 2, 7, 7}}, Attrs({{"pool_size", V{3, 3}}, {"strides", V{2, 2}}, {"padding", V{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}})},
       {"nn.global_avg_pool2d", {{1, 3, 4, 5}}, {}},
-      {"nn.softmax", {{2, 7}}, A({{"axis", int64_t{-1}}})},
-      {"nn.batch_norm", {{1, 3, 2, 2}, {3}, {3}, {3}, {3}}, A({{"axis", int64_t{1}}, {"epsilon", 1e-5}})},
+      {"nn.softmax", {{2, 7}}, Attrs({{"axis", int64_t{-1}}})},
+      {"nn.batch_norm", {{1, 3, 2, 2}, {3}, {3}, {3}, {3}}, Attrs({{"axis", int64_t{1}}, {"epsilon", 1e-5}})},
       {"nn.relu", {{5}}, {}},
-      {"clip", {{5}}, A({{"a_min", 0.5}, {"a_max", 1.5}})},
+      {"clip", {{5}}, Attrs({{"a_min", 0.5}, {"a_max", 1.5}})},
       {"sigmoid", {{5}}, {}},
-      {"hard_sigmoid", {{5}}, A({{"alpha", 0.3}, {"beta", 0.4}})},
+      {"hard_sigmoid", {{5}}, Attrs({{"alpha", 0.3}, {"beta", 0.4}})},
       {"hard_swish", {{5}}, {}},
       {"exp", {{5}}, {}},
       {"log", {{5}}, {}},
@@ -90,7 +93,7 @@ TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
       {"negative", {{5}}, {}},
       {"abs", {{5}}, {}},
       {"copy", {{5}}, {}},
-      {"cast", {{5}}, A({{"dtype", std::string("int32")}})},
+      {"cast", {{5}}, Attrs({{"dtype", std::string("int32")}})},
       {"add", {{2, 3}, {3}}, {}},
       {"subtract", {{2, 3}, {2, 1}}, {}},
       {"multiply", {{2, 3}, {3}}, {}},
@@ -98,18 +101,18 @@ TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
       {"power", {{2, 3}, {3}}, {}},
       {"maximum", {{2, 3}, {3}}, {}},
       {"minimum", {{2, 3}, {3}}, {}},
-      {"reshape", {{2, 6}}, A({{"newshape", V{3, -1}}})},
-      {"transpose", {{2, 3, 4}}, A({{"axes", V{1, 2, 0}}})},
-      {"concatenate", {{2, 3}, {2, 2}}, A({{"axis", int64_t{1}}})},
-      {"take", {{4, 3}, {2}}, A({{"axis", int64_t{0}}, {"mode", std::string("wrap")}}), {f32, DataType::Int(64)}},
-      {"strided_slice", {{5, 6}}, A({{"begin", V{-1, 0}}, {"end", V{-100, 6}}, {"strides", V{-2, 2}}})},
-      {"expand_dims", {{2, 3}}, A({{"axis", int64_t{1}}, {"num_newaxis", int64_t{2}}})},
-      {"squeeze", {{2, 1, 3}}, A({{"axis", V{1}}})},
-      {"sum", {{2, 3, 4}}, A({{"axis", V{1}}, {"keepdims", int64_t{1}}})},
-      {"mean", {{2, 3, 4}}, A({{"axis", V{0, 2}}})},
-      {"max", {{2, 3, 4}}, A({{"axis", V{2}}, {"exclude", int64_t{1}}})},
+      {"reshape", {{2, 6}}, Attrs({{"newshape", V{3, -1}}})},
+      {"transpose", {{2, 3, 4}}, Attrs({{"axes", V{1, 2, 0}}})},
+      {"concatenate", {{2, 3}, {2, 2}}, Attrs({{"axis", int64_t{1}}})},
+      {"take", {{4, 3}, {2}}, Attrs({{"axis", int64_t{0}}, {"mode", std::string("wrap")}}), {f32, DataType::Int(64)}},
+      {"strided_slice", {{5, 6}}, Attrs({{"begin", V{-1, 0}}, {"end", V{-100, 6}}, {"strides", V{-2, 2}}})},
+      {"expand_dims", {{2, 3}}, Attrs({{"axis", int64_t{1}}, {"num_newaxis", int64_t{2}}})},
+      {"squeeze", {{2, 1, 3}}, Attrs({{"axis", V{1}}})},
+      {"sum", {{2, 3, 4}}, Attrs({{"axis", V{1}}, {"keepdims", int64_t{1}}})},
+      {"mean", {{2, 3, 4}}, Attrs({{"axis", V{0, 2}}})},
+      {"max", {{2, 3, 4}}, Attrs({{"axis", V{2}}, {"exclude", int64_t{1}}})},
       {"min", {{2, 3, 4}}, {}},
-      {"prod", {{2, 3}}, A({{"axis", V{1}}})},
+      {"prod", {{2, 3}}, Attrs({{"axis", V{1}}})},
   };
   for (const OpCase& c : cases) {
     SCOPED_TRACE(c.op);
@@ -122,10 +125,10 @@ TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
 
 TEST(GraphLowerOps, AttrsReachTheCompute) {
   // hard_sigmoid with alpha / beta, clip bounds, take wrap mode: spot values.
-  Data hs = LowerAndRun({"hard_sigmoid", {{5}}, A({{"alpha", 0.3}, {"beta", 0.4}})});
+  Data hs = LowerAndRun({"hard_sigmoid", {{5}}, Attrs({{"alpha", 0.3}, {"beta", 0.4}})});
   Data x = topi::testing::Random(5, 10, 0.1, 2);
   for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(hs[i], std::clamp(0.3 * x[i] + 0.4, 0.0, 1.0), 1e-6);
-  Data cl = LowerAndRun({"clip", {{5}}, A({{"a_min", 0.5}, {"a_max", 1.5}})});
+  Data cl = LowerAndRun({"clip", {{5}}, Attrs({{"a_min", 0.5}, {"a_max", 1.5}})});
   for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(cl[i], std::clamp(x[i], 0.5, 1.5), 1e-6);
 }
 

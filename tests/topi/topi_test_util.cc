@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
+#include "tessera/tir/transform/lower.h"
 #include "tessera/topi/util.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
+#ifdef TESSERA_TOPI_TEST_JIT
+#include "tessera/codegen/codegen_llvm.h"
+#include "tessera/runtime/ndarray.h"
+#endif
 
 namespace tessera::topi::testing {
 
@@ -19,17 +25,72 @@ Data Random(size_t n, uint32_t seed, double lo, double hi) {
   return d;
 }
 
+bool HaveJIT() {
+#ifdef TESSERA_TOPI_TEST_JIT
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+#ifdef TESSERA_TOPI_TEST_JIT
+template <typename T>
+void CopyIn(const Data& d, void* p) {
+  for (size_t i = 0; i < d.size(); ++i) static_cast<T*>(p)[i] = static_cast<T>(d[i]);
+}
+template <typename T>
+void CopyOut(const void* p, Data* d) {
+  for (size_t i = 0; i < d->size(); ++i) (*d)[i] = static_cast<double>(static_cast<const T*>(p)[i]);
+}
+
+// Converts between the tests' doubles and the buffer's element type.
+void Convert(DataType t, Data* d, void* p, bool in) {
+  if (t == DataType::Float(32)) in ? CopyIn<float>(*d, p) : CopyOut<float>(p, d);
+  else if (t == DataType::Float(64)) in ? CopyIn<double>(*d, p) : CopyOut<double>(p, d);
+  else if (t == DataType::Int(32)) in ? CopyIn<int32_t>(*d, p) : CopyOut<int32_t>(p, d);
+  else if (t == DataType::Int(64)) in ? CopyIn<int64_t>(*d, p) : CopyOut<int64_t>(p, d);
+  else FAIL() << "JIT test harness: unsupported dtype " << t.str();
+}
+
+void RunJIT(const tir::PrimFunc& flat, std::vector<Data>& storage) {
+  tir::IRModule mod;
+  mod.Add(flat);
+  runtime::Module m = codegen::BuildJIT(mod, codegen::Target::Host());
+  std::vector<runtime::NDArray> arrays;
+  std::vector<void*> args;
+  for (size_t i = 0; i < storage.size(); ++i) {
+    DataType t = flat->params[i]->dtype;
+    arrays.push_back(runtime::NDArray::Empty({static_cast<int64_t>(storage[i].size())}, t));
+    Convert(t, &storage[i], arrays.back().raw_data(), true);
+    args.push_back(arrays.back().raw_data());
+  }
+  ASSERT_EQ(m.GetKernel(flat->name)(args.data()), 0);
+  for (size_t i = 0; i < storage.size(); ++i) Convert(flat->params[i]->dtype, &storage[i], arrays[i].raw_data(), false);
+}
+#endif
+
+}  // namespace
+
 std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
                       const std::vector<Data>& in_data, Mode mode) {
   std::vector<te::Tensor> args = inputs;
   args.insert(args.end(), outputs.begin(), outputs.end());
   tir::PrimFunc f = te::create_prim_func(args, "kernel");
-  if (mode == Mode::kScheduled) f = x86::DefaultSchedule(f);
+  if (mode != Mode::kUnscheduled) f = x86::DefaultSchedule(f);
+  if (mode == Mode::kScheduledFlat || mode == Mode::kJIT) f = tir::transform::LowerToFlat(f);
   std::vector<Data> storage = in_data;
-  for (const te::Tensor& o : outputs) storage.emplace_back(static_cast<size_t>(Product(ConstShape(o))), 0.0);
-  std::vector<Data*> ptrs;
-  for (Data& d : storage) ptrs.push_back(&d);
-  RunPrimFunc(f, ptrs);
+  for (const te::Tensor& o : outputs) storage.emplace_back(static_cast<size_t>(Product(ConstShape(o))), -777.0);
+  if (mode == Mode::kJIT) {
+#ifdef TESSERA_TOPI_TEST_JIT
+    RunJIT(f, storage);
+#endif
+  } else {
+    std::vector<Data*> ptrs;
+    for (Data& d : storage) ptrs.push_back(&d);
+    RunPrimFunc(f, ptrs);
+  }
   return std::vector<Data>(storage.begin() + inputs.size(), storage.end());
 }
 
@@ -48,6 +109,8 @@ void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& outp
                    const Data& want, double tol) {
   ExpectNear(Run(inputs, {output}, in_data, Mode::kUnscheduled)[0], want, tol, "unscheduled");
   ExpectNear(Run(inputs, {output}, in_data, Mode::kScheduled)[0], want, tol, "scheduled (x86 default)");
+  ExpectNear(Run(inputs, {output}, in_data, Mode::kScheduledFlat)[0], want, tol, "scheduled, lowered to flat");
+  if (HaveJIT()) ExpectNear(Run(inputs, {output}, in_data, Mode::kJIT)[0], want, tol, "scheduled, LLVM JIT");
 }
 
 }  // namespace tessera::topi::testing

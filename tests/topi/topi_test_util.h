@@ -14,14 +14,22 @@ using Data = std::vector<double>;
 /// n values uniform in [lo, hi), rounded to float32; deterministic per seed.
 Data Random(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0);
 
-enum class Mode { kUnscheduled, kScheduled };
+enum class Mode {
+  kUnscheduled,    ///< create_prim_func, block form, interpreted
+  kScheduled,      ///< + the default x86 schedule, block form, interpreted
+  kScheduledFlat,  ///< + tir::transform::LowerToFlat, flat form, interpreted
+  kJIT,            ///< + LLVM codegen::BuildJIT on the host, run natively
+};
+
+/// Whether this build has the LLVM codegen (Mode::kJIT).
+bool HaveJIT();
 
 /// Lowers inputs + outputs with te::create_prim_func (scheduling it when asked), runs it on
 /// in_data and returns one array per output.
 std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
                       const std::vector<Data>& in_data, Mode mode);
 
-/// Runs unscheduled and scheduled and checks both against `want` (relative + absolute tol).
+/// Runs every mode (kJIT when HaveJIT()) and checks each against `want` (relative + absolute tol).
 void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& output, const std::vector<Data>& in_data,
                    const Data& want, double tol = 1e-4);
 

@@ -67,7 +67,11 @@ inline size_t HashCombine(size_t seed, size_t v) {
   return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
 
-bool StructuralEqual(const PrimExpr& a, const PrimExpr& b, bool map_free_vars = false);
-size_t StructuralHash(const PrimExpr& e);
+/// Expression-only forms for layers below tir (BufferLoad compared by identity).
+/// Code that can see TensorIR uses tir::StructuralEqual / StructuralHash
+/// (tir/structural_equal.h), which also compare BufferLoads, Stmts and PrimFuncs;
+/// the names differ so that the two never form an ambiguous overload set via ADL.
+bool ExprStructuralEqual(const PrimExpr& a, const PrimExpr& b, bool map_free_vars = false);
+size_t ExprStructuralHash(const PrimExpr& e);
 
 }  // namespace tessera::ir

@@ -105,22 +105,33 @@ bool IsReductionLoop(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var
   return false;
 }
 
-// Splits off (when longer than the lane count) and returns the lane loop of spatial.back(),
+// The lane count for a loop of extent ext: the whole loop when it fits one register; else
+// the full lane count or half / a quarter of it when that divides ext (no predicate, so
+// VectorizeLoop can emit plain vector code); else the full lane count with a predicate
+// (vectorize_partial). 0 when the loop should stay serial.
+int64_t LaneFactor(int64_t ext, const ScheduleOptions& opt) {
+  const int64_t lanes = opt.vector_lanes;
+  if (ext <= 1) return 0;
+  if (ext <= lanes) return ext;
+  for (int64_t f = lanes; f >= 4 && f >= lanes / 4; f /= 2)
+    if (ext % f == 0) return f;
+  return opt.vectorize_partial ? lanes : 0;
+}
+
+// Splits off (when longer than the lane factor) and returns the lane loop of spatial.back(),
 // updating `spatial` to the loops left for parallelization. Undefined when there is none.
 LoopRV SplitLanes(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
   LoopRV inner = spatial.back();
   const int64_t ext = ConstExtent(sch, inner);
-  const int64_t lanes = opt.vector_lanes;
-  if (ext > 1 && ext <= lanes) {
+  const int64_t f = LaneFactor(ext, opt);
+  if (f == 0) return LoopRV();
+  if (f == ext) {
     spatial.pop_back();
     return inner;
   }
-  if (ext > lanes && (ext % lanes == 0 || opt.vectorize_partial)) {
-    std::vector<LoopRV> parts = sch.split(inner, {-1, lanes});
-    spatial.back() = parts[0];
-    return parts[1];
-  }
-  return LoopRV();
+  std::vector<LoopRV> parts = sch.split(inner, {-1, f});
+  spatial.back() = parts[0];
+  return parts[1];
 }
 
 // An elementwise-style block: vectorize its innermost (spatial) loop.

@@ -7,13 +7,14 @@
 //      reduction loops are handled: the outer ones are fused while their combined extent is
 //      below `min_parallel_extent` (batch 1 gives no parallelism alone) and the result is
 //      parallelized; when the innermost loop is spatial and indexes the last (contiguous)
-//      dim of the output, it is vectorized, split by `vector_lanes` first when larger.
+//      dim of the output, it is vectorized, split first when longer than `vector_lanes`
+//      (by vector_lanes, or half / a quarter of it when that divides the extent exactly).
 //      For a reduction block whose innermost spatial loop indexes the output's last dim, that
 //      loop (or its inner split part) is moved inside the reduction loops, the init is split
 //      off with decompose_reduction, and both the update's and the init's lane loops are
 //      vectorized (out[.., x:x+16] += ... per reduction step).
-// Extents that do not divide by the lane count are split with a predicate (or, with
-// `vectorize_partial` off, left unvectorized). Every step is a checked schedule primitive;
+// Other extents are split by vector_lanes with a predicate (or, with `vectorize_partial`
+// off, left unvectorized); tir's VectorizeLoop then keeps that loop serial, correctly. Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
 // schedule of the same computation.
 //

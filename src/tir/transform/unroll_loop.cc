@@ -1,0 +1,36 @@
+// UnrollLoop (tir/transform/unroll_loop.h).
+#include "tessera/tir/transform/unroll_loop.h"
+
+#include "tessera/ir/op.h"
+#include "tessera/tir/functor.h"
+
+namespace tessera::tir::transform {
+
+namespace {
+class Unroller : public StmtExprMutator {
+ protected:
+  Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
+    Stmt body = VisitStmt(op->body);
+    if (op->for_kind != ForKind::kUnrolled) {
+      return body.same_as(op->body) ? s : ForNode::make(op->loop_var, op->min, op->extent, op->for_kind, body, op->annotations);
+    }
+    int64_t n = 0;
+    TESSERA_ICHECK(ir::as_const_int(op->extent, &n), "UnrollLoop: loop ", op->loop_var->name_hint,
+                   " is marked unrolled but its extent is not a constant");
+    if (n <= 0) return EvaluateNode::make(0);
+    std::vector<Stmt> copies;
+    for (int64_t i = 0; i < n; ++i) {
+      PrimExpr value = op->min + ir::make_const(op->min.dtype(), i);
+      copies.push_back(Substitute(body, {{op->loop_var.get_var(), value}}));
+    }
+    return SeqStmtNode::make(std::move(copies));
+  }
+};
+}  // namespace
+
+PrimFunc UnrollLoop(const PrimFunc& func) {
+  Stmt body = Unroller().VisitStmt(func->body);
+  return body.same_as(func->body) ? func : func.WithBody(body);
+}
+
+}  // namespace tessera::tir::transform
