@@ -159,9 +159,11 @@ class Printer {
     return var_names_[v] = Unique(v->name_hint);
   }
   std::string BufName(const Buffer& b) {
-    auto it = buf_names_.find(b.get());
+    // Keyed by the data variable: a 1-d view made by FlattenBuffer is the same memory
+    // and prints under the same name as the buffer it views.
+    auto it = buf_names_.find(b->data.get_var());
     if (it != buf_names_.end()) return it->second;
-    return buf_names_[b.get()] = Unique(b->name);
+    return buf_names_[b->data.get_var()] = Unique(b->name);
   }
 
   std::string List(const std::vector<PrimExpr>& v) {
@@ -330,7 +332,7 @@ class Printer {
   }
 
   std::map<const VarNode*, std::string> var_names_;
-  std::map<const BufferNode*, std::string> buf_names_;
+  std::map<const VarNode*, std::string> buf_names_;
   std::set<std::string> used_;
 };
 

@@ -51,9 +51,13 @@ RunOutput RunRunner(const std::string& args) {
   return out;
 }
 
-void WriteProto(const fs::path& path, const google::protobuf::Message& m) {
+template <typename Proto>
+void WriteProto(const fs::path& path, const Proto& m) {
   std::ofstream out(path, std::ios::binary);
-  ASSERT_TRUE(m.SerializeToOstream(&out)) << path;
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes)) << path;
+  out << bytes;
+  ASSERT_TRUE(out.good()) << path;
 }
 
 onnx::TensorProto Floats(const std::vector<float>& v) {
@@ -95,7 +99,9 @@ void CorruptFirstFloat(const fs::path& file) {
   onnx::TensorProto t;
   {
     std::ifstream in(file, std::ios::binary);
-    ASSERT_TRUE(t.ParseFromIstream(&in)) << file;
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    ASSERT_TRUE(t.ParseFromString(bytes.str())) << file;
   }
   ASSERT_EQ(t.data_type(), onnx::TensorProto::FLOAT);
   if (t.has_raw_data()) {

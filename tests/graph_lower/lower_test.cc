@@ -35,22 +35,24 @@ graph::Function Primitive(std::vector<graph::Var> params, Expr body) {
   return graph::FunctionNode::make(std::move(params), std::move(body), nullptr, a);
 }
 
-// Runs the lowered kernel unscheduled, scheduled, and scheduled + LowerToFlat; checks they
-// agree and returns the outputs.
+// Runs the lowered kernel unscheduled, scheduled, scheduled + LowerToFlat (interpreted) and,
+// with codegen, through the LLVM JIT; checks they agree and returns the outputs.
 std::vector<Data> RunBoth(const graph::Function& fn, const std::vector<Data>& inputs, std::vector<size_t> out_sizes) {
   std::vector<Data> results;
-  for (int mode = 0; mode < 3; ++mode) {
+  for (int mode = 0; mode < 4; ++mode) {
+    if (mode == 3 && !topi::testing::HaveJIT()) break;
     tir::PrimFunc f = LowerPrimitiveFunction(fn, "fused", mode > 0);
-    if (mode == 2) f = tir::transform::LowerToFlat(f);
+    if (mode >= 2) f = tir::transform::LowerToFlat(f);
     EXPECT_EQ(f->params.size(), inputs.size() + out_sizes.size());
     std::vector<Data> storage = inputs;
     for (size_t n : out_sizes) storage.emplace_back(n, -777.0);
     std::vector<Data*> ptrs;
     for (Data& d : storage) ptrs.push_back(&d);
-    topi::testing::RunPrimFunc(f, ptrs);
+    if (mode == 3) topi::testing::RunJIT(f, storage);
+    else topi::testing::RunPrimFunc(f, ptrs);
     std::vector<Data> outs(storage.begin() + inputs.size(), storage.end());
     if (!results.empty()) {
-      const char* what = mode == 1 ? "scheduled" : "scheduled + flat";
+      const char* what = mode == 1 ? "scheduled" : mode == 2 ? "scheduled + flat" : "scheduled + LLVM JIT";
       for (size_t i = 0; i < outs.size(); ++i) topi::testing::ExpectNear(outs[i], results[i], 1e-5, what);
     } else {
       results = outs;

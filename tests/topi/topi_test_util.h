@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tessera/te/tensor.h"
+#include "tessera/tir/function.h"
 
 namespace tessera::topi::testing {
 
@@ -28,6 +29,10 @@ bool HaveJIT();
 /// in_data and returns one array per output.
 std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
                       const std::vector<Data>& in_data, Mode mode);
+
+/// Runs a flat PrimFunc (LowerToFlat's output) natively through codegen::BuildJIT; storage
+/// holds one array per parameter, outputs are overwritten. Requires HaveJIT().
+void RunJIT(const tir::PrimFunc& flat, std::vector<Data>& storage);
 
 /// Runs every mode (kJIT when HaveJIT()) and checks each against `want` (relative + absolute tol).
 void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& output, const std::vector<Data>& in_data,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
@@ -149,6 +150,10 @@ Options ParseArgs(int argc, char** argv, const Tolerance& tol) {
     }
   }
   if (o.check_baseline && o.baseline.empty()) UsageError("--check-baseline needs --baseline FILE");
+  // Messages quote case paths: show them without "main/../shared" detours.
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(o.suite, ec);
+  if (!ec) o.suite = canonical.string();
   if (o.jobs <= 0) o.jobs = NumCores();
   if (o.threads <= 0) o.threads = std::max(1, NumCores() / o.jobs);
   return o;

@@ -19,9 +19,10 @@
 // Loops print `range(min, min + extent)` followed by the kind unless serial. Integer
 // division: `//` floordiv, `%` floormod, truncdiv(a, b) / truncmod(a, b) for Div / Mod;
 // float32 literals end in `f`, other non-int32 literals print as `int64(3)`;
-// vectors as ramp(base, stride, lanes) and broadcast(value, lanes). Distinct
-// variables or buffers that share a name get suffixes _1, _2 ... The text is for
-// people; it is not parsed back (yet).
+// vectors as ramp(base, stride, lanes) and broadcast(value, lanes). Buffers print
+// by their data variable, so FlattenBuffer's 1-d views print as the parameter they
+// view (`C[i * 32 + j]`). Distinct variables or buffers (different data) that share
+// a name get suffixes _1, _2 ... The text is for people; it is not parsed back (yet).
 #pragma once
 
 #include <ostream>
