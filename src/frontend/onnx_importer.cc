@@ -117,6 +117,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
   result.opset = DefaultOpset(model);
   result.ir_version = model.ir_version();
   result.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+  for (const auto& node : model.graph().node()) result.onnx_op_counts[node.op_type()] += 1;
 
   ImportState state;
   state.source = source;

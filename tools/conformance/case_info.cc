@@ -39,13 +39,13 @@ const std::vector<std::string>& SuiteNames() {
 
 namespace {
 
-// "sequence", "optional", "map", "sparse tensor" for a non-tensor value type, else "".
+// "sequence", "optional", "map", "sparse-tensor" for a non-tensor value type, else "".
 std::string NonTensorKind(const onnx::TypeProto& type) {
   switch (type.value_case()) {
     case onnx::TypeProto::kSequenceType: return "sequence";
     case onnx::TypeProto::kOptionalType: return "optional";
     case onnx::TypeProto::kMapType: return "map";
-    case onnx::TypeProto::kSparseTensorType: return "sparse tensor";
+    case onnx::TypeProto::kSparseTensorType: return "sparse-tensor";
     default: return "";
   }
 }
@@ -80,16 +80,18 @@ CaseInfo ReadCaseInfo(const std::string& suite, const std::string& dir) {
     info.input_names.push_back(vi.name());
     std::string kind = NonTensorKind(vi.type());
     if (!kind.empty() && info.unsupported_reason.empty()) {
-      info.unsupported_reason = "graph input '" + vi.name() + "' is a " + kind +
-                                " value; the runner (and Tessera) support only tensor inputs and outputs";
+      info.unsupported_reason = "graph input '" + vi.name() + "' is " + kind +
+                                "-typed (its test data is not a TensorProto); the runner and Tessera support "
+                                "only tensor inputs and outputs, not sequence / optional / map values";
     }
   }
   for (const auto& vi : g.output()) {
     info.output_names.push_back(vi.name());
     std::string kind = NonTensorKind(vi.type());
     if (!kind.empty() && info.unsupported_reason.empty()) {
-      info.unsupported_reason = "graph output '" + vi.name() + "' is a " + kind +
-                                " value; the runner (and Tessera) support only tensor inputs and outputs";
+      info.unsupported_reason = "graph output '" + vi.name() + "' is " + kind +
+                                "-typed (its test data is not a TensorProto); the runner and Tessera support "
+                                "only tensor inputs and outputs, not sequence / optional / map values";
     }
   }
   return info;

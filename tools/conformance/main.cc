@@ -285,9 +285,10 @@ int Main(int argc, char** argv) {
     if (o.check_baseline && !regressions.empty()) exit_code = 1;
   }
 
-  char timing[128];
-  std::snprintf(timing, sizeof(timing), "\nran %zu cases in %.1f s (%d jobs)\n", cases.size(), seconds, o.jobs);
-  std::cout << timing;
+  char timing[160];
+  std::snprintf(timing, sizeof(timing), "\nran %zu cases in %.1f s (%d jobs, %g s limit per case)\n", cases.size(),
+                seconds, o.jobs, o.timeout_s);
+  std::cout << timing << "tolerance: " << DescribeTolerance(tol) << "; shapes and dtypes must match\n";
   std::cout << ConformanceLine(Total(results)) << std::endl;
   return exit_code;
 }

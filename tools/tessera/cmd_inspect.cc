@@ -37,6 +37,8 @@ int InspectONNX(const std::string& path) {
     std::cout << "  " << r.output_names[i] << ": " << (t ? t->str() : "?") << "\n";
   }
   for (const auto& [dim, value] : r.bound_dims) std::cout << "symbolic dimension '" << dim << "' bound to " << value << "\n";
+  std::cout << "ONNX operators (nodes of the main graph):\n";
+  for (const auto& [name, n] : r.onnx_op_counts) std::cout << "  " << name << ": " << n << "\n";
   std::map<std::string, int> counts;
   int constants = 0;
   graph::PostOrderVisit(main->body, [&](const graph::Expr& e) {

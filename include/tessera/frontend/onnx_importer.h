@@ -47,6 +47,8 @@ struct ImportResult {
   std::map<std::string, int64_t> bound_dims;
   int64_t opset = 0;  ///< the default-domain opset the model imports
   int64_t ir_version = 0;
+  /// ONNX op type -> number of nodes of the main graph using it (before any folding).
+  std::map<std::string, int> onnx_op_counts;
   std::string producer;  ///< producer_name and version, e.g. "pytorch 1.13.1"
 };
 
