@@ -12,7 +12,9 @@ APT_PACKAGES=(
   libdnnl-dev libopenblas-dev libzip-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
 )
-PIP_PACKAGES=(numpy onnx onnxruntime pytest)
+# torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base with bench/export_models.
+# Exactly 2.13.0: the local CPU wheel (a plain `torch` would pull GBs of CUDA).
+PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,7 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PY=${PYTHON:-python3}
-if ! $PY -c "import numpy, onnx, onnxruntime, pytest" 2>/dev/null; then
+if ! $PY -c "import numpy, onnx, onnxruntime, pytest, torch" 2>/dev/null; then
   echo "setup: installing Python packages: ${PIP_PACKAGES[*]}"
   $PY -m pip install -q "${PIP_PACKAGES[@]}"
 fi

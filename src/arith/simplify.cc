@@ -258,6 +258,8 @@ class Simplifier {
         if (bconst && c > 0 && an_->ConstIntBound(a).min_value >= 0) return DivRule(a, c, k == ExprKind::kMod);
         break;
       case ExprKind::kMin: case ExprKind::kMax: {
+        // a - b wraps for unsigned dtypes, so its bound says nothing about a vs b.
+        if (t.is_uint()) break;
         IntBound d = an_->ConstIntBound(Simplify(SubNode::make(a, b)));
         if (d.max_value <= 0) return k == ExprKind::kMin ? a : b;
         if (d.min_value >= 0) return k == ExprKind::kMin ? b : a;
@@ -265,6 +267,7 @@ class Simplifier {
       }
       case ExprKind::kEQ: case ExprKind::kNE: case ExprKind::kLT: case ExprKind::kLE: case ExprKind::kGT:
       case ExprKind::kGE: {
+        if (t.is_uint()) break;  // a - b wraps: see kMin / kMax
         IntBound d = an_->ConstIntBound(Simplify(SubNode::make(a, b)));
         int r = Decide(k, d);
         if (r >= 0) return make_const(DataType::Bool(), int64_t{r});

@@ -6,8 +6,12 @@
 // log, sqrt, fabs, floor, ceil, round, trunc, pow, fma, exp2, sin, cos map to
 // LLVM intrinsics (the backend calls libm per lane where the CPU has no instruction).
 // round is round-half-to-even (llvm.roundeven), as ONNX Round and TVM define it.
-// tanh and erf call libm (tanhf / erff ...) lane by lane: accurate to a few ulp.
+// tanh, erf, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh call libm (tanhf / erff ...)
+// lane by lane: accurate to a few ulp.
 // sigmoid(x) = 1 / (1 + exp(-x)); rsqrt(x) = 1 / sqrt(x).
+#include <algorithm>
+#include <iterator>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -133,13 +137,14 @@ llvm::Value* CodeGenLLVM::EmitCall(const ir::PrimExpr& e) {
     llvm::Value* ex = EmitExp(t, builder_.CreateFNeg(args[0]));
     return builder_.CreateFDiv(one, builder_.CreateFAdd(one, ex));
   }
-  if (name == "tanh" || name == "erf") {
+  static const char* kLibm[] = {"tanh", "erf", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
+  if (std::find_if(std::begin(kLibm), std::end(kLibm), [&](const char* n) { return name == n; }) != std::end(kLibm)) {
     need(1);
     return CallLibm(name, t, args);
   }
   TESSERA_THROW(UnsupportedError, "LLVM codegen: unknown intrinsic '", name,
                 "'; supported: exp, log, sqrt, rsqrt, tanh, sigmoid, fabs, floor, ceil, round, trunc, "
-                "pow, erf, fma, exp2, sin, cos");
+                "pow, erf, fma, exp2, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh");
 }
 
 }  // namespace tessera::codegen::detail

@@ -1,22 +1,26 @@
-// build(): the compilation pipeline as a list of named steps. See include/tessera/driver/build.h.
+// build(): the compilation pipeline as a list of named passes. See include/tessera/driver/build.h.
 #include "tessera/driver/build.h"
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
+#include <memory>
+#include <optional>
 
 #include "tessera/codegen/codegen_llvm.h"
 #include "tessera/codegen/target.h"
+#include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
-#include "tessera/graph/infer_type.h"
-#include "tessera/graph/printer.h"
-#include "tessera/graph/transform/fuse_ops.h"
+#include "tessera/graph/transform/alter_op_layout.h"
+#include "tessera/graph/transform/dead_code_elimination.h"
+#include "tessera/graph/transform/eliminate_common_subexpr.h"
+#include "tessera/graph/transform/fold_constant.h"
+#include "tessera/graph/transform/fold_scale_axis.h"
+#include "tessera/graph/transform/pass.h"
+#include "tessera/graph/transform/simplify_inference.h"
+#include "tessera/graph/verify.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
+#include "tessera/graph_lower/pack_gemm_weights.h"
+#include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
@@ -24,39 +28,50 @@
 namespace tessera::driver {
 namespace {
 
-/// Runs pipeline steps: times them and dumps the IR after each when asked.
-class PipelineRunner {
- public:
-  explicit PipelineRunner(const BuildOptions& options) : options_(options) {
-    if (!options_.dump_ir_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(options_.dump_ir_dir, ec);
-      TESSERA_CHECK(!ec, "--dump-ir: cannot create directory '", options_.dump_ir_dir, "': ", ec.message());
-    }
-  }
+/// The graph-level pipeline, in order. A pass runs when its opt_level <= the build's (or it is
+/// required) and it is not disabled; see graph/transform/pass.h for each pass's opt_level.
+graph::transform::Sequential GraphPasses(const BuildOptions& options) {
+  using namespace graph::transform;
+  ConstantEvaluator evaluate = MakeJITConstantEvaluator(options);
+  return Sequential({
+      InferTypePass(),
+      SimplifyInferencePass(),
+      FoldConstantPass(evaluate),
+      FoldScaleAxisPass(),
+      FoldConstantPass(evaluate),
+      EliminateCommonSubexprPass(),
+      DeadCodeEliminationPass(),
+      AlterOpLayoutPass(),
+      graph_lower::PackGemmWeightsPass(),
+      FuseOpsPass(),
+      InferTypePass(),
+  });
+}
 
-  /// Runs `step`, then writes `dump()` as NN_<name>.txt when dumping.
-  template <typename Step, typename Dump>
-  void Run(const std::string& name, Step&& step, Dump&& dump) {
-    auto t0 = std::chrono::steady_clock::now();
-    step();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (options_.time_passes) {
-      std::cerr << "[time] " << std::left << std::setw(28) << name << std::right << std::fixed
-                << std::setprecision(2) << ms << " ms\n";
-    }
-    if (!options_.dump_ir_dir.empty()) {
-      std::ostringstream file;
-      file << std::setw(2) << std::setfill('0') << index_ << "_" << name << ".txt";
-      std::ofstream(std::filesystem::path(options_.dump_ir_dir) / file.str()) << dump();
-    }
-    ++index_;
-  }
+// The steps after the graph passes change the module's type, so they run as RunStep's.
+const ir::PassInfo kGraphExecutorCodegen{"GraphExecutorCodegen",
+                                         "executor graph JSON, params, memory plan and kernels", 0, true};
+const ir::PassInfo kLowerPrimitiveFunctions{"LowerPrimitiveFunctions",
+                                            "each primitive function -> a scheduled TensorIR PrimFunc", 0, true};
+const ir::PassInfo kLowerToFlat{"LowerToFlat", "TensorIR blocks -> flat, vectorized loops", 0, true};
+const ir::PassInfo kCodegenLLVM{"CodegenLLVM", "LLVM object: kernels, executor graph and params", 0, true};
 
- private:
-  const BuildOptions& options_;
-  int index_ = 0;
-};
+ir::PassContext MakePassContext(const BuildOptions& options) {
+  ir::PassContext ctx;
+  ctx.opt_level = options.opt_level;
+  ctx.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
+  ctx.options = options.pass_options;
+  if (options.verify_ir) ctx.instruments.push_back(std::make_shared<graph::VerifierInstrument>());
+  if (!options.dump_ir_dir.empty()) ctx.instruments.push_back(std::make_shared<ir::DumpIRInstrument>(options.dump_ir_dir));
+  if (options.time_passes) ctx.instruments.push_back(std::make_shared<ir::PassTimingInstrument>(&std::cerr));
+  return ctx;
+}
+
+std::string PrintTIR(const tir::IRModule& m) {
+  std::string s;
+  for (const auto& f : m.functions()) s += tir::AsText(f) + "\n";
+  return s;
+}
 
 struct Lowered {
   ExecutorPlan plan;
@@ -65,39 +80,20 @@ struct Lowered {
 };
 
 Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
-                   const BuildOptions& options, PipelineRunner& pipeline) {
+                   const BuildOptions& options, const ir::PassContext& ctx) {
   graph_lower::RegisterComputes();
-  graph::IRModule mod = input;
-  auto dump_graph = [&] { return graph::PrintModule(mod); };
-
-  pipeline.Run("InferType", [&] { mod = graph::InferType(mod); }, dump_graph);
-  pipeline.Run("FuseOps", [&] {
-    graph::transform::FuseOpsOptions fuse;
-    fuse.fuse_opt_level = options.opt_level >= 1 ? 1 : 0;
-    mod = graph::transform::FuseOps(mod, fuse);
-  }, dump_graph);
-  pipeline.Run("InferType", [&] { mod = graph::InferType(mod); }, dump_graph);
+  graph::IRModule mod = GraphPasses(options)(input, ctx);
 
   Lowered out;
-  pipeline.Run("GraphExecutorCodegen", [&] { out.plan = GraphExecutorCodegen(mod, output_names); },
-               [&] { return out.plan.graph_json; });
-
-  auto dump_tir = [&] {
-    std::string s;
-    for (const auto& f : out.kernels.functions()) s += tir::AsText(f) + "\n";
-    return s;
-  };
+  ctx.RunStep(kGraphExecutorCodegen, [&] { out.plan = GraphExecutorCodegen(mod, output_names); },
+              [&] { return ir::IRView::Of(out.plan, [&] { return out.plan.graph_json; }); });
   tir::IRModule scheduled;
-  pipeline.Run("LowerPrimitiveFunctions", [&] {
+  ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels) scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name));
-  }, [&] {
-    std::string s;
-    for (const auto& f : scheduled.functions()) s += tir::AsText(f) + "\n";
-    return s;
-  });
-  pipeline.Run("LowerToFlat", [&] {
+  }, [&] { return ir::IRView::Of(scheduled, [&] { return PrintTIR(scheduled); }); });
+  ctx.RunStep(kLowerToFlat, [&] {
     out.kernels = scheduled.Map([](const tir::PrimFunc& f) { return tir::transform::LowerToFlat(f); });
-  }, dump_tir);
+  }, [&] { return ir::IRView::Of(out.kernels, [&] { return PrintTIR(out.kernels); }); });
   out.params_blob = runtime::SaveParams(out.plan.params);
   return out;
 }
@@ -116,13 +112,16 @@ BuildSummary Summarize(const Lowered& l) {
 
 BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                  const BuildOptions& options) {
-  PipelineRunner pipeline(options);
+  ir::PassContext ctx = MakePassContext(options);
   codegen::Target target = codegen::Target::Parse(options.target);
-  Lowered lowered = LowerModel(mod, output_names, options, pipeline);
+  Lowered lowered = LowerModel(mod, output_names, options, ctx);
   BuiltModel built;
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
-  pipeline.Run("CodegenLLVM", [&] { built.object = codegen::EmitObject(lowered.kernels, target, extras); },
-               [&] { return codegen::EmitLLVMIR(lowered.kernels, target, extras); });
+  ctx.RunStep(kCodegenLLVM, [&] { built.object = codegen::EmitObject(lowered.kernels, target, extras); },
+              [&] {
+                return ir::IRView::Of(built.object, [&] { return codegen::EmitLLVMIR(lowered.kernels, target, extras); });
+              });
+  ctx.Finish();
   built.summary = Summarize(lowered);
   return built;
 }
@@ -136,11 +135,15 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                          const BuildOptions& options) {
-  PipelineRunner pipeline(options);
+  ir::PassContext ctx = MakePassContext(options);
   codegen::Target target = codegen::Target::Parse(options.target);
-  Lowered lowered = LowerModel(mod, output_names, options, pipeline);
+  Lowered lowered = LowerModel(mod, output_names, options, ctx);
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
-  return codegen::BuildJIT(lowered.kernels, target, extras);
+  std::optional<runtime::Module> jit;
+  ctx.RunStep(kCodegenLLVM, [&] { jit = codegen::BuildJIT(lowered.kernels, target, extras); },
+              [&] { return ir::IRView::Of(*jit, [&] { return codegen::EmitLLVMIR(lowered.kernels, target, extras); }); });
+  ctx.Finish();
+  return std::move(*jit);
 }
 
 }  // namespace tessera::driver

@@ -27,6 +27,7 @@ struct Value {
   int writer = -1;         // kIntermediate: the node writing it
   int last_reader = -1;    // last node reading it
   bool is_output = false;
+  int alias_of = -1;       // a zero-copy reshape: the value whose storage it shares (a root)
 };
 
 struct Node {
@@ -63,6 +64,20 @@ std::string KernelBaseName(const graph::Function& fn) {
   return name;
 }
 
+/// True when `fn` only reshapes its one parameter (reshape / expand_dims / squeeze chains):
+/// its output is the input's bytes under another shape, so it needs no kernel.
+bool IsReshapeOnly(const graph::FunctionNode* fn) {
+  if (fn->params.size() != 1) return false;
+  Expr e = fn->body;
+  while (const auto* c = e->as<graph::CallNode>()) {
+    const auto* op = c->op->as<graph::OpNode>();
+    if (!op || (op->name != "reshape" && op->name != "expand_dims" && op->name != "squeeze") || c->args.size() != 1)
+      return false;
+    e = c->args[0];
+  }
+  return e == fn->params[0];
+}
+
 class Builder {
  public:
   ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names) {
@@ -80,7 +95,7 @@ class Builder {
     }
     TESSERA_ICHECK(results.size() == output_names.size(), "main has ", results.size(), " results but ",
                    output_names.size(), " output names were given");
-    for (int r : results) values_[r].is_output = true;
+    for (int r : results) values_[Root(r)].is_output = values_[r].is_output = true;
     return Finish(results, output_names);
   }
 
@@ -116,14 +131,25 @@ class Builder {
     return id;
   }
 
+  /// The value whose storage `v` uses (itself unless it is an alias).
+  int Root(int v) const { return values_[v].alias_of >= 0 ? values_[v].alias_of : v; }
+
   int VisitCall(const graph::CallNode* call) {
     const auto* fn = call->op->as<graph::FunctionNode>();
     TESSERA_ICHECK(fn != nullptr && fn->attrs.GetInt("Primitive", 0) == 1,
                    "graph executor codegen expects calls of primitive functions: run FuseOps first");
     std::vector<int> args;
     for (const auto& a : call->args) args.push_back(Visit(a));
+    if (IsReshapeOnly(fn) && values_[args[0]].kind != ValueKind::kParam) {
+      // Zero-copy reshape: same storage, offset 0, no kernel call. The root's lifetime grows
+      // to cover the alias's readers (VisitCall updates the root's last_reader).
+      int out = NewValue({ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a reshape output"),
+                          DType(call->checked_type())});
+      values_[out].alias_of = Root(args[0]);
+      return out;
+    }
     const int node_index = static_cast<int>(nodes_.size());
-    for (int a : args) values_[a].last_reader = node_index;
+    for (int a : args) values_[a].last_reader = values_[Root(a)].last_reader = node_index;
     int out = NewValue({ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a kernel output"),
                         DType(call->checked_type())});
     values_[out].writer = node_index;
@@ -150,7 +176,7 @@ class Builder {
     size_t unplanned = 0;
     for (size_t v = 0; v < values_.size(); ++v) {
       const Value& val = values_[v];
-      if (val.kind == ValueKind::kParam) continue;
+      if (val.kind == ValueKind::kParam || val.alias_of >= 0) continue;
       int64_t n = 1;
       for (int64_t d : val.shape) n *= d;
       PlannedTensor t;
@@ -164,6 +190,8 @@ class Builder {
     MemoryPlan plan = PlanMemory(planned);
     std::vector<int> storage_of(values_.size(), -1);
     for (size_t i = 0; i < planned.size(); ++i) storage_of[planned_value[i]] = plan.storage_of[i];
+    for (size_t v = 0; v < values_.size(); ++v)
+      if (values_[v].alias_of >= 0) storage_of[v] = storage_of[values_[v].alias_of];
 
     nlohmann::json j;
     j["format"] = "tessera-graph";

@@ -12,6 +12,9 @@ OpRegistry& OpRegistry::Global() {
     op::RegisterTensorOps(*r);
     op::RegisterTransformOps(*r);
     op::RegisterReduceOps(*r);
+    op::RegisterLogicalOps(*r);
+    op::RegisterActivationOps(*r);
+    op::RegisterIndexingOps(*r);
     return r;
   }();
   return *registry;

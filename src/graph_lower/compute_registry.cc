@@ -42,6 +42,11 @@ void RegisterComputes() {
     detail::RegisterNNComputes(r);
     detail::RegisterTensorComputes(r);
     detail::RegisterTransformComputes(r);
+    detail::RegisterLayoutComputes(r);
+    detail::RegisterLogicalComputes(r);
+    detail::RegisterActivationComputes(r);
+    detail::RegisterIndexingComputes(r);
+    detail::RegisterDenseComputes(r);
   });
 }
 

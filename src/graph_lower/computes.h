@@ -14,6 +14,11 @@ namespace tessera::graph_lower::detail {
 void RegisterNNComputes(graph::OpRegistry& r);         // computes_nn.cc
 void RegisterTensorComputes(graph::OpRegistry& r);     // computes_tensor.cc: elementwise + broadcast
 void RegisterTransformComputes(graph::OpRegistry& r);  // computes_transform.cc: transforms + reductions
+void RegisterLayoutComputes(graph::OpRegistry& r);     // computes_layout.cc: NCHWc conv, layout_transform
+void RegisterLogicalComputes(graph::OpRegistry& r);    // computes_logical.cc
+void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
+void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
+void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 
 /// The static shape of a tensor type; InternalError otherwise (lowering checks params first).
 std::vector<int64_t> StaticOutShape(const graph::Type& t);

@@ -43,15 +43,7 @@ void RegisterNNComputes(graph::OpRegistry& r) {
   r.SetCompute("nn.bias_add", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::bias_add(in[0], in[1], a.GetInt("axis", 1))};
   });
-  r.SetCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
-    return {topi::dense(in[0], in[1])};
-  });
-  r.SetCompute("nn.matmul", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
-    return {topi::matmul(in[0], in[1])};
-  });
-  r.SetCompute("nn.batch_matmul", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    return {topi::batch_matmul(in[0], in[1], a.GetInt("transpose_a", 0) != 0, a.GetInt("transpose_b", 1) != 0)};
-  });
+  // nn.dense, nn.matmul, nn.batch_matmul: computes_dense.cc (packed GEMM micro-kernel).
   r.SetCompute("nn.max_pool2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::max_pool2d(in[0], PoolParams(a))};
   });

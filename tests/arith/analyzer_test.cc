@@ -69,6 +69,16 @@ TEST(Simplify, MinMaxAndComparisonsFromBounds) {
   EXPECT_SIMPLIFY(an, i * 2 + 1 == 0, make_const(DataType::Bool(), 0));
 }
 
+TEST(Simplify, UnsignedMinMaxIsKept) {
+  // a - b wraps for unsigned dtypes: its bound [0, 255] must not decide max(a, b) = a.
+  Analyzer an;
+  Var a("a", DataType::UInt(8)), b("b", DataType::UInt(8));
+  EXPECT_SIMPLIFY(an, max(a, b), max(a, b));
+  EXPECT_SIMPLIFY(an, min(a, b), min(a, b));
+  EXPECT_SIMPLIFY(an, a < b, a < b);
+  EXPECT_SIMPLIFY(an, a >= b, a >= b);
+}
+
 TEST(Simplify, LogicAndSelect) {
   Analyzer an;
   Var i("i"), x("x", DataType::Float(32)), y("y", DataType::Float(32));

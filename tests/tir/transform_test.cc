@@ -135,6 +135,17 @@ TEST(VectorizeLoop, RampsAndBroadcasts) {
       << AsText(got);
 }
 
+TEST(VectorizeLoop, KeepsALoopInvariantIfScalar) {
+  Buffer a = Buffer::make("A", f32, {PrimExpr(32)});
+  Var io("io"), ii("ii");
+  // A split's predicate on the outer loop: the if stays scalar, the store is vectorized.
+  Stmt s = Loop(io, 4, Loop(ii, 8, IfThenElseNode::make(io < 3, St(a, PrimExpr(0.0f), {io * 8 + ii})),
+                            ForKind::kVectorized));
+  PrimFunc got = T::Simplify(T::VectorizeLoop(Func("f", {a}, s)));
+  EXPECT_EQ(AsText(got).find("vectorize_fallback"), std::string::npos) << AsText(got);
+  EXPECT_NE(AsText(got).find("A[ramp(io * 8, 1, 8)] = broadcast(0.0f, 8)"), std::string::npos) << AsText(got);
+}
+
 TEST(VectorizeLoop, FallsBackToSerialWithAReason) {
   Buffer a = Buffer::make("A", f32, {PrimExpr(8)});
   Buffer c = Buffer::make("C", f32, {PrimExpr(1)});

@@ -21,6 +21,8 @@ struct CompileOptions {
   bool time_passes = false;
   int opt_level = 3;
   std::vector<std::string> input_shapes;
+  std::vector<std::string> disabled_passes;
+  bool verify_ir = false;
 };
 
 /// "input=1,3,224,224" → {"input", {1, 3, 224, 224}}.
@@ -62,6 +64,8 @@ int Compile(const CompileOptions& o) {
   build_options.dump_ir_dir = o.dump_ir;
   build_options.time_passes = o.time_passes;
   build_options.opt_level = o.opt_level;
+  build_options.disabled_passes = o.disabled_passes;
+  if (o.verify_ir) build_options.verify_ir = true;
   driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
             << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run\n"
@@ -80,7 +84,10 @@ Action AddCompileCommand(CLI::App& app) {
   cmd->add_option("-o,--output", opts->output, "the shared library to write (.so)")->required();
   cmd->add_option("--target", opts->target, "LLVM target, e.g. 'llvm -mcpu=native' (default) or 'llvm -mcpu=znver4'");
   cmd->add_option("--dump-ir", opts->dump_ir, "write the IR after every pipeline step into this directory");
-  cmd->add_flag("--time-passes", opts->time_passes, "print the time of every pipeline step");
+  cmd->add_flag("--time-passes", opts->time_passes, "print a table of the time of every pipeline step to stderr");
+  cmd->add_option("--disable-pass", opts->disabled_passes,
+                  "a pass not to run, e.g. FoldScaleAxis (repeatable; InferType, FuseOps and codegen always run)");
+  cmd->add_flag("--verify-ir", opts->verify_ir, "check the graph IR invariants after every pass (always on in debug builds)");
   cmd->add_option("--opt-level", opts->opt_level, "0: one kernel per operator; 3 (default): all optimizations")
       ->check(CLI::Range(0, 3));
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");

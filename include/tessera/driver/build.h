@@ -1,19 +1,26 @@
 // build(): the compilation pipeline, from a graph IR module to a deployable artifact.
 //
-// The pipeline, top to bottom (each step a named pass taking and returning a module;
-// with `dump_ir_dir` set the IR is written after every step as NN_<step>.txt):
+// The pipeline, top to bottom (each step a named pass taking and returning a module, on the
+// pass infrastructure of ir/pass.h; with `dump_ir_dir` set the IR is written after every step
+// as NN_<step>.txt, with `time_passes` a table of step times goes to stderr):
 //
-//   graph:  InferType → FuseOps → InferType
-//   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels)
+//   graph:  InferType → SimplifyInference → FoldConstant → FoldScaleAxis → FoldConstant
+//           → EliminateCommonSubexpr → DeadCodeElimination → FuseOps → InferType
+//           (graph/transform/pass.h lists each pass's opt_level)
+//   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
+//           reshape-only functions become zero-copy aliases)
 //   each kernel (a primitive function):
-//           LowerPrimitiveFunction (topi computes → te → TensorIR PrimFunc, default schedule)
-//           → TIR lowering to flat loops (LowerInitBlock, LowerBlocks, FlattenBuffer,
-//             Simplify, VectorizeLoop, UnrollLoop, RemoveNoOp, VerifyFlat)
-//   codegen: LLVM (object file with the kernels, the graph JSON and the params) → a shared
-//            library via the system linker, or an in-process JIT module.
+//           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, default schedule)
+//           → LowerToFlat (LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
+//             VectorizeLoop, UnrollLoop, RemoveNoOp, VerifyFlat)
+//   codegen: CodegenLLVM (object file with the kernels, the graph JSON and the params) → a
+//            shared library via the system linker, or an in-process JIT module.
+//
+// FoldConstant evaluates constant subgraphs with this same pipeline (constant_evaluator.h).
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,8 +36,20 @@ struct BuildOptions {
   std::string dump_ir_dir;
   /// Print the wall time of every pipeline step to stderr.
   bool time_passes = false;
-  /// 0: no fusion (one kernel per operator); >= 1: FuseOps.
+  /// Passes run when their opt_level <= this (graph/transform/pass.h). 0: no fusion (one kernel
+  /// per operator), no folding; 3: everything.
   int opt_level = 3;
+  /// Names of passes not to run (required steps such as InferType and FuseOps always run).
+  std::vector<std::string> disabled_passes;
+  /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).
+  std::map<std::string, std::string> pass_options;
+  /// Check the graph IR invariants after every graph pass (graph/verify.h). On by default in
+  /// debug builds.
+#ifdef NDEBUG
+  bool verify_ir = false;
+#else
+  bool verify_ir = true;
+#endif
 };
 
 /// What build() produced, for reports (`tessera compile`, `tessera inspect`).

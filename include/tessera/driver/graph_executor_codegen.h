@@ -5,7 +5,9 @@
 // Graph inputs are main's parameters (named by their name_hint); constants become
 // parameters "p0", "p1", ...; each call of a primitive function becomes one node whose
 // output gets a storage from PlanMemory. Structurally identical primitive functions
-// share one kernel.
+// share one kernel. A primitive function that only reshapes its input (reshape /
+// expand_dims / squeeze) is a zero-copy alias: its value shares the input's storage at
+// offset 0 and no kernel runs (the input's lifetime extends to the alias's last reader).
 #pragma once
 
 #include <cstddef>

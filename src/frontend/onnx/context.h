@@ -96,5 +96,9 @@ const Converter* FindConverter(const std::string& op_type);
 void RegisterMathConverters(ConverterTable& t);    // ops_math.cc
 void RegisterNNConverters(ConverterTable& t);      // ops_nn.cc
 void RegisterTensorConverters(ConverterTable& t);  // ops_tensor.cc
+void RegisterLogicConverters(ConverterTable& t);   // ops_logic.cc
+void RegisterReduceConverters(ConverterTable& t);  // ops_reduce.cc
+void RegisterActivationConverters(ConverterTable& t);  // ops_activation.cc
+void RegisterShapeConverters(ConverterTable& t);   // ops_shape.cc
 
 }  // namespace tessera::frontend::onnx_import

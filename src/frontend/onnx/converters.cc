@@ -8,6 +8,10 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterMathConverters(*t);
     RegisterNNConverters(*t);
     RegisterTensorConverters(*t);
+    RegisterLogicConverters(*t);
+    RegisterReduceConverters(*t);
+    RegisterActivationConverters(*t);
+    RegisterShapeConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

@@ -1,5 +1,6 @@
 // ONNX elementwise math: Add/Sub/Mul/Div/Pow/Max/Min (numpy broadcasting; opset < 7 legacy
 // broadcast/axis attrs), unary activations, Clip (opset < 11: min/max attrs; 11+: inputs).
+#include <cmath>
 #include <limits>
 
 #include "const_eval.h"
@@ -62,16 +63,44 @@ double ScalarInput(NodeContext& ctx, int i, const char* what) {
   return v[0];
 }
 
+// Clip-1/6: min / max attrs; 11/12/13: optional min / max inputs (scalars; when computed at run
+// time they become maximum / minimum ops). Absent bounds are the dtype's limits.
 void ConvertClip(NodeContext& ctx) {
-  double lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
-  if (ctx.opset() < 11) {
-    lo = ctx.AttrFloat("min", static_cast<float>(lo));
-    hi = ctx.AttrFloat("max", static_cast<float>(hi));
+  DataType dt = ctx.InputType(0).dtype;
+  double lo, hi;
+  if (dt.is_float()) {
+    lo = -std::numeric_limits<double>::infinity();
+    hi = std::numeric_limits<double>::infinity();
+  } else if (dt.is_uint() || dt.is_bool()) {
+    lo = 0;
+    hi = dt.bits() >= 64 ? 1.8446744073709552e19 : std::ldexp(1.0, dt.bits()) - 1;
   } else {
-    if (ctx.HasInput(1)) lo = ScalarInput(ctx, 1, "Clip min");
-    if (ctx.HasInput(2)) hi = ScalarInput(ctx, 2, "Clip max");
+    lo = -std::ldexp(1.0, dt.bits() - 1);
+    hi = std::ldexp(1.0, dt.bits() - 1) - 1;
   }
-  ctx.SetOutput(0, ctx.Call("clip", {ctx.Input(0)}, Attrs{{"a_min", lo}, {"a_max", hi}}));
+  Expr x = ctx.Input(0);
+  if (ctx.opset() < 11) {
+    lo = ctx.AttrFloat("min", -std::numeric_limits<float>::max());
+    hi = ctx.AttrFloat("max", std::numeric_limits<float>::max());
+  } else {
+    for (int i = 1; i <= 2; ++i) {
+      if (!ctx.HasInput(i)) continue;
+      if (!ctx.InputConst(i).defined()) {  // a bound computed at run time
+        if (ctx.InputType(i).ndim() != 0 && ctx.InputType(i).ndim() != 1) ctx.Fail("Clip bounds must be scalars");
+        x = ctx.Call(i == 1 ? "maximum" : "minimum", {x, ctx.Input(i)});
+        continue;
+      }
+      double v = ScalarInput(ctx, i, i == 1 ? "Clip min" : "Clip max");
+      (i == 1 ? lo : hi) = v;
+    }
+  }
+  if (!dt.is_float() && dt.bits() >= 64) {
+    lo = std::max(lo, -9.2233720368547748e18);
+    hi = std::min(hi, 9.2233720368547748e18);
+  }
+  // min > max gives max everywhere (ONNX: min(max(x, min), max)).
+  if (lo > hi) lo = hi;
+  ctx.SetOutput(0, ctx.Call("clip", {x}, Attrs{{"a_min", lo}, {"a_max", hi}}));
 }
 
 void ConvertHardSigmoid(NodeContext& ctx) {

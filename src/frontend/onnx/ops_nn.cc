@@ -51,7 +51,78 @@ std::vector<int64_t> WindowPadding(NodeContext& ctx, const std::vector<int64_t>&
   return pad;
 }
 
+// 1-D windows (a 3-D NCL input) run as 2-D ones over [N, C, 1, L]: the padding of the single
+// spatial dim as {begin, end} from pads / auto_pad.
+std::vector<int64_t> WindowPadding1D(NodeContext& ctx, int64_t kernel, int64_t stride, int64_t dilation) {
+  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    std::vector<int64_t> pads = ctx.AttrInts("pads", {0, 0});
+    if (pads.size() != 2) ctx.Fail("attribute 'pads' must have 2 values for a 1-D window");
+    return pads;
+  }
+  if (auto_pad == "VALID") return {0, 0};
+  if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") ctx.Unsupported("auto_pad='" + auto_pad + "' is not supported");
+  int64_t n = ctx.InputShape(0)[2], out = (n + stride - 1) / stride;
+  int64_t total = std::max<int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - n);
+  int64_t small = total / 2;
+  int64_t begin = auto_pad == "SAME_UPPER" ? small : total - small;
+  return {begin, total - begin};
+}
+
+int64_t One(NodeContext& ctx, const std::string& name, int64_t dflt) {
+  std::vector<int64_t> v = ctx.AttrInts(name, {dflt});
+  if (v.size() != 1) ctx.Fail("attribute '" + name + "' must have 1 value for a 1-D window");
+  return v[0];
+}
+
+Expr Unsqueeze2(NodeContext& ctx, Expr x) {
+  return ctx.Call("expand_dims", {x}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
+}
+Expr Squeeze2(NodeContext& ctx, Expr x) {
+  return ctx.Call("squeeze", {x}, Attrs{{"axis", std::vector<int64_t>{2}}});
+}
+
+void ConvertConv1D(NodeContext& ctx) {
+  if (ctx.InputType(1).ndim() != 3) ctx.Fail("weight must be 3-D [O, C/group, k]");
+  int64_t k = ctx.InputShape(1)[2];
+  if (One(ctx, "kernel_shape", k) != k) ctx.Fail("kernel_shape does not match the weight shape");
+  int64_t stride = One(ctx, "strides", 1), dil = One(ctx, "dilations", 1);
+  std::vector<int64_t> p = WindowPadding1D(ctx, k, stride, dil);
+  Attrs attrs{{"strides", std::vector<int64_t>{1, stride}},
+              {"padding", std::vector<int64_t>{0, p[0], 0, p[1]}},
+              {"dilation", std::vector<int64_t>{1, dil}},
+              {"groups", ctx.AttrInt("group", 1)},
+              {"data_layout", std::string("NCHW")},
+              {"kernel_layout", std::string("OIHW")}};
+  Expr w;
+  if (runtime::NDArray wc = ctx.InputConst(1); wc.defined()) {
+    std::vector<int64_t> ws = wc.shape();
+    w = graph::ConstantNode::make(ReshapeArray(wc, {ws[0], ws[1], 1, ws[2]}));
+  } else {
+    w = Unsqueeze2(ctx, ctx.Input(1));
+  }
+  Expr out = Squeeze2(ctx, ctx.Call("nn.conv2d", {Unsqueeze2(ctx, ctx.Input(0)), w}, attrs));
+  if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
+  ctx.SetOutput(0, out);
+}
+
+void ConvertPool1D(NodeContext& ctx, bool is_max) {
+  if (!ctx.HasAttr("kernel_shape")) ctx.Fail("required attribute 'kernel_shape' is missing");
+  int64_t k = One(ctx, "kernel_shape", 1), stride = One(ctx, "strides", 1), dil = One(ctx, "dilations", 1);
+  std::vector<int64_t> p = WindowPadding1D(ctx, k, stride, dil);
+  Attrs attrs{{"pool_size", std::vector<int64_t>{1, k}},
+              {"strides", std::vector<int64_t>{1, stride}},
+              {"dilation", std::vector<int64_t>{1, dil}},
+              {"padding", std::vector<int64_t>{0, p[0], 0, p[1]}},
+              {"layout", std::string("NCHW")},
+              {"ceil_mode", ctx.AttrInt("ceil_mode", 0)}};
+  if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
+  Expr out = ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {Unsqueeze2(ctx, ctx.Input(0))}, attrs);
+  ctx.SetOutput(0, Squeeze2(ctx, out));
+}
+
 void ConvertConv(NodeContext& ctx) {
+  if (ctx.InputType(0).ndim() == 3) return ConvertConv1D(ctx);
   CheckRank4(ctx, "Conv");
   const graph::TensorTypeNode& w = ctx.InputType(1);
   if (w.ndim() != 4) ctx.Fail("weight must be 4-D [O, C/group, kH, kW]");
@@ -71,6 +142,13 @@ void ConvertConv(NodeContext& ctx) {
 }
 
 void ConvertPool(NodeContext& ctx, bool is_max) {
+  if (ctx.InputType(0).ndim() == 3) {
+    if (is_max) {
+      if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");
+      ctx.CheckMaxOutputs(1, "MaxPool's Indices output is not supported");
+    }
+    return ConvertPool1D(ctx, is_max);
+  }
   CheckRank4(ctx, is_max ? "MaxPool" : "AveragePool");
   if (is_max) {
     if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");

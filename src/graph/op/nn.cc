@@ -168,6 +168,7 @@ void RegisterNNOps(OpRegistry& r) {
   r.Register("nn.batch_norm", 5, kOpaque, BatchNormRel,
              "inference batch norm (data, gamma, beta, mean, var). attrs: axis, epsilon");
   r.Register("nn.relu", 1, kElemWise, IdentityRel, "max(x, 0)");
+  RegisterLayoutOps(r);  // the NCHWc ops (layout.cc)
 }
 
 }  // namespace tessera::graph::op

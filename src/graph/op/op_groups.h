@@ -9,5 +9,9 @@ void RegisterNNOps(OpRegistry& r);         // nn.cc
 void RegisterTensorOps(OpRegistry& r);     // tensor.cc: elementwise and broadcast math
 void RegisterTransformOps(OpRegistry& r);  // transform.cc: reshape, transpose, concatenate, take, ...
 void RegisterReduceOps(OpRegistry& r);     // reduce.cc
+void RegisterLayoutOps(OpRegistry& r);     // layout.cc: NCHWc conv, layout_transform (via RegisterNNOps)
+void RegisterLogicalOps(OpRegistry& r);    // logical.cc: comparisons, logic, where, mod, more math
+void RegisterActivationOps(OpRegistry& r); // activation.cc
+void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax
 
 }  // namespace tessera::graph::op

@@ -366,6 +366,9 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop) {
           int64_t dl, de;
           bool full = ConstDiff(sp->lo, make_const(sp->lo.dtype(), 0), &dl) && dl == 0 &&
                       ConstDiff(buf->shape[d], make_const(sp->lo.dtype(), sp->extent), &de) && de == 0;
+          // A dimension of extent 1 that the loop produces (one point, necessarily index 0) is
+          // produced whole, whatever expression names its index (e.g. a loop var of extent 1).
+          full |= sp->extent == 1 && ConstDiff(buf->shape[d], make_const(sp->lo.dtype(), 1), &de) && de == 0;
           if (!full) {
             TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' reads '", buf->name, "' in dimension ", d,
                           " at an index that is not one of its iter vars, while loop ", lname,

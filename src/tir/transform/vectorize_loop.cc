@@ -26,7 +26,15 @@ class Vectorizer : public StmtExprMutator {
       case StmtKind::kBufferStore: case StmtKind::kSeqStmt: case StmtKind::kEvaluate:
         return StmtExprMutator::VisitStmt(s);
       case StmtKind::kFor: throw NotVectorizable{"the body contains an inner loop"};
-      case StmtKind::kIfThenElse: throw NotVectorizable{"the body contains an if"};
+      case StmtKind::kIfThenElse: {
+        // A condition that does not depend on the loop var (e.g. a split's predicate on an
+        // outer loop) stays scalar around the vectorized branches.
+        auto* op = s.as<IfThenElseNode>();
+        if (!VisitExpr(op->condition).same_as(op->condition)) throw NotVectorizable{"the body contains an if"};
+        Stmt t = VisitStmt(op->then_case);
+        Stmt e = op->else_case.defined() ? VisitStmt(op->else_case) : Stmt();
+        return IfThenElseNode::make(op->condition, t, e);
+      }
       case StmtKind::kAllocate: throw NotVectorizable{"the body contains an allocate"};
       case StmtKind::kLetStmt: throw NotVectorizable{"the body contains a let"};
       default: throw NotVectorizable{"the body contains a block"};

@@ -6,6 +6,8 @@
 
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
+#include "tessera/topi/x86/dense.h"
 
 namespace tessera::topi::x86 {
 
@@ -64,6 +66,8 @@ void InlineInjective(Schedule& sch) {
     for (const auto* r : Realizes(sch.func())) {
       const tir::BlockNode* b = r->block_node();
       if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
+      if (KeepAsStage(b->name_hint)) continue;  // e.g. the NCHWc conv padding stage
+      if (KeepGemmStage(b->name_hint)) continue;  // the packing of a GEMM operand (dense.h)
       try {
         sch.compute_inline(sch.get_block(b->name_hint));
         changed = true;
@@ -220,8 +224,12 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
   Schedule sch(UniquifyBlockNames(func));
   if (opt.inline_injective) InlineInjective(sch);
+  // Blocks with their own x86 schedule (conv2d_nchwc.h) first; the rest get the default.
+  std::set<std::string> handled = ScheduleConv2dNCHWc(sch, opt);
+  for (const std::string& n : ScheduleGemmPacked(sch, opt)) handled.insert(n);  // dense.h
   std::vector<std::string> names;
   for (const auto* r : Realizes(sch.func())) {
+    if (handled.count(r->block_node()->name_hint)) continue;
     // Only blocks directly under the root's loop nests; nested blocks (blockize) are left alone.
     names.push_back(r->block_node()->name_hint);
   }

@@ -3,8 +3,9 @@
 // broadcast, loads / stores with a ramp index load / store n lanes, and the result
 // is simplified (ramp(i * 128, 1, 8) rather than broadcast(i * 128, 8) + ramp(0, 1, 8)).
 //
-// Falls back to a serial loop when the body cannot be vectorized: an inner loop, an
-// if, an allocate, a let, a block, a non-constant extent, an index already a vector,
+// An if whose condition does not depend on the loop var stays a scalar if around the
+// vectorized branches. Falls back to a serial loop when the body cannot be vectorized: an
+// inner loop, an if on the loop var, an allocate, a let, a block, a non-constant extent, an index already a vector,
 // or a store whose index does not depend on the loop var (a reduction into one
 // element). The fallback loop carries the annotation
 // "vectorize_fallback" = StringImm(reason), shown by the printer.

@@ -1,0 +1,43 @@
+// AlterOpLayout: NCHW -> NCHWc (TVM §3 "data layout transformation"; Relay's AlterOpLayout +
+// ConvertLayout for x86 conv2d_NCHWc).
+//
+// Rewrites, on every function of the module:
+//   nn.conv2d(x, W) (groups 1, W a float32 OIHW Constant)
+//       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/c, KH, KW, c, 16])
+//          c = x's block when x is already blocked, else the largest divisor of C that is <= 16;
+//          output NCHW16c (K padded to a multiple of 16 with zero weights).
+//   nn.conv2d depthwise (groups == C == K, W [C, 1, KH, KW] Constant)
+//       -> nn.contrib_conv2d_NCHWc(x as NCHW16c, W packed to [C/16, 1, KH, KW, 1, 16], groups = C)
+// and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
+// stay in NCHWc:
+//   elementwise (nn.relu, clip, sigmoid, tanh, hard_sigmoid, hard_swish, exp, negative, abs, copy);
+//   add / subtract / multiply / maximum / minimum (and divide by a constant) of two tensors of the
+//   same blocked layout, or of a blocked tensor and a constant that is a scalar or per channel
+//   ([C, 1, 1] / [1, C, 1, 1]; packed at compile time to [1, C/c, 1, 1, c]); a 4-D operand of the
+//   result's shape is converted to the blocked layout;
+//   nn.bias_add on axis 1 with a constant bias (becomes add with the packed bias);
+//   concatenate on axis 1 of tensors of one block size whose channel counts are multiples of it.
+// Every other consumer (reshape, transpose, softmax, pooling, dense, ...) and the function's
+// result get NCHW back through layout_transform; each conversion of a value is inserted once.
+// Channels past C of a padded blocked tensor hold finite values that no consumer reads
+// (packed weights are zero there; NCHW conversion drops them).
+//
+// Only float32 4-D convolutions with static shapes are rewritten; functions with let, if or
+// nested functions are left unchanged. Runs InferType first and returns a typed module.
+#pragma once
+
+#include "tessera/graph/module.h"
+#include "tessera/graph/transform/pass.h"
+
+namespace tessera::graph::transform {
+
+struct AlterOpLayoutOptions {
+  int64_t out_block = 16;  ///< output channel block (16 float32 lanes: one zmm, two ymm)
+};
+
+IRModule AlterOpLayout(const IRModule& mod, const AlterOpLayoutOptions& options = {});
+
+/// opt_level 3: "AlterOpLayout".
+Pass AlterOpLayoutPass();
+
+}  // namespace tessera::graph::transform

@@ -1,0 +1,40 @@
+// Index-mapping computes of the ONNX spec: broadcast_to (Expand), tile, pad with a mode,
+// gather_elements, trilu (tag "injective") and arg reductions (tag "comm_reduce").
+// Static shapes only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/topi/util.h"
+
+namespace tessera::topi {
+
+/// numpy broadcast of x against `shape` (ONNX Expand: the output shape is the broadcast of
+/// both, so `shape` may have 1s where x is larger).
+Tensor broadcast_to(const Tensor& x, const std::vector<int64_t>& shape);
+
+/// out.shape[d] = x.shape[d] * reps[d]; out[i] = x[i mod x.shape] (ONNX Tile).
+Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
+
+/// ONNX Pad: out.shape[d] = before[d] + x.shape[d] + after[d] (negative amounts crop).
+/// mode "constant" (points outside x take pad_value), "reflect" (mirror without repeating the
+/// edge; the padding must be smaller than the extent), "edge" (repeat the edge), "wrap"
+/// (cyclic).
+Tensor pad_mode(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+                const std::string& mode, double pad_value);
+
+/// ONNX GatherElements: out.shape = indices.shape; out[i] = data[i with i[axis] replaced by
+/// indices[i]] (negative indices count from the end; then clamped into range).
+Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis);
+
+/// ONNX Trilu over the last two dims: upper keeps j - i >= k, lower keeps j - i <= k, the rest
+/// is 0. k is an int64 tensor with one element (read at run time).
+Tensor trilu(const Tensor& x, const Tensor& k, bool upper);
+
+/// ONNX ArgMax / ArgMin along axis (int64 output): the first index of the extreme value, or
+/// the last when select_last_index.
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index);
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index);
+
+}  // namespace tessera::topi

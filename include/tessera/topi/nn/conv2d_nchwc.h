@@ -1,0 +1,43 @@
+// 2-D convolution in the blocked NCHWc layout (TVM §4, topi x86 conv2d_NCHWc).
+//
+//   data   [N, C/c, H, W, c]                  (c: the data's channel block, any value >= 1)
+//   kernel [K/k, C/c, KH, KW, c, k]           (pre-packed at compile time; see layout.h)
+//   out    [N, K/k, OH, OW, k]
+//   out[n, ko, y, x, ki] = sum_{co, ky, kx, ci} pad(data)[n, co, y*sh + ky*dh, x*sw + kx*dw, ci]
+//                          * kernel[ko, co, ky, kx, ci, ki]
+// Channel counts that are not a multiple of the block are zero-padded by the producer
+// (layout_transform) and the weight packing, so the kernel never sees a partial block.
+//
+// Padding is its own stage "data_pad_NCHWc" (computed into a buffer before the convolution, so
+// the inner loop reads plain in-bounds addresses; the x86 schedule keeps it as a stage).
+// The reduction block is named "conv2d_NCHWc" (tag kConv2dNCHWc); the x86 schedule
+// (x86/conv2d_nchwc.h) recognises it by that name.
+//
+// Depthwise (groups == C == K):
+//   data   [N, C/c, H, W, c], kernel [C/c, 1, KH, KW, 1, c], out [N, C/c, OH, OW, c]
+//   out[n, b, y, x, i] = sum_{ky, kx} pad(data)[n, b, y*sh + ky*dh, x*sw + kx*dw, i] * kernel[b, 0, ky, kx, 0, i]
+// The block is named "depthwise_conv2d_NCHWc".
+#pragma once
+
+#include "tessera/topi/nn/conv2d.h"
+
+namespace tessera::topi {
+
+namespace tag {
+inline constexpr const char* kConv2dNCHWc = "conv2d_NCHWc";
+inline constexpr const char* kDepthwiseConv2dNCHWc = "depthwise_conv2d_NCHWc";
+}  // namespace tag
+
+/// Name of the explicit padding stage of the NCHWc convolutions.
+inline constexpr const char* kNCHWcPadName = "data_pad_NCHWc";
+
+/// p.groups must be 1. UserError on inconsistent shapes.
+Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);
+
+/// Depthwise; p.groups is ignored (the kernel's layout says it). UserError on inconsistent shapes.
+Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);
+
+/// The output spatial extents of a window op (shared with the type relation's formula).
+std::array<int64_t, 2> Conv2DOutHW(int64_t h, int64_t w, int64_t kh, int64_t kw, const Conv2DParams& p);
+
+}  // namespace tessera::topi

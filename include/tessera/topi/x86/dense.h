@@ -1,0 +1,50 @@
+// x86 schedule of the packed GEMM computes (topi/nn/dense_pack.h): nn.dense, nn.matmul and
+// nn.batch_matmul with a right operand in the blocked layout Bp[NB, K, 16]. GotoBLAS's
+// register-blocked micro-kernel, written with tir::Schedule primitives.
+//
+// T_gemm_packed, loops batch..., m..., n | k (the m loops fused into one) become
+//   parallel(fuse(batch..., no, mo))        one task per (batch, mr x nv*16 tile); tiles of one
+//                                           column panel are consecutive, so a thread streams
+//                                           the panel Bp[no] (K x nv*16) from L2 for all its rows
+//     init: C[mi, nv, 16] = 0              (decompose_reduction)
+//     k                                     the whole reduction inside the tile
+//       unroll mi (mr), unroll nv,          the micro-kernel: mr * nv zmm accumulators, nv vector
+//       vectorize l (16)                    loads of Bp[no, k, :], mr broadcasts of A[m, k], FMAs
+// The tile of C sits at a loop-invariant address inside k and the kernel's buffers are
+// noalias, so LLVM keeps the mr * nv accumulators in registers (checked by a test on the
+// assembly). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding
+// copy "T_gemm_unpad" is an ordinary block); only dense over an x of rank > 2 (rows fused into
+// M) gets a predicate on a partial row tile (correct, slower: its stores are conditional).
+//
+// T_pack_b (packing of a non-constant right operand inside the kernel; constant weights are
+// packed at compile time by graph_lower::PackGemmWeights) becomes
+//   parallel(fuse(batch..., nb)), k, vectorize l.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "tessera/tir/schedule/schedule.h"
+#include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/x86/schedule.h"
+
+namespace tessera::topi::x86 {
+
+/// The micro-kernel tile for an M x N x K product (float32): rows mr and 16-lane vectors nv that
+/// fit the host's registers (AVX-512: 32 zmm, mr * nv <= 28; AVX2: 16 ymm, a 16-lane vector
+/// is 2 of them, e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
+/// B panel streams from L2, preferring tiles that divide M and N, keep >= 16
+/// accumulators and give both threads the same number of tiles. The environment variable
+/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments).
+GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k);
+
+/// Whether the default schedule must keep a block as its own stage (the packing T_pack_b).
+bool KeepGemmStage(const std::string& block_name);
+
+/// Schedules every T_gemm_packed and T_pack_b block of `sch` as described above. Returns the
+/// names of the blocks it scheduled (empty when there are none). Every step is a checked
+/// primitive; one the library refuses is skipped, so the result is always valid.
+std::set<std::string> ScheduleGemmPacked(tir::Schedule& sch, const ScheduleOptions& options);
+
+}  // namespace tessera::topi::x86

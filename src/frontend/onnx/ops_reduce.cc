@@ -1,0 +1,108 @@
+// ONNX reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (axes an
+// attribute before opset 13 (ReduceSum) / 18 (the others), an optional input from then on;
+// keepdims default 1; noop_with_empty_axes), ArgMax / ArgMin (select_last_index from 12).
+#include "const_eval.h"
+#include "context.h"
+#include "tessera/graph/infer_type.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+Expr Reduce(NodeContext& ctx, const std::string& op, Expr x, const std::vector<int64_t>& axes, bool keepdims) {
+  return ctx.Call(op, {x}, Attrs{{"axis", axes}, {"keepdims", int64_t{keepdims}}});
+}
+
+enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+void ConvertReduce(NodeContext& ctx, Kind kind, int64_t axes_input_opset) {
+  int64_t rank = ctx.InputType(0).ndim();
+  std::vector<int64_t> axes;
+  bool noop = false;
+  if (ctx.opset() >= axes_input_opset) {
+    if (ctx.HasInput(1)) axes = ctx.InputInts(1, "reduction axes");
+    noop = ctx.AttrInt("noop_with_empty_axes", 0) != 0;
+  } else {
+    axes = ctx.AttrInts("axes", {});
+  }
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) ctx.Fail("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+    if (a < 0) a += rank;
+  }
+  bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
+  Expr x = ctx.Input(0);
+  // The elementwise map applied before summing, and after.
+  switch (kind) {
+    case Kind::kL1: x = ctx.Call("abs", {x}); break;
+    case Kind::kL2: case Kind::kSumSquare: x = ctx.Call("multiply", {x, x}); break;
+    default: break;
+  }
+  if (axes.empty() && noop) {
+    // The input is returned unreduced (with the per-element map of the reduction applied).
+    if (kind == Kind::kL2) x = ctx.Call("sqrt", {x});
+    if (kind == Kind::kLogSum) x = ctx.Call("log", {x});
+    return ctx.SetOutput(0, kind == Kind::kLogSumExp ? ctx.Input(0) : x);
+  }
+  Expr y;
+  switch (kind) {
+    case Kind::kMean: y = Reduce(ctx, "mean", x, axes, keepdims); break;
+    case Kind::kMax: y = Reduce(ctx, "max", x, axes, keepdims); break;
+    case Kind::kMin: y = Reduce(ctx, "min", x, axes, keepdims); break;
+    case Kind::kProd: y = Reduce(ctx, "prod", x, axes, keepdims); break;
+    case Kind::kL2: y = ctx.Call("sqrt", {Reduce(ctx, "sum", x, axes, keepdims)}); break;
+    case Kind::kLogSum: y = ctx.Call("log", {Reduce(ctx, "sum", x, axes, keepdims)}); break;
+    case Kind::kLogSumExp: {
+      // log(sum(exp(x - m))) + m with m = max(x): no overflow for large x.
+      Expr m = Reduce(ctx, "max", x, axes, true);
+      Expr s = Reduce(ctx, "sum", ctx.Call("exp", {ctx.Call("subtract", {x, m})}), axes, true);
+      y = ctx.Call("add", {ctx.Call("log", {s}), m});
+      if (!keepdims) {
+        graph::Type t = graph::InferExprType(Reduce(ctx, "sum", x, axes, false));
+        auto shape = graph::StaticShape(t->as<graph::TensorTypeNode>()->shape);
+        if (!shape) ctx.Unsupported("ReduceLogSumExp with keepdims=0 needs static shapes");
+        y = ctx.Call("reshape", {y}, Attrs{{"newshape", std::vector<int64_t>(*shape)}});
+      }
+      break;
+    }
+    default: y = Reduce(ctx, "sum", x, axes, keepdims); break;
+  }
+  ctx.SetOutput(0, y);
+}
+
+// ArgMax / ArgMin-1/11/12/13: axis (default 0), keepdims (default 1), select_last_index (12+).
+void ConvertArg(NodeContext& ctx, const std::string& op) {
+  int64_t rank = ctx.InputType(0).ndim();
+  int64_t axis = ctx.AttrInt("axis", 0);
+  if (axis < -rank || axis >= rank) ctx.Fail("axis " + std::to_string(axis) + " is out of range");
+  if (axis < 0) axis += rank;
+  Attrs attrs{{"axis", axis},
+              {"keepdims", ctx.AttrInt("keepdims", 1)},
+              {"select_last_index", ctx.AttrInt("select_last_index", 0)}};
+  ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)}, attrs));
+}
+
+Converter R(Kind k, int64_t axes_input_opset = 18) {
+  return [k, axes_input_opset](NodeContext& ctx) { ConvertReduce(ctx, k, axes_input_opset); };
+}
+
+}  // namespace
+
+void RegisterReduceConverters(ConverterTable& t) {
+  t["ReduceSum"] = R(Kind::kSum, 13);
+  t["ReduceMean"] = R(Kind::kMean);
+  t["ReduceMax"] = R(Kind::kMax);
+  t["ReduceMin"] = R(Kind::kMin);
+  t["ReduceProd"] = R(Kind::kProd);
+  t["ReduceL1"] = R(Kind::kL1);
+  t["ReduceL2"] = R(Kind::kL2);
+  t["ReduceLogSum"] = R(Kind::kLogSum);
+  t["ReduceLogSumExp"] = R(Kind::kLogSumExp);
+  t["ReduceSumSquare"] = R(Kind::kSumSquare);
+  t["ArgMax"] = [](NodeContext& ctx) { ConvertArg(ctx, "argmax"); };
+  t["ArgMin"] = [](NodeContext& ctx) { ConvertArg(ctx, "argmin"); };
+}
+
+}  // namespace tessera::frontend::onnx_import

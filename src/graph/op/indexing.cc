@@ -1,0 +1,109 @@
+// Index-mapping ops of the ONNX spec: broadcast_to (Expand), tile, pad (with a mode),
+// gather_elements, trilu; and the arg reductions argmax / argmin (int64 output).
+#include <set>
+
+#include "op_groups.h"
+#include "op_util.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::op {
+
+namespace {
+
+Shape ToShape(const std::vector<int64_t>& v) {
+  Shape s;
+  for (int64_t d : v) s.emplace_back(d);
+  return s;
+}
+
+Type BroadcastToRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  return TensorTypeNode::make(BroadcastShapes(x.shape, ToShape(attrs.GetInts("shape"))), x.dtype);
+}
+
+Type TileRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const std::vector<int64_t>& reps = attrs.GetInts("reps");
+  TESSERA_CHECK(static_cast<int64_t>(reps.size()) == x.ndim(), "reps has ", reps.size(),
+                " entries for a tensor of rank ", x.ndim());
+  Shape out;
+  for (size_t d = 0; d < reps.size(); ++d) {
+    TESSERA_CHECK(reps[d] >= 0, "reps must be >= 0, got ", reps[d]);
+    out.push_back(x.shape[d].is_static() ? Dim(x.shape[d].value() * reps[d]) : Dim::Any());
+  }
+  return TensorTypeNode::make(out, x.dtype);
+}
+
+Type PadRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const std::vector<int64_t>& before = attrs.GetInts("pad_before");
+  const std::vector<int64_t>& after = attrs.GetInts("pad_after");
+  TESSERA_CHECK(static_cast<int64_t>(before.size()) == x.ndim() && static_cast<int64_t>(after.size()) == x.ndim(),
+                "pad_before / pad_after need one entry per axis (rank ", x.ndim(), ")");
+  std::string mode = attrs.GetString("mode", "constant");
+  TESSERA_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", "unknown pad mode '",
+                mode, "'");
+  Shape out;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (!x.shape[d].is_static()) {
+      out.push_back(Dim::Any());
+      continue;
+    }
+    int64_t n = x.shape[d].value() + before[d] + after[d];
+    TESSERA_CHECK(n >= 0, "padding makes axis ", d, " negative (", n, ")");
+    out.push_back(Dim(n));
+  }
+  return TensorTypeNode::make(out, x.dtype);
+}
+
+Type GatherElementsRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& idx = TensorArg(args, 1);
+  TESSERA_CHECK(idx.dtype.is_int(), "indices must be int32 or int64, got ", idx.dtype.str());
+  TESSERA_CHECK(x.ndim() == idx.ndim(), "data rank ", x.ndim(), " != indices rank ", idx.ndim());
+  NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
+  return TensorTypeNode::make(idx.shape, x.dtype);
+}
+
+// x, k (one int64 value).
+Type TriluRel(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& k = TensorArg(args, 1);
+  TESSERA_CHECK(x.ndim() >= 2, "needs a tensor of rank >= 2, got ", ShapeStr(x.shape));
+  TESSERA_CHECK(k.dtype.is_int() && k.ndim() <= 1, "k must be an int64 scalar, got ", k.dtype.str(), " ",
+                ShapeStr(k.shape));
+  return TensorTypeNode::make(x.shape, x.dtype);
+}
+
+Type ArgReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  int64_t axis = NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
+  bool keepdims = attrs.GetInt("keepdims", 1) != 0;
+  Shape out;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (d != axis) out.push_back(x.shape[d]);
+    else if (keepdims) out.push_back(Dim(1));
+  }
+  return TensorTypeNode::make(out, DataType::Int(64));
+}
+
+}  // namespace
+
+void RegisterIndexingOps(OpRegistry& r) {
+  r.Register("broadcast_to", 1, kBroadcast, BroadcastToRel,
+             "numpy broadcast of x and `shape` (ONNX Expand). attrs: shape");
+  r.Register("tile", 1, kInjective, TileRel, "repeats x reps[d] times along each axis d. attrs: reps");
+  r.Register("pad", 1, kInjective, PadRel,
+             "attrs: pad_before, pad_after (per axis; negative crops), mode (constant, reflect, edge, wrap), "
+             "pad_value");
+  r.Register("gather_elements", 2, kInjective, GatherElementsRel,
+             "out[i] = data[i with i[axis] = indices[i]]. attrs: axis");
+  r.Register("trilu", 2, kInjective, TriluRel,
+             "zeroes the lower (upper=1) or upper (upper=0) triangle of the last two dims, offset by k. attrs: upper");
+  r.Register("argmax", 1, kCommReduce, ArgReduceRel,
+             "index of the max along axis (int64). attrs: axis, keepdims, select_last_index");
+  r.Register("argmin", 1, kCommReduce, ArgReduceRel,
+             "index of the min along axis (int64). attrs: axis, keepdims, select_last_index");
+}
+
+}  // namespace tessera::graph::op

@@ -1,0 +1,294 @@
+// AlterOpLayout: see include/tessera/graph/transform/alter_op_layout.h for the rules.
+#include "tessera/graph/transform/alter_op_layout.h"
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "tessera/graph/functor.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph/op_registry.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::transform {
+namespace {
+
+std::string BlockedName(int64_t b) { return b ? "NCHW" + std::to_string(b) + "c" : "NCHW"; }
+
+const TensorTypeNode* TensorTypeOf(const Expr& e) {
+  return e->has_checked_type() ? e->checked_type()->as<TensorTypeNode>() : nullptr;
+}
+
+// The static shape of a float32 tensor expression, or empty.
+std::vector<int64_t> F32Shape(const Expr& e) {
+  const TensorTypeNode* t = TensorTypeOf(e);
+  if (!t || t->dtype != DataType::Float(32)) return {};
+  auto s = StaticShape(t->shape);
+  return s ? *s : std::vector<int64_t>{};
+}
+
+Call MakeCall(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
+  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
+}
+
+Constant MakeF32Constant(const std::vector<int64_t>& shape, const std::vector<float>& v) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, DataType::Float(32));
+  std::memcpy(a.raw_data(), v.data(), v.size() * sizeof(float));
+  return ConstantNode::make(a);
+}
+
+const std::set<std::string>& UnaryOps() {
+  static const std::set<std::string> ops = {"nn.relu", "clip",     "sigmoid",  "tanh", "hard_sigmoid",
+                                            "hard_swish", "exp",   "negative", "abs",  "copy"};
+  return ops;
+}
+const std::set<std::string>& BinaryOps() {
+  static const std::set<std::string> ops = {"add", "subtract", "multiply", "maximum", "minimum", "divide"};
+  return ops;
+}
+
+// A value of the rewritten graph: its NCHW form and / or its blocked form.
+struct Value {
+  Expr nchw;                        // the value in its original layout (null until needed)
+  std::map<int64_t, Expr> blocked;  // block -> the value in NCHW<block>c
+  int64_t block = 0;                // the block of the value as produced (0: produced in NCHW)
+  int64_t channels = 0;             // C, when the value is a 4-D NCHW-like tensor
+};
+
+class Rewriter {
+ public:
+  explicit Rewriter(const AlterOpLayoutOptions& opt) : opt_(opt) {}
+
+  Expr Rewrite(const Function& fn) {
+    Expr body = NCHW(fn->body);
+    return body;
+  }
+
+ private:
+  // The value of an original expression, rewritten once.
+  Value& Visit(const Expr& e) {
+    auto it = values_.find(e.get());
+    if (it != values_.end()) return it->second;
+    Value v = Compute(e);
+    if (!v.channels) {
+      std::vector<int64_t> s = F32Shape(e);
+      if (s.size() == 4) v.channels = s[1];
+    }
+    return values_[e.get()] = std::move(v);
+  }
+
+  // e (original) in NCHW.
+  Expr NCHW(const Expr& e) {
+    Value& v = Visit(e);
+    if (!v.nchw) {
+      TESSERA_ICHECK(v.block && v.blocked.count(v.block), "a value with neither layout");
+      v.nchw = MakeCall("layout_transform", {v.blocked.at(v.block)},
+                        Attrs{{"src_layout", BlockedName(v.block)}, {"dst_layout", "NCHW"}, {"channels", v.channels}});
+    }
+    return v.nchw;
+  }
+
+  // e (original, a 4-D float32 tensor) in NCHW<b>c.
+  Expr Blocked(const Expr& e, int64_t b) {
+    Value& v = Visit(e);
+    auto it = v.blocked.find(b);
+    if (it != v.blocked.end()) return it->second;
+    Expr src = v.block ? v.blocked.at(v.block) : NCHW(e);
+    Expr out = MakeCall("layout_transform", {src},
+                        Attrs{{"src_layout", BlockedName(v.block)}, {"dst_layout", BlockedName(b)}, {"channels", v.channels}});
+    return values_[e.get()].blocked[b] = out;
+  }
+
+  static Value Produced(Expr blocked, int64_t b, int64_t channels) {
+    Value v;
+    v.blocked[b] = std::move(blocked);
+    v.block = b;
+    v.channels = channels;
+    return v;
+  }
+
+  Value Compute(const Expr& e) {
+    if (e->as<VarNode>() || e->as<ConstantNode>() || e->as<OpNode>()) return Value{e, {}, 0, 0};
+    if (const auto* t = e->as<TupleNode>()) {
+      std::vector<Expr> fields;
+      for (const Expr& f : t->fields) fields.push_back(NCHW(f));
+      return Value{TupleNode::make(fields), {}, 0, 0};
+    }
+    if (const auto* g = e->as<TupleGetItemNode>()) return Value{TupleGetItemNode::make(NCHW(g->tuple), g->index), {}, 0, 0};
+    const auto* call = e->as<CallNode>();
+    TESSERA_ICHECK(call && call->op->as<OpNode>(), "AlterOpLayout: unexpected expression kind");
+    const std::string& op = call->op->as<OpNode>()->name;
+    if (op == "nn.conv2d") {
+      if (auto v = Conv(*call, e)) return *v;
+    } else if (UnaryOps().count(op)) {
+      const Value& x = Visit(call->args[0]);
+      if (x.block) return Produced(MakeCall(op, {x.blocked.at(x.block)}, call->attrs), x.block, x.channels);
+    } else if (BinaryOps().count(op)) {
+      if (auto v = Binary(*call, e, op)) return *v;
+    } else if (op == "nn.bias_add") {
+      const Value& x = Visit(call->args[0]);
+      const auto* b = call->args[1]->as<ConstantNode>();
+      int64_t axis = call->attrs.GetInt("axis", 1);
+      if (x.block && b && (axis == 1 || axis == -3) && F32Shape(call->args[1]).size() == 1) {
+        Expr packed = PackPerChannel(b->data, x.channels, x.block, 0.0f);
+        return Produced(MakeCall("add", {x.blocked.at(x.block), packed}), x.block, x.channels);
+      }
+    } else if (op == "concatenate") {
+      if (auto v = Concat(*call)) return *v;
+    }
+    // Fallback: every argument in NCHW.
+    std::vector<Expr> args;
+    for (const Expr& a : call->args) args.push_back(NCHW(a));
+    return Value{CallNode::make(call->op, args, call->attrs), {}, 0, 0};
+  }
+
+  std::optional<Value> Conv(const CallNode& call, const Expr& e) {
+    const auto* wc = call.args[1]->as<ConstantNode>();
+    std::vector<int64_t> xs = F32Shape(call.args[0]), ws = F32Shape(call.args[1]), os = F32Shape(e);
+    if (!wc || xs.size() != 4 || ws.size() != 4 || os.size() != 4) return std::nullopt;
+    if (call.attrs.GetString("data_layout", "NCHW") != "NCHW" || call.attrs.GetString("kernel_layout", "OIHW") != "OIHW")
+      return std::nullopt;
+    const int64_t groups = call.attrs.GetInt("groups", 1);
+    const int64_t K = ws[0], C = xs[1], KH = ws[2], KW = ws[3];
+    const float* w = static_cast<const float*>(wc->data.raw_data());
+    Attrs attrs = call.attrs;
+    if (groups == 1) {
+      const Value& x = Visit(call.args[0]);
+      int64_t cb = x.block;
+      if (!cb)
+        for (cb = std::min<int64_t>(C, opt_.out_block); C % cb != 0;) --cb;
+      const int64_t kb = opt_.out_block, Kb = (K + kb - 1) / kb, Cb = (C + cb - 1) / cb;
+      std::vector<float> packed(static_cast<size_t>(Kb * Cb * KH * KW * cb * kb), 0.0f);
+      for (int64_t o = 0; o < K; ++o)
+        for (int64_t i = 0; i < C; ++i)
+          for (int64_t y = 0; y < KH; ++y)
+            for (int64_t xx = 0; xx < KW; ++xx)
+              packed[((((o / kb * Cb + i / cb) * KH + y) * KW + xx) * cb + i % cb) * kb + o % kb] =
+                  w[((o * C + i) * KH + y) * KW + xx];
+      attrs.Set("data_layout", BlockedName(cb)).Set("out_layout", BlockedName(kb));
+      attrs.Set("kernel_layout", "OIHW" + std::to_string(cb) + "i" + std::to_string(kb) + "o");
+      Expr out = MakeCall("nn.contrib_conv2d_NCHWc",
+                          {Blocked(call.args[0], cb), MakeF32Constant({Kb, Cb, KH, KW, cb, kb}, packed)}, attrs);
+      return Produced(out, kb, K);
+    }
+    if (groups == C && K == C && ws[1] == 1) {
+      const int64_t b = opt_.out_block, Cb = (C + b - 1) / b;
+      std::vector<float> packed(static_cast<size_t>(Cb * KH * KW * b), 0.0f);
+      for (int64_t i = 0; i < C; ++i)
+        for (int64_t y = 0; y < KH; ++y)
+          for (int64_t xx = 0; xx < KW; ++xx) packed[((i / b * KH + y) * KW + xx) * b + i % b] = w[(i * KH + y) * KW + xx];
+      attrs.Set("data_layout", BlockedName(b)).Set("out_layout", BlockedName(b));
+      attrs.Set("kernel_layout", "OIHW1i" + std::to_string(b) + "o");
+      Expr out = MakeCall("nn.contrib_conv2d_NCHWc", {Blocked(call.args[0], b), MakeF32Constant({Cb, 1, KH, KW, 1, b}, packed)},
+                          attrs);
+      return Produced(out, b, C);
+    }
+    return std::nullopt;  // grouped convolution: generic NCHW path
+  }
+
+  // A per-channel constant [C] (any shape with C elements) as [1, C/b, 1, 1, b], `pad` past C.
+  static Expr PackPerChannel(const runtime::NDArray& a, int64_t C, int64_t b, float pad) {
+    const int64_t Cb = (C + b - 1) / b;
+    std::vector<float> v(static_cast<size_t>(Cb * b), pad);
+    const float* src = static_cast<const float*>(a.raw_data());
+    for (int64_t c = 0; c < C; ++c) v[c] = src[c];
+    return MakeF32Constant({1, Cb, 1, 1, b}, v);
+  }
+
+  // How a non-blocked operand fits a blocked value of C channels and block b: its blocked form,
+  // or null.
+  Expr Fit(const Expr& operand, const std::vector<int64_t>& result_shape, int64_t C, int64_t b, float pad) {
+    std::vector<int64_t> s = F32Shape(operand);
+    const TensorTypeNode* t = TensorTypeOf(operand);
+    if (!t) return nullptr;
+    auto st = StaticShape(t->shape);
+    if (!st) return nullptr;
+    int64_t numel = 1;
+    for (int64_t d : *st) numel *= d;
+    if (numel == 1 && st->size() <= 4) return operand;  // a scalar broadcasts in any layout
+    if (s.empty()) return nullptr;
+    if (s.size() == 4 && s == result_shape) return Blocked(operand, b);
+    const auto* c = operand->as<ConstantNode>();
+    bool per_channel = (s.size() == 3 && s[0] == C && s[1] == 1 && s[2] == 1) ||
+                       (s.size() == 4 && s[0] == 1 && s[1] == C && s[2] == 1 && s[3] == 1);
+    if (c && per_channel) return PackPerChannel(c->data, C, b, pad);
+    return nullptr;
+  }
+
+  std::optional<Value> Binary(const CallNode& call, const Expr& e, const std::string& op) {
+    const Value& a = Visit(call.args[0]);
+    const Value& b = Visit(call.args[1]);
+    std::vector<int64_t> os = F32Shape(e);
+    if (os.size() != 4) return std::nullopt;
+    if (a.block && b.block) {
+      if (a.block != b.block || a.channels != b.channels || op == "divide") return std::nullopt;
+      return Produced(MakeCall(op, {a.blocked.at(a.block), b.blocked.at(b.block)}, call.attrs), a.block, a.channels);
+    }
+    const bool left = a.block != 0;
+    if (!left && !b.block) return std::nullopt;
+    const Value& x = left ? a : b;
+    if (F32Shape(call.args[left ? 0 : 1]) != os) return std::nullopt;  // the blocked side must not broadcast
+    if (op == "divide" && !(left && call.args[1]->as<ConstantNode>())) return std::nullopt;
+    Expr other = Fit(call.args[left ? 1 : 0], os, x.channels, x.block, op == "divide" ? 1.0f : 0.0f);
+    if (!other) return std::nullopt;
+    Expr xb = x.blocked.at(x.block);
+    return Produced(MakeCall(op, left ? std::vector<Expr>{xb, other} : std::vector<Expr>{other, xb}, call.attrs), x.block,
+                    x.channels);
+  }
+
+  std::optional<Value> Concat(const CallNode& call) {
+    const auto* t = call.args[0]->as<TupleNode>();
+    int64_t axis = call.attrs.GetInt("axis", 0);
+    if (!t || t->fields.empty() || (axis != 1 && axis != -3)) return std::nullopt;
+    int64_t b = 0, C = 0;
+    std::vector<Expr> fields;
+    for (const Expr& f : t->fields) {
+      const Value& v = Visit(f);
+      if (!v.block || (b && v.block != b) || v.channels % v.block != 0) return std::nullopt;
+      b = v.block;
+      C += v.channels;
+      fields.push_back(v.blocked.at(v.block));
+    }
+    Attrs attrs = call.attrs;
+    attrs.Set("axis", 1);
+    return Produced(MakeCall("concatenate", {TupleNode::make(fields)}, attrs), b, C);
+  }
+
+  AlterOpLayoutOptions opt_;
+  std::unordered_map<const ExprNode*, Value> values_;
+};
+
+bool Supported(const Function& fn) {
+  bool ok = true;
+  PostOrderVisit(fn->body, [&](const Expr& e) {
+    ok &= !(e->as<LetNode>() || e->as<IfNode>() || e->as<FunctionNode>());
+    if (const auto* c = e->as<CallNode>()) ok &= c->op->as<OpNode>() != nullptr;
+  });
+  return ok;
+}
+
+}  // namespace
+
+IRModule AlterOpLayout(const IRModule& input, const AlterOpLayoutOptions& options) {
+  IRModule mod = InferType(input);
+  IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    if (fn->attrs.GetInt("Primitive", 0) != 0 || !Supported(fn)) {
+      out.Add(name, fn);
+      continue;
+    }
+    Rewriter r(options);
+    Expr body = r.Rewrite(fn);
+    out.Add(name, FunctionNode::make(fn->params, body, fn->ret_type, fn->attrs));
+  }
+  return InferType(out);
+}
+
+Pass AlterOpLayoutPass() {
+  return Pass({"AlterOpLayout", "NCHW -> NCHWc: blocked conv2d with packed weights, layout_transform at the boundaries", 3},
+              [](const IRModule& m, const PassContext&) { return AlterOpLayout(m); });
+}
+
+}  // namespace tessera::graph::transform

@@ -1,0 +1,104 @@
+// Helpers shared by the graph passes: see pass_util.h.
+#include "pass_util.h"
+
+#include "tessera/graph/functor.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::transform::detail {
+
+const CallNode* AsOpCall(const Expr& e, const char* name) {
+  const auto* c = e ? e->as<CallNode>() : nullptr;
+  if (!c) return nullptr;
+  const auto* op = c->op->as<OpNode>();
+  return op && op->name == name ? c : nullptr;
+}
+
+std::string OpName(const Expr& e) {
+  const auto* c = e ? e->as<CallNode>() : nullptr;
+  const auto* op = c ? c->op->as<OpNode>() : nullptr;
+  return op ? op->name : std::string();
+}
+
+Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs) {
+  return CallNode::make(OpNode::Get(name), std::move(args), std::move(attrs));
+}
+
+void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
+  if (const auto* c = e->as<CallNode>()) {
+    if (c->op->as<FunctionNode>()) use(c->op);
+    for (const auto& a : c->args) use(a);
+  } else if (const auto* t = e->as<TupleNode>()) {
+    for (const auto& f : t->fields) use(f);
+  } else if (const auto* g = e->as<TupleGetItemNode>()) {
+    use(g->tuple);
+  } else if (const auto* l = e->as<LetNode>()) {
+    use(l->value);
+    use(l->body);
+  } else if (const auto* i = e->as<IfNode>()) {
+    use(i->cond);
+    use(i->true_branch);
+    use(i->false_branch);
+  } else if (const auto* f = e->as<FunctionNode>()) {
+    use(f->body);
+  }
+}
+
+std::unordered_map<const ExprNode*, int> CountUses(const Expr& root) {
+  std::unordered_map<const ExprNode*, int> uses;
+  PostOrderVisit(root, [&](const Expr& e) { ForEachUse(e, [&](const Expr& c) { uses[c.get()]++; }); });
+  uses[root.get()]++;
+  return uses;
+}
+
+const TensorTypeNode* TensorTypeOf(const Expr& e) {
+  if (!e || !e->has_checked_type()) return nullptr;
+  return e->checked_type()->as<TensorTypeNode>();
+}
+
+std::optional<std::vector<int64_t>> StaticShapeOf(const Expr& e) {
+  const TensorTypeNode* t = TensorTypeOf(e);
+  if (!t) return std::nullopt;
+  return StaticShape(t->shape);
+}
+
+std::optional<std::vector<double>> ToDoubles(const runtime::NDArray& a) {
+  const DataType dt = a.dtype();
+  std::vector<double> out(static_cast<size_t>(a.NumElements()));
+  if (dt == DataType::Float(32)) {
+    const float* p = a.data<float>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else if (dt == DataType::Float(64)) {
+    const double* p = a.data<double>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+runtime::NDArray FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DataType dtype) {
+  runtime::NDArray a = runtime::NDArray::Empty(std::move(shape), dtype);
+  TESSERA_ICHECK(static_cast<size_t>(a.NumElements()) == values.size(), "FromDoubles: ", values.size(),
+                 " values for ", a.NumElements(), " elements");
+  if (dtype == DataType::Float(32)) {
+    float* p = a.data<float>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<float>(values[i]);
+  } else {
+    TESSERA_ICHECK(dtype == DataType::Float(64), "FromDoubles: unsupported dtype ", dtype.str());
+    double* p = a.data<double>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  }
+  return a;
+}
+
+Constant ScalarConstant(double value, DataType dtype) {
+  runtime::NDArray a = runtime::NDArray::Empty({}, dtype);
+  if (dtype == DataType::Float(32)) *a.data<float>() = static_cast<float>(value);
+  else if (dtype == DataType::Float(64)) *a.data<double>() = value;
+  else if (dtype == DataType::Int(64)) *a.data<int64_t>() = static_cast<int64_t>(value);
+  else if (dtype == DataType::Int(32)) *a.data<int32_t>() = static_cast<int32_t>(value);
+  else TESSERA_THROW(UnsupportedError, "a scalar constant of dtype ", dtype.str(), " is not supported here");
+  return ConstantNode::make(a);
+}
+
+}  // namespace tessera::graph::transform::detail

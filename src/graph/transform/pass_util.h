@@ -1,0 +1,41 @@
+// Helpers shared by the graph passes of this folder (not a public header).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/graph/expr.h"
+#include "tessera/graph/type.h"
+
+namespace tessera::graph::transform::detail {
+
+/// `e` as a call of the op `name`, else nullptr.
+const CallNode* AsOpCall(const Expr& e, const char* name);
+/// The op name of a call of an op, else "".
+std::string OpName(const Expr& e);
+/// A call of the registered op `name`.
+Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs = {});
+
+/// Calls `use(child)` for every expression `e` uses as an operand (call arguments, tuple
+/// fields, let values and bodies, if parts, function bodies; not the op, not let-bound vars).
+void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use);
+/// How many times each node is used as an operand in the DAG under `root` (+1 for root).
+std::unordered_map<const ExprNode*, int> CountUses(const Expr& root);
+
+/// The tensor type of a typed expression, else nullptr.
+const TensorTypeNode* TensorTypeOf(const Expr& e);
+/// The static shape of a typed tensor expression, else nullopt.
+std::optional<std::vector<int64_t>> StaticShapeOf(const Expr& e);
+
+/// The elements of a float32 / float64 array as doubles; nullopt for other dtypes.
+std::optional<std::vector<double>> ToDoubles(const runtime::NDArray& a);
+/// A new array of `shape` and float `dtype` (float32 / float64) holding `values`.
+runtime::NDArray FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DataType dtype);
+/// A rank-0 constant of `dtype` (float or int) holding `value`.
+Constant ScalarConstant(double value, DataType dtype);
+
+}  // namespace tessera::graph::transform::detail

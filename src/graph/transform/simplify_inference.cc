@@ -1,0 +1,104 @@
+// SimplifyInference: see include/tessera/graph/transform/simplify_inference.h.
+#include "tessera/graph/transform/simplify_inference.h"
+
+#include <cmath>
+
+#include "pass_util.h"
+#include "tessera/graph/functor.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph/transform/pass.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::transform {
+namespace {
+
+using namespace detail;
+
+/// [C] -> [C, 1, ..., 1] with `trailing` ones, as a constant or an expand_dims.
+Expr TrailingOnes(const Expr& v, int64_t trailing) {
+  if (trailing == 0) return v;
+  return CallOp("expand_dims", {v}, Attrs{{"axis", int64_t{1}}, {"num_newaxis", trailing}});
+}
+
+class Simplifier : public ExprMutator {
+ protected:
+  Expr MutateCall_(const Call& call) override {
+    Expr rewritten = ExprMutator::MutateCall_(call);
+    const auto* c = rewritten->as<CallNode>();
+    const std::string op = OpName(rewritten);
+    if (op == "nn.batch_norm") return ExpandBatchNorm(call, c->args);
+    if (op == "copy") return c->args[0];
+    const TensorTypeNode* in = TensorTypeOf(call->args.empty() ? nullptr : call->args[0]);
+    const TensorTypeNode* out = TensorTypeOf(call);
+    if (!in || !out) return rewritten;
+    if (op == "cast" && in->dtype == out->dtype) return c->args[0];
+    if (op == "reshape" && in->shape == out->shape && StaticShape(in->shape)) return c->args[0];
+    if (op == "transpose") {
+      std::vector<int64_t> axes = c->attrs.GetInts("axes", {});
+      bool identity = in->ndim() <= 1 && axes.empty();
+      if (!axes.empty()) {
+        identity = true;
+        for (size_t i = 0; i < axes.size(); ++i) identity = identity && (axes[i] == int64_t(i) || axes[i] == int64_t(i) - in->ndim());
+      }
+      if (identity) return c->args[0];
+    }
+    return rewritten;
+  }
+
+ private:
+  /// `original` is the typed batch_norm call; `args` its rewritten arguments.
+  Expr ExpandBatchNorm(const Call& original, const std::vector<Expr>& args) {
+    const TensorTypeNode* x = TensorTypeOf(original->args[0]);
+    TESSERA_ICHECK(x != nullptr, "SimplifyInference: nn.batch_norm is not typed (run InferType first)");
+    int64_t axis = original->attrs.GetInt("axis", 1);
+    if (axis < 0) axis += x->ndim();
+    const int64_t trailing = x->ndim() - axis - 1;
+    const double eps = original->attrs.GetDouble("epsilon", 1e-5);
+
+    std::vector<runtime::NDArray> consts;
+    for (size_t i = 1; i < 5; ++i) {
+      if (const auto* k = args[i]->as<ConstantNode>()) consts.push_back(k->data);
+    }
+    Expr scale, shift;
+    if (consts.size() == 4 && (x->dtype == DataType::Float(32) || x->dtype == DataType::Float(64))) {
+      auto gamma = ToDoubles(consts[0]), beta = ToDoubles(consts[1]);
+      auto mean = ToDoubles(consts[2]), var = ToDoubles(consts[3]);
+      const size_t n = gamma->size();
+      std::vector<double> s(n), t(n);
+      for (size_t i = 0; i < n; ++i) {
+        s[i] = (*gamma)[i] / std::sqrt((*var)[i] + eps);
+        t[i] = (*beta)[i] - (*mean)[i] * s[i];
+      }
+      std::vector<int64_t> shape(static_cast<size_t>(trailing) + 1, 1);
+      shape[0] = static_cast<int64_t>(n);
+      scale = ConstantNode::make(FromDoubles(s, shape, x->dtype));
+      shift = ConstantNode::make(FromDoubles(t, shape, x->dtype));
+    } else {
+      Expr s = CallOp("divide", {args[1], CallOp("sqrt", {CallOp("add", {args[4], ScalarConstant(eps, x->dtype)})})});
+      Expr t = CallOp("subtract", {args[2], CallOp("multiply", {args[3], s})});
+      scale = TrailingOnes(s, trailing);
+      shift = TrailingOnes(t, trailing);
+    }
+    return CallOp("add", {CallOp("multiply", {args[0], scale}), shift});
+  }
+};
+
+}  // namespace
+
+IRModule SimplifyInference(const IRModule& input) {
+  IRModule mod = InferType(input);
+  IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    Simplifier s;
+    Expr body = s.Mutate(fn->body);
+    out.Add(name, body == fn->body ? fn : FunctionNode::make(fn->params, body, fn->ret_type, fn->attrs));
+  }
+  return out;
+}
+
+Pass SimplifyInferencePass() {
+  return Pass({"SimplifyInference", "nn.batch_norm -> multiply/add with constant scale/shift; identities removed", 0},
+              [](const IRModule& m, const PassContext&) { return SimplifyInference(m); });
+}
+
+}  // namespace tessera::graph::transform

@@ -1,0 +1,41 @@
+// FComputes of broadcast_to, tile, pad, gather_elements, trilu, argmax, argmin (op/indexing.cc).
+#include "computes.h"
+#include "tessera/topi/indexing.h"
+
+namespace tessera::graph_lower::detail {
+
+namespace {
+using graph::Attrs;
+using graph::Type;
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+}  // namespace
+
+void RegisterIndexingComputes(graph::OpRegistry& r) {
+  r.SetCompute("broadcast_to", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::broadcast_to(in[0], a.GetInts("shape"))};
+  });
+  r.SetCompute("tile", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::tile(in[0], a.GetInts("reps"))};
+  });
+  r.SetCompute("pad", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::pad_mode(in[0], a.GetInts("pad_before"), a.GetInts("pad_after"), a.GetString("mode", "constant"),
+                           a.GetDouble("pad_value", 0.0))};
+  });
+  r.SetCompute("gather_elements", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::gather_elements(in[0], in[1], a.GetInt("axis", 0))};
+  });
+  r.SetCompute("trilu", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::trilu(in[0], in[1], a.GetInt("upper", 1) != 0)};
+  });
+  r.SetCompute("argmax", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::argmax(in[0], a.GetInt("axis", 0), a.GetInt("keepdims", 1) != 0,
+                         a.GetInt("select_last_index", 0) != 0)};
+  });
+  r.SetCompute("argmin", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::argmin(in[0], a.GetInt("axis", 0), a.GetInt("keepdims", 1) != 0,
+                         a.GetInt("select_last_index", 0) != 0)};
+  });
+}
+
+}  // namespace tessera::graph_lower::detail

@@ -1,0 +1,30 @@
+// FComputes of the NCHWc ops that AlterOpLayout introduces.
+#include "computes.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
+#include "tessera/topi/nn/layout.h"
+
+namespace tessera::graph_lower::detail {
+
+namespace {
+using graph::Attrs;
+using graph::Type;
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+}  // namespace
+
+void RegisterLayoutComputes(graph::OpRegistry& r) {
+  r.SetCompute("nn.contrib_conv2d_NCHWc", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    topi::Conv2DParams p;
+    p.strides = Pair(a, "strides", {1, 1});
+    p.dilation = Pair(a, "dilation", {1, 1});
+    p.padding = Padding4(a);
+    p.groups = a.GetInt("groups", 1);
+    if (p.groups > 1) return {topi::depthwise_conv2d_NCHWc(in[0], in[1], p)};
+    return {topi::conv2d_NCHWc(in[0], in[1], p)};
+  });
+  r.SetCompute("layout_transform", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::layout_transform(in[0], a.GetString("src_layout"), a.GetString("dst_layout"), a.GetInt("channels"))};
+  });
+}
+
+}  // namespace tessera::graph_lower::detail

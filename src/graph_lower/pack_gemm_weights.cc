@@ -1,0 +1,92 @@
+// PackGemmWeights (graph_lower/pack_gemm_weights.h).
+#include "tessera/graph_lower/pack_gemm_weights.h"
+
+#include <cstring>
+
+#include "tessera/graph/functor.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph_lower/compute_registry.h"
+#include "tessera/support/error.h"
+#include "tessera/topi/x86/dense.h"
+
+namespace tessera::graph_lower {
+
+namespace {
+
+using graph::Expr;
+
+// wp[nb, k, l] = w[nb * bn + l, k] (transposed: w is [K, N], wp[nb, k, l] = w[k, nb * bn + l]);
+// zero where nb * bn + l >= N.
+runtime::NDArray Pack(const runtime::NDArray& w, bool k_major, const topi::GemmPackTile& tile) {
+  const int64_t n = k_major ? w.shape()[1] : w.shape()[0], k = k_major ? w.shape()[0] : w.shape()[1];
+  const int64_t bn = tile.bn, nb = tile.PaddedN(n) / bn;
+  runtime::NDArray out = runtime::NDArray::Empty({nb, k, bn}, w.dtype());
+  const size_t es = w.dtype().bytes();
+  const auto* src = static_cast<const char*>(w.raw_data());
+  auto* dst = static_cast<char*>(out.raw_data());
+  std::memset(dst, 0, static_cast<size_t>(nb * k * bn) * es);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t l = 0; l < bn && b * bn + l < n; ++l) {
+        const int64_t col = b * bn + l;
+        const int64_t s = k_major ? kk * n + col : col * k + kk;
+        std::memcpy(dst + ((b * k + kk) * bn + l) * es, src + s * es, es);
+      }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> ShapeOf(const Expr& e) {
+  if (!e->has_checked_type()) return std::nullopt;
+  const auto* tt = e->checked_type()->as<graph::TensorTypeNode>();
+  if (!tt) return std::nullopt;
+  return graph::StaticShape(tt->shape);
+}
+
+class Packer : public graph::ExprMutator {
+ protected:
+  Expr MutateCall_(const graph::Call& call) override {
+    Expr rewritten = graph::ExprMutator::MutateCall_(call);
+    const auto* op = call->op->as<graph::OpNode>();
+    if (!op || call->args.size() != 2) return rewritten;
+    const bool dense = op->name == "nn.dense", matmul = op->name == "nn.matmul";
+    if (!dense && !matmul) return rewritten;
+    const auto* c = call->args[1]->as<graph::ConstantNode>();
+    auto xs = ShapeOf(call->args[0]);
+    if (!c || !xs || xs->empty() || c->data.ndim() != 2 || c->data.dtype() != DataType::Float(32)) return rewritten;
+    if (matmul && xs->size() < 1) return rewritten;
+    const int64_t n = dense ? c->data.shape()[0] : c->data.shape()[1];
+    const int64_t k = dense ? c->data.shape()[1] : c->data.shape()[0];
+    if (xs->back() != k) return rewritten;
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < xs->size(); ++i) m *= (*xs)[i];
+    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k);
+    const auto* rc = rewritten->as<graph::CallNode>();
+    graph::Attrs attrs;
+    attrs.Set("units", n);
+    attrs.Set("gemm_mr", tile.mr);
+    attrs.Set("gemm_nv", tile.nv);
+    return graph::CallNode::make(graph::OpNode::Get("nn.contrib_dense_pack"),
+                                 {rc->args[0], graph::ConstantNode::make(Pack(c->data, matmul, tile))}, attrs);
+  }
+};
+
+}  // namespace
+
+graph::IRModule PackGemmWeights(const graph::IRModule& input) {
+  RegisterComputes();  // registers nn.contrib_dense_pack
+  graph::IRModule mod = graph::InferType(input);
+  graph::IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    Expr e = Packer().Mutate(fn);
+    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(e));
+  }
+  return graph::InferType(out);
+}
+
+graph::transform::Pass PackGemmWeightsPass() {
+  return graph::transform::Pass(
+      {"PackGemmWeights", "pre-pack constant dense / matmul weights into the GEMM micro-kernel layout", 3},
+      [](const graph::IRModule& m, const graph::transform::PassContext&) { return PackGemmWeights(m); });
+}
+
+}  // namespace tessera::graph_lower

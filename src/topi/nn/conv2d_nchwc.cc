@@ -1,0 +1,101 @@
+#include "tessera/topi/nn/conv2d_nchwc.h"
+
+#include "tessera/support/error.h"
+#include "tessera/topi/tags.h"
+
+namespace tessera::topi {
+
+namespace {
+
+// The explicit padding stage: zeros outside [pt, pt + H) x [pl, pl + W) of dims 2 and 3.
+// Unlike topi::pad, the select reads a clamped address only to stay in bounds; the stage
+// is computed once into its own buffer, so the convolution's inner loop has no select.
+Tensor PadNCHWc(const Tensor& data, const Conv2DParams& p) {
+  const auto [pt, pl, pb, pr] = p.padding;
+  if (!pt && !pl && !pb && !pr) return data;
+  std::vector<int64_t> ds = ConstShape(data);
+  const int64_t h = ds[2], w = ds[3];
+  std::vector<int64_t> out = {ds[0], ds[1], h + pt + pb, w + pl + pr, ds[4]};
+  return te::compute(
+      MakeShape(out),
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = i[2] - Index(pt), x = i[3] - Index(pl);
+        PrimExpr inside = y >= Index(0) && y < Index(h) && x >= Index(0) && x < Index(w);
+        PrimExpr yc = ir::min(ir::max(y, Index(0)), Index(h - 1));
+        PrimExpr xc = ir::min(ir::max(x, Index(0)), Index(w - 1));
+        return ir::select(inside, data({PrimExpr(i[0]), PrimExpr(i[1]), yc, xc, PrimExpr(i[4])}),
+                          ir::make_zero(data.dtype()));
+      },
+      kNCHWcPadName, tag::kInjective);
+}
+
+void CheckParams(const Conv2DParams& p, const char* op) {
+  TESSERA_CHECK(p.strides[0] >= 1 && p.strides[1] >= 1 && p.dilation[0] >= 1 && p.dilation[1] >= 1, op,
+                ": strides and dilation must be >= 1");
+  for (int64_t v : p.padding) TESSERA_CHECK(v >= 0, op, ": negative padding");
+}
+
+}  // namespace
+
+std::array<int64_t, 2> Conv2DOutHW(int64_t h, int64_t w, int64_t kh, int64_t kw, const Conv2DParams& p) {
+  const auto [pt, pl, pb, pr] = p.padding;
+  const int64_t eh = (kh - 1) * p.dilation[0] + 1, ew = (kw - 1) * p.dilation[1] + 1;
+  TESSERA_CHECK(h + pt + pb >= eh && w + pl + pr >= ew, "conv2d: the kernel is larger than the padded input");
+  return {(h + pt + pb - eh) / p.strides[0] + 1, (w + pl + pr - ew) / p.strides[1] + 1};
+}
+
+Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p) {
+  std::vector<int64_t> ds = ConstShape(data), ks = ConstShape(kernel);
+  TESSERA_CHECK(ds.size() == 5, "conv2d_NCHWc: data must be 5-D NCHWc, got rank ", ds.size());
+  TESSERA_CHECK(ks.size() == 6, "conv2d_NCHWc: kernel must be 6-D [K/k, C/c, KH, KW, c, k], got rank ", ks.size());
+  TESSERA_CHECK(data.dtype() == kernel.dtype(), "conv2d_NCHWc: data and kernel dtypes differ");
+  TESSERA_CHECK(p.groups == 1, "conv2d_NCHWc: groups must be 1 (use depthwise_conv2d_NCHWc), got ", p.groups);
+  TESSERA_CHECK(ks[1] == ds[1] && ks[4] == ds[4], "conv2d_NCHWc: kernel channel blocks ", ks[1], "x", ks[4],
+                " do not match data ", ds[1], "x", ds[4]);
+  CheckParams(p, "conv2d_NCHWc");
+  const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
+  Tensor in = PadNCHWc(data, p);
+  const int64_t sh = p.strides[0], sw = p.strides[1], dh = p.dilation[0], dw = p.dilation[1];
+  te::IterVar rco = te::reduce_axis(Range(Index(0), Index(ds[1])), "rco");
+  te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
+  te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");
+  te::IterVar rci = te::reduce_axis(Range(Index(0), Index(ds[4])), "rci");
+  return te::compute(
+      MakeShape({ds[0], ks[0], oh, ow, ks[5]}),
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = i[2] * Index(sh) + ry.var * Index(dh);
+        PrimExpr x = i[3] * Index(sw) + rx.var * Index(dw);
+        return te::sum(in({PrimExpr(i[0]), rco.var, y, x, rci.var}) *
+                           kernel({PrimExpr(i[1]), rco.var, ry.var, rx.var, rci.var, PrimExpr(i[4])}),
+                       {rco, ry, rx, rci});
+      },
+      "conv2d_NCHWc", tag::kConv2dNCHWc);
+}
+
+Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p) {
+  std::vector<int64_t> ds = ConstShape(data), ks = ConstShape(kernel);
+  TESSERA_CHECK(ds.size() == 5, "depthwise_conv2d_NCHWc: data must be 5-D NCHWc, got rank ", ds.size());
+  TESSERA_CHECK(ks.size() == 6 && ks[1] == 1 && ks[4] == 1,
+                "depthwise_conv2d_NCHWc: kernel must be [C/c, 1, KH, KW, 1, c], got rank ", ks.size());
+  TESSERA_CHECK(data.dtype() == kernel.dtype(), "depthwise_conv2d_NCHWc: data and kernel dtypes differ");
+  TESSERA_CHECK(ks[0] == ds[1] && ks[5] == ds[4], "depthwise_conv2d_NCHWc: kernel blocks ", ks[0], "x", ks[5],
+                " do not match data ", ds[1], "x", ds[4]);
+  CheckParams(p, "depthwise_conv2d_NCHWc");
+  const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
+  Tensor in = PadNCHWc(data, p);
+  const int64_t sh = p.strides[0], sw = p.strides[1], dh = p.dilation[0], dw = p.dilation[1];
+  te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
+  te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");
+  return te::compute(
+      MakeShape({ds[0], ds[1], oh, ow, ds[4]}),
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = i[2] * Index(sh) + ry.var * Index(dh);
+        PrimExpr x = i[3] * Index(sw) + rx.var * Index(dw);
+        return te::sum(in({PrimExpr(i[0]), PrimExpr(i[1]), y, x, PrimExpr(i[4])}) *
+                           kernel({PrimExpr(i[1]), Index(0), ry.var, rx.var, Index(0), PrimExpr(i[4])}),
+                       {ry, rx});
+      },
+      "depthwise_conv2d_NCHWc", tag::kDepthwiseConv2dNCHWc);
+}
+
+}  // namespace tessera::topi

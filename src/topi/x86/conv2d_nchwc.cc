@@ -1,0 +1,161 @@
+#include "tessera/topi/x86/conv2d_nchwc.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "tessera/ir/op.h"
+#include "tessera/tir/functor.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
+
+namespace tessera::topi::x86 {
+
+namespace {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::Schedule;
+using tir::ScheduleError;
+
+class BlockCollector : public tir::StmtExprVisitor {
+ public:
+  std::vector<const tir::BlockNode*> blocks;
+  const tir::StmtNode* root = nullptr;
+
+ protected:
+  void VisitStmt_(const tir::BlockRealizeNode* op) override {
+    if (op != root) blocks.push_back(op->block_node());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+std::vector<const tir::BlockNode*> Blocks(const tir::PrimFunc& f) {
+  BlockCollector c;
+  c.root = f->body.get();
+  c.VisitStmt(f->body);
+  return c.blocks;
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+int64_t Extent(const Schedule& sch, const LoopRV& l) {
+  int64_t v = -1;
+  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
+  return v;
+}
+
+bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
+  for (const auto& r : b->reads)
+    if (r.buffer.same_as(buf)) return true;
+  return false;
+}
+
+bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
+  for (const auto& p : f->params)
+    if (buf.same_as(p)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool KeepAsStage(const std::string& block_name) { return StartsWith(block_name, kNCHWcPadName); }
+
+int64_t HostVectorLanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx") ? 8 : 4;
+  return lanes;
+#else
+  return 4;
+#endif
+}
+
+int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
+  for (int64_t t = max_tile; t > max_tile / 2; --t)
+    if (ow % t == 0) return t;
+  if (ow <= max_tile + max_tile / 2) return ow;
+  for (int64_t t = max_tile / 2; t >= 4; --t)
+    if (ow % t == 0) return t;
+  return max_tile;
+}
+
+std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& opt) {
+  const tir::BlockNode* conv = nullptr;
+  bool depthwise = false;
+  for (const tir::BlockNode* b : Blocks(sch.func())) {
+    if (StartsWith(b->name_hint, tag::kConv2dNCHWc)) conv = b;
+    else if (StartsWith(b->name_hint, tag::kDepthwiseConv2dNCHWc)) conv = b, depthwise = true;
+    if (conv) break;
+  }
+  if (!conv) return {};
+  const std::string conv_name = conv->name_hint;
+  std::set<std::string> handled = {conv_name};
+  // The epilogue: the single block that reads the convolution's (intermediate) output.
+  std::string epilogue;
+  const tir::Buffer out = conv->writes[0].buffer;
+  if (!IsParam(sch.func(), out)) {
+    int readers = 0;
+    for (const tir::BlockNode* b : Blocks(sch.func()))
+      if (b != conv && ReadsBuffer(b, out)) ++readers, epilogue = b->name_hint;
+    if (readers != 1) epilogue.clear();
+  }
+
+  BlockRV block = sch.get_block(conv_name);
+  std::vector<LoopRV> loops = sch.get_loops(block);
+  const size_t want = depthwise ? 7 : 9;
+  if (loops.size() != want) return {};  // not the compute's own loop nest: leave it to the default
+  for (const LoopRV& l : loops)
+    if (Extent(sch, l) < 0) return {};
+  LoopRV n = loops[0], ko = loops[1], oh = loops[2], ow = loops[3], ki = loops[4];
+  std::vector<LoopRV> red(loops.begin() + 5, loops.end());
+  try {
+    // Register budget: 32 vector registers with AVX-512, 16 with AVX2; keep a few for the
+    // kernel vector and the broadcast. Channel lanes beyond one register go outside the tile.
+    const int64_t lanes = HostVectorLanes();
+    const int64_t max_tile = lanes >= 16 ? 14 : 12;
+    const int64_t tile = ConvOwTile(Extent(sch, ow), max_tile);
+    const bool exact = Extent(sch, ow) % tile == 0;
+    std::vector<LoopRV> ows = sch.split(ow, {-1, tile});
+    LoopRV owo = ows[0], owi = ows[1];
+    std::vector<LoopRV> order = {owo};
+    if (Extent(sch, ki) > lanes && Extent(sch, ki) % lanes == 0) {
+      std::vector<LoopRV> kis = sch.split(ki, {-1, lanes});
+      order.push_back(kis[0]);
+      ki = kis[1];
+    }
+    order.insert(order.end(), red.begin(), red.end());
+    order.push_back(owi);
+    order.push_back(ki);
+    sch.reorder(order);
+    BlockRV init = sch.decompose_reduction(block, red.front());
+    handled.insert(sch.GetBlock(init)->name_hint);
+    if (opt.vectorize) {
+      sch.vectorize(ki);
+      std::vector<LoopRV> il = sch.get_loops(init);
+      sch.vectorize(il.back());
+    }
+    // A predicated tile keeps its lane loop serial (VectorizeLoop refuses the if); unrolling
+    // around that inner loop would duplicate its loop var, so only exact tiles are unrolled.
+    if (exact) sch.unroll(owi);
+    if (!epilogue.empty()) {
+      try {
+        BlockRV e = sch.get_block(epilogue);
+        sch.reverse_compute_at(e, owo);
+        handled.insert(epilogue);
+        if (opt.vectorize) {
+          std::vector<LoopRV> el = sch.get_loops(e);
+          const int64_t e_ext = Extent(sch, el.back());
+          if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
+        }
+      } catch (const ScheduleError& err) {
+        if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv epilogue: %s\n", err.what());
+        handled.erase(epilogue);  // the default schedule takes it
+      }
+    }
+    if (opt.parallelize) sch.parallel(sch.fuse({n, ko, oh}));
+  } catch (const ScheduleError&) {
+    // Whatever was applied is a valid schedule of the same computation.
+  }
+  return handled;
+}
+
+}  // namespace tessera::topi::x86

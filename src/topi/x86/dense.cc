@@ -1,0 +1,214 @@
+#include "tessera/topi/x86/dense.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/op.h"
+#include "tessera/tir/functor.h"
+
+namespace tessera::topi::x86 {
+
+namespace {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::Schedule;
+using tir::ScheduleError;
+
+constexpr const char* kGemmName = "T_gemm_packed";
+constexpr const char* kPackName = "T_pack_b";
+
+class BlockCollector : public tir::StmtExprVisitor {
+ public:
+  std::vector<const tir::BlockNode*> blocks;
+  const tir::StmtNode* root = nullptr;
+
+ protected:
+  void VisitStmt_(const tir::BlockRealizeNode* op) override {
+    if (op != root) blocks.push_back(op->block_node());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+std::vector<std::string> BlockNames(const tir::PrimFunc& f) {
+  BlockCollector c;
+  c.root = f->body.get();
+  c.VisitStmt(f->body);
+  std::vector<std::string> out;
+  for (const auto* b : c.blocks) out.push_back(b->name_hint);
+  return out;
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+int64_t Extent(const Schedule& sch, const LoopRV& l) {
+  int64_t v = -1;
+  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
+  return v;
+}
+
+int64_t IntAnnotation(const tir::BlockNode* b, const std::string& key, int64_t dflt) {
+  auto it = b->annotations.find(key);
+  int64_t v = dflt;
+  if (it == b->annotations.end() || !ir::as_const_int(it->second, &v)) return dflt;
+  return v;
+}
+
+// Parallelizes the fusion of `loops` (or the first of them alone when fuse is refused).
+void ParallelOuter(Schedule& sch, const std::vector<LoopRV>& loops) {
+  if (loops.empty()) return;
+  LoopRV outer = loops[0];
+  if (loops.size() > 1) {
+    try {
+      outer = sch.fuse(loops);
+    } catch (const ScheduleError&) {
+    }
+  }
+  try {
+    sch.parallel(outer);
+  } catch (const ScheduleError&) {
+  }
+}
+
+// T_pack_b: loops batch..., nb, k, l.
+void SchedulePack(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  BlockRV block = sch.get_block(name);
+  std::vector<LoopRV> loops = sch.get_loops(block);
+  if (loops.size() < 3) return;
+  try {
+    if (opt.vectorize) sch.vectorize(loops.back());
+  } catch (const ScheduleError&) {
+  }
+  if (opt.parallelize) ParallelOuter(sch, std::vector<LoopRV>(loops.begin(), loops.end() - 2));
+}
+
+// T_gemm_packed: loops batch..., m..., n, k.
+void ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  BlockRV block = sch.get_block(name);
+  const tir::BlockNode* b = sch.GetBlock(block);
+  const int64_t mr_want = IntAnnotation(b, "gemm_mr", 6), nv = IntAnnotation(b, "gemm_nv", 1);
+  const int64_t nbatch = IntAnnotation(b, "gemm_batch", 0);
+  const int64_t lanes = opt.vector_lanes;
+  std::vector<LoopRV> loops = sch.get_loops(block);
+  if (loops.size() < 2 + static_cast<size_t>(nbatch)) return;
+  for (const LoopRV& l : loops)
+    if (Extent(sch, l) < 0) return;
+  std::vector<LoopRV> batch(loops.begin(), loops.begin() + nbatch);
+  std::vector<LoopRV> ms(loops.begin() + nbatch, loops.end() - 2);
+  LoopRV n = loops[loops.size() - 2], k = loops.back();
+  try {
+    LoopRV m;
+    if (ms.size() > 1) m = sch.fuse(ms);
+    else if (ms.size() == 1) m = ms[0];
+    const int64_t n_ext = Extent(sch, n);
+    if (n_ext % (nv * lanes) != 0) return;  // not the padded compute: leave it to the default
+    std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
+    LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
+    std::vector<LoopRV> order = {no};
+    LoopRV mo, mi;
+    if (m.defined()) {
+      const int64_t m_ext = Extent(sch, m);
+      const int64_t mr = std::min(mr_want, m_ext);
+      if (mr < m_ext) {
+        std::vector<LoopRV> mm = sch.split(m, {-1, mr});
+        mo = mm[0], mi = mm[1];
+        order.push_back(mo);
+      } else {
+        mi = m;
+      }
+    }
+    order.push_back(k);
+    if (mi.defined()) order.push_back(mi);
+    order.push_back(nvl);
+    order.push_back(nl);
+    sch.reorder(order);
+    BlockRV init = sch.decompose_reduction(block, k);
+    if (opt.vectorize) sch.vectorize(nl);
+    sch.unroll(nvl);
+    if (mi.defined()) sch.unroll(mi);
+    // The init's own tile loops (mi, nv, l) under the tile loop.
+    std::vector<LoopRV> il = sch.get_loops(init);
+    const size_t outer = batch.size() + 1 + (mo.defined() ? 1 : 0);
+    if (il.size() > outer) {
+      if (opt.vectorize) sch.vectorize(il.back());
+      for (size_t i = outer; i + 1 < il.size(); ++i) sch.unroll(il[i]);
+    }
+    if (opt.parallelize) {
+      std::vector<LoopRV> par = batch;
+      par.push_back(no);
+      if (mo.defined()) par.push_back(mo);
+      ParallelOuter(sch, par);
+    }
+  } catch (const ScheduleError&) {
+    // Whatever was applied is a valid schedule of the same computation.
+  }
+}
+
+}  // namespace
+
+GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k) {
+  GemmPackTile best;
+  best.bn = 16;
+  if (const char* env = std::getenv("TESSERA_GEMM_TILE")) {
+    int a = 0, b = 0;
+    if (std::sscanf(env, "%d,%d", &a, &b) == 2 && a > 0 && b > 0) {
+      best.mr = a;
+      best.nv = b;
+      return best;
+    }
+  }
+  // Registers of the host (the JIT target): 32 zmm with AVX-512, else 16 ymm, where one
+  // 16-lane vector of the tile takes two registers.
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const int64_t regs = avx512 ? 32 : 16, per_vec = avx512 ? 1 : 2;
+  const double ideal_acc = avx512 ? 16 : 12;  // accumulators that hide FMA latency and B loads
+  double best_score = -1;
+  const int64_t nvec = (n + 15) / 16;
+  for (int64_t nv = 1; nv <= 8; ++nv) {
+    for (int64_t mr = 1; mr <= 14; ++mr) {
+      const int64_t acc = mr * nv * per_vec;
+      // Accumulators + the B vectors (reused by every row: in registers when mr > 1) + a broadcast.
+      const int64_t live = acc + (mr > 1 ? nv * per_vec : 0) + 1;
+      if (live > regs || (avx512 && acc > 28)) continue;
+      if (mr > m && mr > 1) continue;
+      if (nv > nvec && nv > 1) continue;
+      GemmPackTile t;
+      t.mr = mr, t.nv = nv;
+      const int64_t mpad = (m + mr - 1) / mr * mr, npad = t.PaddedN(n);
+      double score = static_cast<double>(m) / mpad * static_cast<double>(n) / npad;
+      score *= std::min(1.0, 0.6 + 0.4 * acc / ideal_acc);
+      if (npad != n || mpad != m) score *= 0.97;  // the unpadding copy
+      // B bytes per cycle from L2 when the panel Bp[no] (K x nv x 64 B) does not stay in L1:
+      // each 64-byte B vector feeds mr FMA cycles.
+      if (k * nv * 64 > 24 * 1024) score *= std::min(1.0, 20.0 / (64.0 / mr));
+      // Two threads: an odd number of tiles leaves one idle for a tile.
+      const int64_t tiles = (mpad / mr) * (npad / (nv * 16));
+      if (tiles < 8) score *= static_cast<double>(tiles) / ((tiles + 1) / 2 * 2);
+      score *= 1.0 + 0.001 * mr;  // ties: taller tiles reuse each B vector more
+      if (score > best_score) best_score = score, best = t;
+    }
+  }
+  (void)k;
+  return best;
+}
+
+bool KeepGemmStage(const std::string& block_name) { return StartsWith(block_name, kPackName); }
+
+std::set<std::string> ScheduleGemmPacked(Schedule& sch, const ScheduleOptions& opt) {
+  std::set<std::string> handled;
+  for (const std::string& name : BlockNames(sch.func())) {
+    if (StartsWith(name, kPackName)) {
+      SchedulePack(sch, name, opt);
+      handled.insert(name);
+    } else if (StartsWith(name, kGemmName)) {
+      ScheduleGemm(sch, name, opt);
+    }
+  }
+  // The GEMM blocks and their decomposed inits.
+  for (const std::string& name : BlockNames(sch.func()))
+    if (StartsWith(name, kGemmName)) handled.insert(name);
+  return handled;
+}
+
+}  // namespace tessera::topi::x86

@@ -1,0 +1,249 @@
+// The packed GEMM (topi/nn/dense_pack.h) under its x86 schedule (topi/x86/dense.h): numerically
+// equal to a double-precision reference on random inputs, for dense with a weight packed ahead
+// of time (as graph_lower::PackGemmWeights does for constants) and for matmul / batch_matmul
+// with a non-constant right operand (packed inside the kernel), on shapes that divide the tiles
+// and shapes that do not; the structure of the schedule; and the micro-kernel's assembly
+// (broadcast + FMA on zmm registers, accumulators in registers).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "tessera/codegen/codegen_llvm.h"
+#include "tessera/tir/functor.h"
+#include "tessera/tir/transform/lower.h"
+#include "tessera/topi/nn/dense.h"
+#include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/x86/dense.h"
+#include "tessera/topi/x86/schedule.h"
+#include "topi_test_util.h"
+
+namespace tessera::topi {
+namespace {
+
+using testing::Data;
+using testing::Mode;
+const DataType f32 = DataType::Float(32);
+
+// out[b][m][n] = sum_k a[b][m][k] * w[b][n][k] (w batch 1 broadcasts).
+Data RefGemm(const Data& a, const Data& w, int64_t batch, int64_t m, int64_t n, int64_t k, bool w_batched) {
+  Data out(batch * m * n);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        const int64_t wb = w_batched ? b : 0;
+        for (int64_t kk = 0; kk < k; ++kk) s += a[(b * m + i) * k + kk] * w[(wb * n + j) * k + kk];
+        out[(b * m + i) * n + j] = s;
+      }
+  return out;
+}
+
+// [.., R, C] -> [.., C, R]
+Data Transpose(const Data& d, int64_t batch, int64_t r, int64_t c) {
+  Data out(d.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j) out[(b * c + j) * r + i] = d[(b * r + i) * c + j];
+  return out;
+}
+
+// The packing of a [N, K] weight, in C++ (what a compile-time packing produces).
+Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t) {
+  const int64_t nb = t.PaddedN(n) / t.bn;
+  Data out(nb * k * t.bn, 0.0);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t l = 0; l < t.bn; ++l)
+        if (b * t.bn + l < n) out[(b * k + kk) * t.bn + l] = w[(b * t.bn + l) * k + kk];
+  return out;
+}
+
+struct GemmCase {
+  int64_t m, n, k;
+  int64_t mr = 0, nv = 0;  // 0: ChooseGemmTile
+};
+
+GemmPackTile TileOf(const GemmCase& c) {
+  GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k);
+  if (c.mr > 0) t.mr = c.mr, t.nv = c.nv;
+  return t;
+}
+
+// Small enough for the reference interpreter in every mode.
+const std::vector<GemmCase> kSmall = {{7, 13, 19}, {1, 5, 3}, {12, 32, 8}, {13, 40, 9, 5, 2}, {6, 17, 4, 6, 1},
+                                      {3, 70, 5, 1, 4}};
+// Through the JIT only (the interpreter would take minutes).
+const std::vector<GemmCase> kLarge = {{1, 1000, 2048}, {49, 64, 288}, {98, 128, 1152}, {29, 100, 67, 7, 2},
+                                      {64, 48, 33, 4, 3}};
+
+void CheckDensePrepacked(const GemmCase& c, bool all_modes) {
+  SCOPED_TRACE(::testing::Message() << "dense " << c.m << "x" << c.n << "x" << c.k << " tile " << c.mr << "," << c.nv);
+  GemmPackTile t = TileOf(c);
+  Tensor x = te::placeholder(MakeShape({c.m, c.k}), f32, "x");
+  Tensor wp = te::placeholder(MakeShape({t.PaddedN(c.n) / t.bn, c.k, t.bn}), f32, "wp");
+  Tensor y = dense_packed(x, wp, c.n, t);
+  Data dx = testing::Random(c.m * c.k, 1), dw = testing::Random(c.n * c.k, 2);
+  Data want = RefGemm(dx, dw, 1, c.m, c.n, c.k, false);
+  Data dwp = PackRef(dw, c.n, c.k, t);
+  if (all_modes) {
+    testing::CheckAllModes({x, wp}, y, {dx, dwp}, want, 1e-4);
+  } else if (testing::HaveJIT()) {
+    testing::ExpectNear(testing::Run({x, wp}, {y}, {dx, dwp}, Mode::kJIT)[0], want, 1e-4, "JIT");
+  }
+}
+
+void CheckDenseInKernelPack(const GemmCase& c, bool all_modes) {
+  SCOPED_TRACE(::testing::Message() << "dense+pack " << c.m << "x" << c.n << "x" << c.k);
+  GemmPackTile t = TileOf(c);
+  Tensor x = te::placeholder(MakeShape({c.m, c.k}), f32, "x");
+  Tensor w = te::placeholder(MakeShape({c.n, c.k}), f32, "w");
+  Tensor y = dense_packed(x, pack_dense_weight(w, t), c.n, t);
+  Data dx = testing::Random(c.m * c.k, 3), dw = testing::Random(c.n * c.k, 4);
+  Data want = RefGemm(dx, dw, 1, c.m, c.n, c.k, false);
+  if (all_modes) {
+    testing::CheckAllModes({x, w}, y, {dx, dw}, want, 1e-4);
+  } else if (testing::HaveJIT()) {
+    testing::ExpectNear(testing::Run({x, w}, {y}, {dx, dw}, Mode::kJIT)[0], want, 1e-4, "JIT");
+  }
+}
+
+TEST(TopiDensePack, PrepackedWeightSmallShapesAllModes) {
+  for (const GemmCase& c : kSmall) CheckDensePrepacked(c, true);
+}
+
+TEST(TopiDensePack, PrepackedWeightLargeShapesJIT) {
+  for (const GemmCase& c : kLarge) CheckDensePrepacked(c, false);
+}
+
+TEST(TopiDensePack, InKernelPackingAllModes) {
+  for (const GemmCase& c : kSmall) CheckDenseInKernelPack(c, true);
+}
+
+TEST(TopiDensePack, InKernelPackingLargeShapesJIT) {
+  for (const GemmCase& c : kLarge) CheckDenseInKernelPack(c, false);
+}
+
+// x with leading batch dims [2, 3, K]: the rows are fused into M (predicated when M % mr != 0).
+TEST(TopiDensePack, BatchedActivationRows) {
+  GemmPackTile t = x86::ChooseGemmTile(6, 21, 10);
+  t.mr = 4;  // 6 rows: a partial tile
+  Tensor x = te::placeholder(MakeShape({2, 3, 10}), f32, "x");
+  Tensor w = te::placeholder(MakeShape({21, 10}), f32, "w");
+  Tensor y = dense_packed(x, pack_dense_weight(w, t), 21, t);
+  Data dx = testing::Random(60, 5), dw = testing::Random(210, 6);
+  testing::CheckAllModes({x, w}, y, {dx, dw}, RefGemm(dx, dw, 1, 6, 21, 10, false), 1e-4);
+}
+
+// numpy matmul with a non-constant [K, N] operand, and batched operands (transposes too).
+TEST(TopiDensePack, MatmulNonConstantB) {
+  for (const GemmCase& c : std::vector<GemmCase>{{7, 13, 19}, {16, 32, 5}, {98, 128, 300}}) {
+    SCOPED_TRACE(::testing::Message() << "matmul " << c.m << "x" << c.n << "x" << c.k);
+    GemmPackTile t = TileOf(c);
+    Tensor a = te::placeholder(MakeShape({c.m, c.k}), f32, "a");
+    Tensor b = te::placeholder(MakeShape({c.k, c.n}), f32, "b");
+    Tensor y = dense_packed(a, pack_matmul_b(b, t, false), c.n, t);
+    Data da = testing::Random(c.m * c.k, 7), db = testing::Random(c.k * c.n, 8);
+    Data want = RefGemm(da, Transpose(db, 1, c.k, c.n), 1, c.m, c.n, c.k, false);
+    if (c.m * c.n * c.k < 10000) testing::CheckAllModes({a, b}, y, {da, db}, want, 1e-4);
+    else if (testing::HaveJIT())
+      testing::ExpectNear(testing::Run({a, b}, {y}, {da, db}, Mode::kJIT)[0], want, 1e-4, "JIT");
+  }
+}
+
+TEST(TopiDensePack, BatchMatmulAllLayouts) {
+  const int64_t B = 3, M = 5, N = 19, K = 7;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (bool bcast_b : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "ta " << ta << " tb " << tb << " bcast " << bcast_b);
+        GemmPackTile t = x86::ChooseGemmTile(M, N, K);
+        t.mr = 3;  // 5 rows: padded to 6
+        const int64_t bb = bcast_b ? 1 : B;
+        Tensor x = te::placeholder(MakeShape(ta ? std::vector<int64_t>{B, K, M} : std::vector<int64_t>{B, M, K}), f32, "x");
+        Tensor y = te::placeholder(MakeShape(tb ? std::vector<int64_t>{bb, N, K} : std::vector<int64_t>{bb, K, N}), f32,
+                                   "y");
+        Tensor out = batch_matmul_packed(x, pack_matmul_b(y, t, tb), N, t, ta);
+        Data dx = testing::Random(B * M * K, 9), dy = testing::Random(bb * N * K, 10);
+        Data a = ta ? Transpose(dx, B, K, M) : dx;  // [B, M, K]
+        Data w = tb ? dy : Transpose(dy, bb, K, N);  // [bb, N, K]
+        testing::CheckAllModes({x, y}, out, {dx, dy}, RefGemm(a, w, B, M, N, K, !bcast_b), 1e-4);
+        // The same through the unpacked compute, as a cross-check of the reference.
+        Tensor plain = batch_matmul(x, y, ta, tb);
+        testing::ExpectNear(testing::Run({x, y}, {plain}, {dx, dy}, Mode::kUnscheduled)[0],
+                            RefGemm(a, w, B, M, N, K, !bcast_b), 1e-4, "unpacked batch_matmul");
+      }
+    }
+  }
+}
+
+struct LoopKinds : tir::StmtExprVisitor {
+  int parallel = 0, vectorized = 0, unrolled = 0;
+  void VisitStmt_(const tir::ForNode* op) override {
+    parallel += op->for_kind == tir::ForKind::kParallel;
+    vectorized += op->for_kind == tir::ForKind::kVectorized;
+    unrolled += op->for_kind == tir::ForKind::kUnrolled;
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+TEST(TopiDensePack, ScheduleIsRegisterBlocked) {
+  GemmPackTile t;
+  t.mr = 6, t.nv = 2;
+  Tensor x = te::placeholder(MakeShape({60, 64}), f32, "x");
+  Tensor wp = te::placeholder(MakeShape({4, 64, 16}), f32, "wp");
+  Tensor y = dense_packed(x, wp, 64, t);
+  tir::Schedule sch = x86::ScheduleDefault(te::create_prim_func({x, wp, y}, "gemm"));
+  const std::string trace = sch.trace().str();
+  EXPECT_NE(trace.find("decompose_reduction"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("split(l2, factors=[-1, 2, 16])"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("split(l1, factors=[-1, 6])"), std::string::npos) << trace;
+  LoopKinds k;
+  k.VisitStmt(sch.func()->body);
+  EXPECT_EQ(k.parallel, 1);
+  EXPECT_EQ(k.vectorized, 2);  // init and update lanes
+  EXPECT_EQ(k.unrolled, 4);    // mi and nv of each
+}
+
+TEST(TopiDensePack, TileChoiceDividesOrPadsAndFitsRegisters) {
+  for (const GemmCase& c : std::vector<GemmCase>{{1024, 1024, 1024}, {128, 768, 768}, {196, 256, 2304},
+                                                 {3136, 64, 576}, {1, 1000, 2048}, {7, 13, 19}}) {
+    GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k);
+    EXPECT_GE(t.mr, 1);
+    EXPECT_LE(t.mr * t.nv, 28) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(t.PaddedN(c.n) % (t.nv * 16), 0);
+    if (c.m == 1) EXPECT_EQ(t.mr, 1);
+    else EXPECT_GE(t.mr, 3) << "B vectors must be reused by several rows";
+  }
+}
+
+// The micro-kernel compiled for Zen 4 (AVX-512): broadcast + FMA on zmm registers, the
+// accumulators kept in registers (no stack traffic in the reduction loop).
+TEST(TopiDensePack, MicroKernelAssemblyIsZmmFMA) {
+  GemmPackTile t;
+  t.mr = 6, t.nv = 4;
+  Tensor x = te::placeholder(MakeShape({96, 256}), f32, "x");
+  Tensor wp = te::placeholder(MakeShape({16, 256, 16}), f32, "wp");
+  Tensor y = dense_packed(x, wp, 256, t);
+  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, wp, y}, "gemm")));
+  tir::IRModule mod;
+  mod.Add(f);
+  const std::string asm_text = codegen::EmitAssembly(mod, codegen::Target::Parse("llvm -mcpu=znver4"));
+  std::regex fma(R"(vfmadd\d+ps\s+[^\n]*%zmm\d+,\s*%zmm\d+)");
+  std::istringstream in(asm_text);
+  std::string line;
+  int fmas = 0, zmm_stack = 0, broadcasts = 0;
+  for (int i = 0; std::getline(in, line); ++i) {
+    if (std::regex_search(line, fma)) ++fmas;
+    if (line.find("vbroadcastss") != std::string::npos || line.find("{1to16}") != std::string::npos) ++broadcasts;
+    // a zmm spill or reload through the stack
+    if (line.find("%zmm") != std::string::npos && line.find("(%rsp)") != std::string::npos) ++zmm_stack;
+  }
+  EXPECT_GE(fmas, 24) << "expected the 6 x 4 zmm FMAs of the micro-kernel\n" << asm_text;
+  EXPECT_GE(broadcasts, 6) << asm_text;
+  EXPECT_EQ(zmm_stack, 0) << "accumulators spilled to the stack\n" << asm_text;
+}
+
+}  // namespace
+}  // namespace tessera::topi
