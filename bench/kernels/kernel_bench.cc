@@ -8,8 +8,8 @@
 // GEMM: C[M, N] = A[M, K] B[K, N], 2 M N K FLOPs. Tessera: nn.dense through the real pipeline
 // (te compute -> default x86 schedule -> LowerToFlat -> codegen::BuildJIT) with the weight
 // packed once before timing (what graph_lower::PackGemmWeights does at compile time).
-// oneDNN: dnnl_sgemm; OpenBLAS: cblas_sgemm. conv2d (batch 1, NCHW fp32): Tessera compiles a
-// one-op graph through driver::BuildJIT and runs it on the graph executor; oneDNN runs its
+// oneDNN: dnnl_sgemm; OpenBLAS: cblas_sgemm. conv2d (batch 1, fp32): Tessera runs the NCHWc
+// kernel AlterOpLayout + graph lowering produce for it (TesseraConv); oneDNN runs its
 // convolution primitive with the layouts it picks (format_tag::any; reorders outside the timed
 // loop). FLOPs are nominal: 2 OH OW K C/g R S. Each sample times enough calls to last >= 2 ms
 // (after a warm-up); the result is the median sample.
@@ -39,6 +39,7 @@
 #include "tessera/te/tensor.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/schedule.h"
@@ -148,21 +149,33 @@ void TesseraGemm(const Gemm& g, int threads, int repeats) {
          threads, "tessera", 2.0 * g.m * g.n * g.k, ms);
 }
 
+// The kernel a model runs for this conv: AlterOpLayout's nn.contrib_conv2d_NCHWc (data in
+// NCHW<c>c with c the largest divisor of C <= 16, weights packed to [K/16, C/c, R, S, c, 16];
+// depthwise NCHW16c with [C/16, 1, R, S, 1, 16]), lowered as graph_lower's compute does
+// (topi conv2d_NCHWc / depthwise_conv2d_NCHWc, default x86 schedule). As with oneDNN's primitive
+// (reorders untimed), the NCHW <-> NCHWc layout_transforms at a graph's boundary are not timed:
+// inside a model consecutive convolutions stay in NCHWc.
 void TesseraConv(const Conv& c, int threads, int repeats) {
-  using namespace tessera::graph;
-  auto type = TensorTypeNode::make(std::vector<int64_t>{1, c.c, c.h, c.w}, DataType::Float(32));
-  Var x = VarNode::make("x", type);
-  auto wt = Array({c.k, c.c / c.groups, c.r, c.r}, 3);
+  const DataType f32 = DataType::Float(32);
+  const bool dw = c.groups > 1;
+  const int64_t kb = 16;
+  int64_t cb = dw ? kb : std::min<int64_t>(c.c, 16);
+  while (c.c % cb != 0) --cb;
+  topi::Conv2DParams p;
   const int64_t pad = c.r / 2;
-  Expr conv = CallNode::make(OpNode::Get("nn.conv2d"), {x, ConstantNode::make(wt)},
-                             Attrs{{"strides", std::vector<int64_t>{1, 1}},
-                                   {"padding", std::vector<int64_t>{pad, pad, pad, pad}},
-                                   {"dilation", std::vector<int64_t>{1, 1}},
-                                   {"groups", c.groups}});
-  graph::IRModule mod = graph::IRModule::FromMain(FunctionNode::make({x}, conv));
-  runtime::GraphExecutor exec(driver::BuildJIT(mod, {"y"}), threads);
-  exec.SetInput("x", Array({1, c.c, c.h, c.w}, 4));
-  double ms = MedianMs([&] { exec.Run(); }, repeats);
+  p.padding = {pad, pad, pad, pad};
+  p.groups = c.groups;
+  te::Tensor data = te::placeholder(topi::MakeShape({1, c.c / cb, c.h, c.w, cb}), f32, "data");
+  te::Tensor kernel =
+      dw ? te::placeholder(topi::MakeShape({c.c / kb, 1, c.r, c.r, 1, kb}), f32, "kernel")
+         : te::placeholder(topi::MakeShape({(c.k + kb - 1) / kb, c.c / cb, c.r, c.r, cb, kb}), f32, "kernel");
+  te::Tensor out = dw ? topi::depthwise_conv2d_NCHWc(data, kernel, p) : topi::conv2d_NCHWc(data, kernel, p);
+  runtime::Module m = Compile({data, kernel, out}, "conv");
+  auto dd = Array(topi::ConstShape(data), 4), dk = Array(topi::ConstShape(kernel), 3);
+  auto dy = runtime::NDArray::Empty(topi::ConstShape(out), f32);
+  void* args[] = {dd.raw_data(), dk.raw_data(), dy.raw_data()};
+  auto fn = m.GetKernel("conv");
+  double ms = MedianMs([&] { fn(args); }, repeats);
   Report(c.name, ConvShape(c), threads, "tessera", ConvFlops(c), ms);
 }
 

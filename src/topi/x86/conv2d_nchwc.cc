@@ -111,13 +111,17 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     // Register budget: 32 vector registers with AVX-512, 16 with AVX2; keep a few for the
     // kernel vector and the broadcast. Channel lanes beyond one register go outside the tile.
     const int64_t lanes = HostVectorLanes();
-    const int64_t max_tile = lanes >= 16 ? 14 : 12;
-    const int64_t tile = ConvOwTile(Extent(sch, ow), max_tile);
-    const bool exact = Extent(sch, ow) % tile == 0;
+    // 16 ymm (AVX2) / 32 zmm (AVX-512) registers: up to 14 one-register accumulators, the
+    // kernel vector and the broadcast. Fewer than ~10 accumulators leave the FMA pipes idle
+    // (latency 4-5 cycles, 2 pipes), so the tile is a divisor of OW in (7, 14] when one exists.
+    const int64_t max_tile = 14;
+    const int64_t ow_ext = Extent(sch, ow), ki_ext = Extent(sch, ki);
+    const int64_t tile = ConvOwTile(ow_ext, max_tile);
+    const bool exact = ow_ext % tile == 0;
     std::vector<LoopRV> ows = sch.split(ow, {-1, tile});
     LoopRV owo = ows[0], owi = ows[1];
     std::vector<LoopRV> order = {owo};
-    if (Extent(sch, ki) > lanes && Extent(sch, ki) % lanes == 0) {
+    if (ki_ext > lanes && ki_ext % lanes == 0) {
       std::vector<LoopRV> kis = sch.split(ki, {-1, lanes});
       order.push_back(kis[0]);
       ki = kis[1];
@@ -152,8 +156,9 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
       }
     }
     if (opt.parallelize) sch.parallel(sch.fuse({n, ko, oh}));
-  } catch (const ScheduleError&) {
+  } catch (const ScheduleError& err) {
     // Whatever was applied is a valid schedule of the same computation.
+    if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv schedule: %s\n", err.what());
   }
   return handled;
 }

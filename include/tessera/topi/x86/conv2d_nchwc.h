@@ -11,9 +11,11 @@
 //       epilogue (reverse_compute_at)           bias / relu / clip / add on the T x k tile
 // The output tile lives at a loop-invariant address inside the reduction loops, and the
 // kernel's buffers are noalias, so LLVM keeps the T accumulators in registers.
-// T = ConvOwTile(OW, 14) with AVX-512 (one zmm of k = 16 per accumulator), ConvOwTile(OW, 12)
-// with AVX2, where k = 16 is split into 2 x 8 lanes with the lane-block loop outside the
-// reduction (16 ymm registers: 12 accumulators, a kernel vector, a broadcast).
+// T = ConvOwTile(OW, 14): with AVX-512 one zmm of k = 16 per accumulator; with AVX2 k = 16 is
+// split into 2 x 8 lanes with the lane-block loop outside the reduction (16 ymm registers: up
+// to 14 accumulators, a kernel vector, a broadcast). Fewer than ~10 accumulators leave the FMA
+// pipes latency-bound (a 7/8-wide tile ran at ~40 % of peak at 56x56); a T x 2-ymm tile of 7
+// needs 17 registers and spills accumulators.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
 //   parallel(fuse(n, b, oh)), owo, init, ry, rx, unroll owi, vectorize i, epilogue.
