@@ -28,6 +28,15 @@ struct Value {
   int last_reader = -1;    // last node reading it
   bool is_output = false;
   int alias_of = -1;       // a zero-copy reshape: the value whose storage it shares (a root)
+
+  static Value Make(ValueKind kind, std::vector<int64_t> shape, DataType dtype, std::string param = "") {
+    Value v;
+    v.kind = kind;
+    v.shape = std::move(shape);
+    v.dtype = dtype;
+    v.param = std::move(param);
+    return v;
+  }
 };
 
 struct Node {
@@ -82,8 +91,8 @@ class Builder {
  public:
   ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names) {
     for (const auto& p : main->params) {
-      int id = NewValue({ValueKind::kInput, StaticShapeOf(p->checked_type(), "graph input '" + p->name_hint + "'"),
-                         DType(p->checked_type())});
+      int id = NewValue(Value::Make(ValueKind::kInput, StaticShapeOf(p->checked_type(), "graph input '" + p->name_hint + "'"),
+                         DType(p->checked_type())));
       value_of_[p.get()] = id;
       inputs_.push_back({p->name_hint, id});
     }
@@ -117,7 +126,7 @@ class Builder {
     if (const auto* c = e->as<graph::ConstantNode>()) {
       std::string name = "p" + std::to_string(params_.size());
       params_[name] = c->data;
-      id = NewValue({ValueKind::kParam, c->data.shape(), c->data.dtype(), name});
+      id = NewValue(Value::Make(ValueKind::kParam, c->data.shape(), c->data.dtype(), name));
     } else if (const auto* call = e->as<graph::CallNode>()) {
       id = VisitCall(call);
     } else if (e->as<graph::VarNode>()) {
@@ -143,15 +152,15 @@ class Builder {
     if (IsReshapeOnly(fn) && values_[args[0]].kind != ValueKind::kParam) {
       // Zero-copy reshape: same storage, offset 0, no kernel call. The root's lifetime grows
       // to cover the alias's readers (VisitCall updates the root's last_reader).
-      int out = NewValue({ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a reshape output"),
-                          DType(call->checked_type())});
+      int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a reshape output"),
+                          DType(call->checked_type())));
       values_[out].alias_of = Root(args[0]);
       return out;
     }
     const int node_index = static_cast<int>(nodes_.size());
     for (int a : args) values_[a].last_reader = values_[Root(a)].last_reader = node_index;
-    int out = NewValue({ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a kernel output"),
-                        DType(call->checked_type())});
+    int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a kernel output"),
+                        DType(call->checked_type())));
     values_[out].writer = node_index;
     args.push_back(out);
     graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);

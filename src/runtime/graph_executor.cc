@@ -1,5 +1,9 @@
 #include "tessera/runtime/graph_executor.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "graph_plan.h"
@@ -28,6 +32,42 @@ struct GraphExecutor::Impl {
   std::map<std::string, NDArray> params;
   std::vector<IO> inputs, outputs;
   std::vector<Node> nodes;
+  // TESSERA_PROFILE=1: accumulated seconds per node, printed when the executor is destroyed.
+  bool profile = std::getenv("TESSERA_PROFILE") != nullptr;
+  std::vector<double> node_seconds;
+  int64_t profiled_runs = 0;
+
+  // Per-node launch mode, calibrated on the first runs when the pool has workers: run 0 is a
+  // cold run and is not timed; in runs 1-4 half of the nodes (alternating, so the workers stay
+  // awake for their neighbours) launch serially, and each node gets its best time in both modes.
+  // A small node (parallel best under kSmallNodeSeconds) whose serial time is clearly lower runs
+  // serially from then on (tiny kernels, where waking a worker costs more than it saves).
+  // Serial launches run the same tasks, so the results are identical. Short, so it ends within
+  // a benchmark's warm-up.
+  // TESSERA_LAUNCH_CALIBRATION=0 turns it off (every launch parallel).
+  static constexpr int kCalibrationRuns = 5;
+  static constexpr double kSmallNodeSeconds = 30e-6;
+  int calibration_runs = LaunchCalibrationDisabled() ? kCalibrationRuns : 0;
+  static bool LaunchCalibrationDisabled() {
+    const char* env = std::getenv("TESSERA_LAUNCH_CALIBRATION");
+    return env && std::string(env) == "0";
+  }
+  std::vector<double> best_parallel, best_serial;
+  std::vector<uint8_t> serial;
+
+  ~Impl() {
+    if (!profile || profiled_runs == 0) return;
+    std::vector<size_t> order(nodes.size());
+    double total = 0;
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i, total += node_seconds[i];
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return node_seconds[a] > node_seconds[b]; });
+    std::fprintf(stderr, "profile: %lld runs, %.4f ms per run in kernels\n", static_cast<long long>(profiled_runs),
+                 1e3 * total / profiled_runs);
+    for (size_t i : order)
+      std::fprintf(stderr, "  %9.4f ms %5.1f%%  %s%s\n", 1e3 * node_seconds[i] / profiled_runs,
+                   total > 0 ? 100.0 * node_seconds[i] / total : 0.0, nodes[i].kernel_name.c_str(),
+                   i < serial.size() && serial[i] ? " (serial)" : "");
+  }
 
   int CheckIndex(int index, const std::vector<IO>& list, const char* what) const {
     TESSERA_CHECK(index >= 0 && index < static_cast<int>(list.size()), what, " index ", index,
@@ -148,12 +188,47 @@ void GraphExecutor::SetInput(int index, const NDArray& value) {
 }
 
 void GraphExecutor::Run() {
-  for (const Impl::Node& n : impl_->nodes) {
-    int32_t r = n.kernel(n.args.data());
+  Impl& m = *impl_;
+  const size_t n = m.nodes.size();
+  if (m.serial.size() != n) m.serial.assign(n, 0);
+  auto check = [&](const Impl::Node& node, int32_t r) {
     if (r != 0)
-      TESSERA_THROW(Error, "node '", n.name, "' (kernel '", n.kernel_name, "') of module '",
-                    impl_->module.origin(), "' failed with status ", r);
+      TESSERA_THROW(Error, "node '", node.name, "' (kernel '", node.kernel_name, "') of module '", m.module.origin(),
+                    "' failed with status ", r);
+  };
+  const bool calibrating = m.calibration_runs < Impl::kCalibrationRuns && NumThreads() > 1;
+  if (!calibrating && !m.profile) {
+    for (size_t i = 0; i < n; ++i) {
+      const Impl::Node& node = m.nodes[i];
+      ScopedSerialLaunches serial(m.serial[i] != 0);
+      check(node, node.kernel(node.args.data()));
+    }
+    return;
   }
+  const bool timed_calibration = calibrating && m.calibration_runs > 0;
+  if (calibrating && m.best_parallel.size() != n) {
+    m.best_parallel.assign(n, 1e30);
+    m.best_serial.assign(n, 1e30);
+  }
+  if (m.profile) m.node_seconds.resize(n, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    const Impl::Node& node = m.nodes[i];
+    const bool serial_run = timed_calibration && (i + static_cast<size_t>(m.calibration_runs)) % 2 == 0;
+    ScopedSerialLaunches serial(calibrating ? serial_run : m.serial[i] != 0);
+    auto t0 = std::chrono::steady_clock::now();
+    int32_t r = node.kernel(node.args.data());
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    check(node, r);
+    if (timed_calibration) {
+      double& best = serial_run ? m.best_serial[i] : m.best_parallel[i];
+      best = std::min(best, dt);
+    }
+    if (m.profile) m.node_seconds[i] += dt;
+  }
+  if (m.profile) ++m.profiled_runs;
+  if (calibrating && ++m.calibration_runs == Impl::kCalibrationRuns)
+    for (size_t i = 0; i < n; ++i)
+      m.serial[i] = m.best_parallel[i] < Impl::kSmallNodeSeconds && m.best_serial[i] < 0.9 * m.best_parallel[i];
 }
 
 NDArray GraphExecutor::GetOutput(int index) const {

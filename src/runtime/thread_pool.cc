@@ -13,6 +13,7 @@ namespace tessera::runtime {
 namespace {
 
 thread_local bool t_in_parallel = false;
+thread_local bool t_serial_launches = false;  // ScopedSerialLaunches
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -70,7 +71,7 @@ class Pool {
   int32_t Launch(TesseraParallelTaskFn task, void* closure, int32_t n) {
     if (n <= 0) n = num_threads();
     int helpers = std::min<int>(n, num_threads()) - 1;
-    if (helpers <= 0 || t_in_parallel) return RunSerial(task, closure, n);
+    if (helpers <= 0 || t_in_parallel || t_serial_launches) return RunSerial(task, closure, n);
     std::unique_lock<std::mutex> lock(launch_mu_, std::try_to_lock);
     if (!lock.owns_lock()) return RunSerial(task, closure, n);  // another thread holds the pool
 
@@ -206,6 +207,11 @@ class Pool {
 void SetNumThreads(int n) { Pool::Global().SetNumThreads(n); }
 int NumThreads() { return Pool::Global().num_threads(); }
 bool InParallelRegion() { return t_in_parallel; }
+
+ScopedSerialLaunches::ScopedSerialLaunches(bool enable) : previous_(t_serial_launches) {
+  if (enable) t_serial_launches = true;
+}
+ScopedSerialLaunches::~ScopedSerialLaunches() { t_serial_launches = previous_; }
 
 }  // namespace tessera::runtime
 

@@ -126,6 +126,37 @@ TEST(AlterOpLayout, ResidualAddAndConcatStayBlocked) {
   EXPECT_EQ(PrintModule(after), PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(cat2, "NCHW16c", "NCHW", 32))))));
 }
 
+Attrs PoolAttrs(int64_t k, int64_t stride, int64_t pad) {
+  return Attrs{{"pool_size", std::vector<int64_t>{k, k}},
+               {"strides", std::vector<int64_t>{stride, stride}},
+               {"padding", std::vector<int64_t>{pad, pad, pad, pad}}};
+}
+
+Expr Reshape(Expr x, std::vector<int64_t> s) { return Call("reshape", {std::move(x)}, Attrs{{"newshape", s}}); }
+
+// Squeeze-excite + pooling: GAP and max_pool2d pool the blocked tensor (layout NCHW16c); the
+// [1, C, 1, 1] values convert by zero-copy reshapes, and the per-channel scale multiplies the
+// blocked tensor as [1, C/16, 1, 1, 16]; a single layout_transform remains at the output.
+TEST(AlterOpLayout, PoolingAndSqueezeExciteStayBlocked) {
+  Var x = VarNode::make("x", F32({1, 16, 6, 6}));
+  Expr c = Call("nn.conv2d", {x, ConstantNode::make(Random({16, 16, 3, 3}, 8))}, ConvAttrs(1));
+  Expr g = Call("nn.global_avg_pool2d", {c});
+  Expr sc = Reshape(Call("sigmoid", {Reshape(g, {1, 16})}), {1, 16, 1, 1});
+  Expr y = Call("nn.max_pool2d", {Call("multiply", {c, sc})}, PoolAttrs(2, 2, 0));
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
+
+  Var x2 = VarNode::make("x", F32({1, 16, 6, 6}));
+  Expr c2 = Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW16c", 16), Zeros({1, 1, 3, 3, 16, 16})},
+                 Blocked(ConvAttrs(1), 16, 16));
+  Expr g2 = Call("nn.global_avg_pool2d", {c2}, Attrs{{"layout", "NCHW16c"}});
+  Expr sc2 = Reshape(Call("sigmoid", {Reshape(Reshape(g2, {1, 16, 1, 1}), {1, 16})}), {1, 16, 1, 1});
+  Attrs pool = PoolAttrs(2, 2, 0);
+  pool.Set("layout", "NCHW16c");
+  Expr y2 = Call("nn.max_pool2d", {Call("multiply", {c2, Reshape(sc2, {1, 1, 1, 1, 16})})}, pool);
+  IRModule expected = InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(y2, "NCHW16c", "NCHW", 16))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
 // Numerics: the model built with and without AlterOpLayout gives the same outputs.
 std::vector<float> RunModel(const IRModule& mod, const runtime::NDArray& in, bool alter) {
   driver::BuildOptions options;
@@ -151,6 +182,31 @@ TEST(AlterOpLayout, NumericsUnchangedEndToEnd) {
   std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+}
+
+// Blocked pooling (channels a multiple of the block and padded ones) and squeeze-excite give the
+// NCHW numerics.
+TEST(AlterOpLayout, PoolingNumericsUnchangedEndToEnd) {
+  for (int64_t C : {32, 10}) {
+    Var x = VarNode::make("x", F32({1, 3, 13, 11}));
+    Expr r = Call("nn.relu", {Call("nn.conv2d", {x, ConstantNode::make(Random({C, 3, 3, 3}, 1))}, ConvAttrs(1))});
+    Expr g = Call("nn.global_avg_pool2d", {r});
+    Expr sc = Reshape(Call("sigmoid", {Reshape(g, {1, C})}), {1, C, 1, 1});
+    Expr m = Call("multiply", {r, sc});
+    Attrs mp = PoolAttrs(3, 2, 1);
+    mp.Set("ceil_mode", int64_t{1});
+    Expr p = Call("nn.max_pool2d", {m}, mp);
+    Attrs ap = PoolAttrs(2, 1, 1);
+    ap.Set("count_include_pad", int64_t{0});
+    Expr a = Call("nn.avg_pool2d", {p}, ap);
+    Expr y = Call("nn.conv2d", {a, ConstantNode::make(Random({8, C, 1, 1}, 4))}, ConvAttrs(0));
+    IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
+    runtime::NDArray in = Random({1, 3, 13, 11}, 9);
+    std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "C=" << C << " " << i;
+  }
 }
 
 }  // namespace

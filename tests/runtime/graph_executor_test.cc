@@ -61,6 +61,17 @@ TEST(GraphExecutor, RunsFixtureModel) {
   EXPECT_FALSE(ex.GetOutput(0).SharesStorageWith(ex.GetOutput(0)));
 }
 
+// The first runs calibrate each node's launch mode (parallel / serial); every run, before,
+// during and after the calibration, gives the same outputs.
+TEST(GraphExecutor, LaunchModeCalibrationKeepsResults) {
+  GraphExecutor ex(Module::LoadFromFile(TESSERA_FIXTURE_MODEL), 2);
+  ex.SetInput(0, Floats({2, 4}, {1, 1, 1, 1, -10, -10, -10, 10}));
+  for (int run = 0; run < 25; ++run) {
+    ex.Run();
+    ASSERT_EQ(Values(ex.GetOutput(0)), (std::vector<float>{0, 0.5f, 1, 1.5f, 0, 0, 0, 12.5f})) << "run " << run;
+  }
+}
+
 TEST(GraphExecutor, RejectsBadInputs) {
   GraphExecutor ex(Module::LoadFromFile(TESSERA_FIXTURE_MODEL));
   NDArray good = Floats({2, 4}, std::vector<float>(8, 1.0f));

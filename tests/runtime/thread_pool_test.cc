@@ -213,5 +213,32 @@ TEST_F(ThreadPoolTest, ParallelForRethrowsFirstException) {
   for (auto& g : grid) EXPECT_EQ(g.load(), 1);
 }
 
+// ScopedSerialLaunches: every task id still runs once, all on the calling thread; the pool is
+// used again once the scope ends.
+int32_t RecordThreadTask(int32_t i, int32_t, void* closure) {
+  auto* ids = static_cast<std::vector<std::thread::id>*>(closure);
+  (*ids)[i] = std::this_thread::get_id();
+  return 0;
+}
+
+TEST_F(ThreadPoolTest, ScopedSerialLaunchesRunOnTheCaller) {
+  SetNumThreads(2);
+  std::vector<std::thread::id> ids(16);
+  {
+    ScopedSerialLaunches serial;
+    ASSERT_EQ(TesseraParallelLaunch(RecordThreadTask, &ids, 16), 0);
+    for (const auto& id : ids) EXPECT_EQ(id, std::this_thread::get_id());
+    {
+      ScopedSerialLaunches not_enabled(false);  // keeps the enclosing scope's serial mode
+      ASSERT_EQ(TesseraParallelLaunch(RecordThreadTask, &ids, 16), 0);
+      for (const auto& id : ids) EXPECT_EQ(id, std::this_thread::get_id());
+    }
+  }
+  Counts c(8);
+  EXPECT_EQ(TesseraParallelLaunch(CountTask, &c, 8), 0);
+  ExpectEachOnce(c);
+  EXPECT_EQ(c.seen_num_tasks.load(), 8);
+}
+
 }  // namespace
 }  // namespace tessera::runtime

@@ -4,6 +4,11 @@
 // blob, allocates every storage once (the static memory plan the compiler made,
 // each storage 64-byte aligned), precomputes each node's `void* args[]` and then
 // Run() only calls the kernels in order: no allocation, no lookup per run.
+// With more than one thread, the first five runs also calibrate each node's launch mode:
+// a small kernel (under 30 us) that runs clearly faster serially keeps its launches on the
+// calling thread from then on (ScopedSerialLaunches; same tasks, same results);
+// TESSERA_LAUNCH_CALIBRATION=0 turns that off. TESSERA_PROFILE=1 times every node and prints
+// the per-kernel times (ms per run, sorted) to stderr when the executor is destroyed.
 //
 // Graph JSON (symbol __tessera_graph_json), version 1:
 //

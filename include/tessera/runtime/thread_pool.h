@@ -44,6 +44,20 @@ int NumThreads();
 /// True while the calling thread runs a task of a parallel launch.
 bool InParallelRegion();
 
+/// While alive (and constructed with enable = true), the launches of the calling thread run
+/// their tasks serially on it: the same task ids and count, so the same results, without waking
+/// any worker. The graph executor uses it for kernels too small to gain from the workers.
+class ScopedSerialLaunches {
+ public:
+  explicit ScopedSerialLaunches(bool enable = true);
+  ~ScopedSerialLaunches();
+  ScopedSerialLaunches(const ScopedSerialLaunches&) = delete;
+  ScopedSerialLaunches& operator=(const ScopedSerialLaunches&) = delete;
+
+ private:
+  bool previous_;
+};
+
 namespace detail {
 template <typename Fn>
 struct ParallelForClosure {

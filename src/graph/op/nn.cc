@@ -105,10 +105,28 @@ Type BatchMatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make({BroadcastDim(x.shape[0], y.shape[0]), m, n}, x.dtype);
 }
 
+// The rank a pooling op's `layout` attr implies: 4 for NCHW, 5 for NCHW<b>c (the blocked layout
+// AlterOpLayout gives a pool whose input is blocked: [N, C/b, H, W, b], pooled over H and W).
+int64_t PoolLayoutRank(const Attrs& attrs, const TensorTypeNode& x) {
+  const std::string layout = attrs.GetString("layout", "NCHW");
+  if (layout == "NCHW") {
+    TESSERA_CHECK(x.ndim() == 4, "data must be 4-D NCHW, got ", ShapeStr(x.shape));
+    return 4;
+  }
+  const bool blocked = layout.size() > 5 && layout.rfind("NCHW", 0) == 0 && layout.back() == 'c' &&
+                       layout.find_first_not_of("0123456789", 4) == layout.size() - 1;
+  if (!blocked)
+    TESSERA_THROW(UnsupportedError, "layout '", layout, "' is not supported (only NCHW and NCHW<b>c)");
+  const int64_t b = std::stoll(layout.substr(4, layout.size() - 5));
+  TESSERA_CHECK(x.ndim() == 5, "data must be 5-D ", layout, ", got ", ShapeStr(x.shape));
+  TESSERA_CHECK(x.shape[4].is_static() && x.shape[4].value() == b, "data's last dim must be the block ", b,
+                " of layout ", layout, ", got ", ShapeStr(x.shape));
+  return 5;
+}
+
 Type Pool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  CheckLayout(attrs, "layout", "NCHW");
-  TESSERA_CHECK(x.ndim() == 4, "data must be 4-D NCHW, got ", ShapeStr(x.shape));
+  const int64_t rank = PoolLayoutRank(attrs, x);
   std::vector<int64_t> k = attrs.GetInts("pool_size");
   std::vector<int64_t> s = attrs.GetInts("strides", {1, 1});
   std::vector<int64_t> d = attrs.GetInts("dilation", {1, 1});
@@ -117,14 +135,16 @@ Type Pool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   bool ceil = attrs.GetInt("ceil_mode", 0) != 0;
   Dim oh = WindowOutDim(x.shape[2], pad[0] + pad[2], k[0], s[0], d[0], ceil, pad[0]);
   Dim ow = WindowOutDim(x.shape[3], pad[1] + pad[3], k[1], s[1], d[1], ceil, pad[1]);
-  return TensorTypeNode::make({x.shape[0], x.shape[1], oh, ow}, x.dtype);
+  std::vector<Dim> out = {x.shape[0], x.shape[1], oh, ow};
+  if (rank == 5) out.push_back(x.shape[4]);
+  return TensorTypeNode::make(out, x.dtype);
 }
 
 Type GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  CheckLayout(attrs, "layout", "NCHW");
-  TESSERA_CHECK(x.ndim() == 4, "data must be 4-D NCHW, got ", ShapeStr(x.shape));
-  return TensorTypeNode::make({x.shape[0], x.shape[1], Dim(1), Dim(1)}, x.dtype);
+  std::vector<Dim> out = {x.shape[0], x.shape[1], Dim(1), Dim(1)};
+  if (PoolLayoutRank(attrs, x) == 5) out.push_back(x.shape[4]);
+  return TensorTypeNode::make(out, x.dtype);
 }
 
 Type SoftmaxRel(const std::vector<Type>& args, const Attrs& attrs) {

@@ -84,6 +84,11 @@ class Rewriter {
     Value& v = Visit(e);
     if (!v.nchw) {
       TESSERA_ICHECK(v.block && v.blocked.count(v.block), "a value with neither layout");
+      std::vector<int64_t> s = F32Shape(e);
+      if (IsReshapeBlockable(s, v.block)) {  // [N, C/b, 1, 1, b] holds [N, C, 1, 1] in the same order
+        v.nchw = MakeCall("reshape", {v.blocked.at(v.block)}, Attrs{{"newshape", s}});
+        return v.nchw;
+      }
       v.nchw = MakeCall("layout_transform", {v.blocked.at(v.block)},
                         Attrs{{"src_layout", BlockedName(v.block)}, {"dst_layout", "NCHW"}, {"channels", v.channels}});
     }
@@ -96,9 +101,20 @@ class Rewriter {
     auto it = v.blocked.find(b);
     if (it != v.blocked.end()) return it->second;
     Expr src = v.block ? v.blocked.at(v.block) : NCHW(e);
+    std::vector<int64_t> s = F32Shape(e);
+    if (!v.block && IsReshapeBlockable(s, b)) {
+      Expr out = MakeCall("reshape", {src}, Attrs{{"newshape", std::vector<int64_t>{s[0], s[1] / b, 1, 1, b}}});
+      return values_[e.get()].blocked[b] = out;
+    }
     Expr out = MakeCall("layout_transform", {src},
                         Attrs{{"src_layout", BlockedName(v.block)}, {"dst_layout", BlockedName(b)}, {"channels", v.channels}});
     return values_[e.get()].blocked[b] = out;
+  }
+
+  // Whether a 4-D [N, C, 1, 1] value has the same element order as NCHW<b>c [N, C/b, 1, 1, b]
+  // (no channel padding), so a reshape (zero-copy) converts between the two.
+  static bool IsReshapeBlockable(const std::vector<int64_t>& s, int64_t b) {
+    return b > 0 && s.size() == 4 && s[2] == 1 && s[3] == 1 && s[1] % b == 0;
   }
 
   static Value Produced(Expr blocked, int64_t b, int64_t channels) {
@@ -137,6 +153,14 @@ class Rewriter {
       }
     } else if (op == "concatenate") {
       if (auto v = Concat(*call)) return *v;
+    } else if (op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") {
+      // Pooling is per channel: pool the blocked tensor over H and W, keeping the block.
+      const Value& x = Visit(call->args[0]);
+      if (x.block && call->attrs.GetString("layout", "NCHW") == "NCHW") {
+        Attrs attrs = call->attrs;
+        attrs.Set("layout", BlockedName(x.block));
+        return Produced(MakeCall(op, {x.blocked.at(x.block)}, attrs), x.block, x.channels);
+      }
     }
     // Fallback: every argument in NCHW.
     std::vector<Expr> args;
@@ -214,6 +238,9 @@ class Rewriter {
     bool per_channel = (s.size() == 3 && s[0] == C && s[1] == 1 && s[2] == 1) ||
                        (s.size() == 4 && s[0] == 1 && s[1] == C && s[2] == 1 && s[3] == 1);
     if (c && per_channel) return PackPerChannel(c->data, C, b, pad);
+    // A computed per-channel [N, C, 1, 1] operand (squeeze-excite scales): a zero-copy reshape.
+    if (!c && s.size() == 4 && IsReshapeBlockable(s, b) && s[1] == C && (s[0] == 1 || s[0] == result_shape[0]))
+      return Blocked(operand, b);
     return nullptr;
   }
 

@@ -29,7 +29,8 @@ struct Window {
 
 Window PadForPool(const Tensor& data, const Pool2DParams& p, PrimExpr pad_value) {
   std::vector<int64_t> ds = ConstShape(data);
-  TESSERA_CHECK(ds.size() == 4, "pool2d: data must be 4-D NCHW, got rank ", ds.size());
+  TESSERA_CHECK(ds.size() == 4 || ds.size() == 5, "pool2d: data must be 4-D NCHW or 5-D NCHW<b>c, got rank ",
+                ds.size());
   const auto [pt, pl, pb, pr] = p.padding;
   Window w;
   w.out_h = PoolOutDim(ds[2], pt, pb, p.pool_size[0], p.strides[0], p.dilation[0], p.ceil_mode);
@@ -40,7 +41,11 @@ Window PadForPool(const Tensor& data, const Pool2DParams& p, PrimExpr pad_value)
   int64_t after_h = std::max(pb, need_h - pt - ds[2]);
   int64_t after_w = std::max(pr, need_w - pl - ds[3]);
   w.padded = data;
-  if (pt || pl || after_h || after_w) w.padded = pad(data, {0, 0, pt, pl}, {0, 0, after_h, after_w}, pad_value);
+  if (pt || pl || after_h || after_w) {
+    std::vector<int64_t> before = {0, 0, pt, pl}, after = {0, 0, after_h, after_w};
+    if (ds.size() == 5) before.push_back(0), after.push_back(0);  // the channel block is not padded
+    w.padded = pad(data, before, after, pad_value);
+  }
   return w;
 }
 
@@ -49,12 +54,16 @@ Tensor PoolReduce(const Window& w, const Pool2DParams& p, bool is_max, const std
   std::vector<int64_t> ds = ConstShape(w.padded);
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(p.pool_size[0])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(p.pool_size[1])), "rx");
+  std::vector<int64_t> os = {ds[0], ds[1], w.out_h, w.out_w};
+  if (ds.size() == 5) os.push_back(ds[4]);
   return te::compute(
-      MakeShape({ds[0], ds[1], w.out_h, w.out_w}),
+      MakeShape(os),
       [&](const std::vector<Var>& i) {
         PrimExpr y = i[2] * Index(p.strides[0]) + ry.var * Index(p.dilation[0]);
         PrimExpr x = i[3] * Index(p.strides[1]) + rx.var * Index(p.dilation[1]);
-        PrimExpr v = w.padded({i[0], i[1], y, x});
+        std::vector<PrimExpr> at = {i[0], i[1], y, x};
+        if (i.size() == 5) at.push_back(i[4]);
+        PrimExpr v = w.padded(at);
         return is_max ? te::max(v, {ry, rx}) : te::sum(v, {ry, rx});
       },
       name, tag::kPool);
@@ -99,13 +108,18 @@ Tensor avg_pool2d(const Tensor& data, const Pool2DParams& p) {
 Tensor global_avg_pool2d(const Tensor& data) {
   TESSERA_CHECK(data.dtype().is_float(), "global_avg_pool2d needs a float tensor, got ", data.dtype().str());
   std::vector<int64_t> ds = ConstShape(data);
-  TESSERA_CHECK(ds.size() == 4, "global_avg_pool2d: data must be 4-D NCHW, got rank ", ds.size());
+  TESSERA_CHECK(ds.size() == 4 || ds.size() == 5,
+                "global_avg_pool2d: data must be 4-D NCHW or 5-D NCHW<b>c, got rank ", ds.size());
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ds[2])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ds[3])), "rx");
+  std::vector<int64_t> os = {ds[0], ds[1], 1, 1};
+  if (ds.size() == 5) os.push_back(ds[4]);
   Tensor s = te::compute(
-      MakeShape({ds[0], ds[1], 1, 1}),
+      MakeShape(os),
       [&](const std::vector<Var>& i) {
-        return te::sum(data({i[0], i[1], PrimExpr(ry.var), PrimExpr(rx.var)}), {ry, rx});
+        std::vector<PrimExpr> at = {i[0], i[1], PrimExpr(ry.var), PrimExpr(rx.var)};
+        if (i.size() == 5) at.push_back(i[4]);
+        return te::sum(data(at), {ry, rx});
       },
       "global_pool_sum", tag::kPool);
   PrimExpr count = ir::make_const(data.dtype(), static_cast<double>(ds[2] * ds[3]));

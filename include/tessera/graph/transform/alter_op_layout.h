@@ -16,9 +16,15 @@
 //   ([C, 1, 1] / [1, C, 1, 1]; packed at compile time to [1, C/c, 1, 1, c]); a 4-D operand of the
 //   result's shape is converted to the blocked layout;
 //   nn.bias_add on axis 1 with a constant bias (becomes add with the packed bias);
-//   concatenate on axis 1 of tensors of one block size whose channel counts are multiples of it.
-// Every other consumer (reshape, transpose, softmax, pooling, dense, ...) and the function's
-// result get NCHW back through layout_transform; each conversion of a value is inserted once.
+//   concatenate on axis 1 of tensors of one block size whose channel counts are multiples of it;
+//   nn.max_pool2d / nn.avg_pool2d / nn.global_avg_pool2d of a blocked tensor (layout="NCHW<c>c":
+//   pooled over H and W, the block kept);
+//   multiply etc. of a blocked tensor and a computed per-channel [N, C, 1, 1] value (squeeze-excite
+//   scales), C a multiple of the block: the value is reshaped to [N, C/c, 1, 1, c].
+// A [N, C, 1, 1] value whose C is a multiple of the block converts between NCHW and NCHW<c>c by a
+// (zero-copy) reshape, both ways, since both orders are the same.
+// Every other consumer (reshape, transpose, softmax, dense, ...) and the function's result get
+// NCHW back through layout_transform; each conversion of a value is inserted once.
 // Channels past C of a padded blocked tensor hold finite values that no consumer reads
 // (packed weights are zero there; NCHW conversion drops them).
 //

@@ -7,6 +7,8 @@
 // avg_pool2d divides by the number of taps inside the input plus, with count_include_pad, the
 // taps on the explicit padding (never the ceil-mode overhang), as PyTorch and ONNX do.
 // The window reduction is tagged "pool"; avg's division is a separate elemwise compute.
+// Every function also takes the blocked layout NCHW<b>c ([N, C/b, H, W, b], 5-D): it pools over
+// H and W (dims 2 and 3) and keeps the block dim, so the output is [N, C/b, OH, OW, b].
 #pragma once
 
 #include <array>
