@@ -1,6 +1,7 @@
 // FComputes of the activation ops and log_softmax (op/activation.cc).
 #include "computes.h"
 #include "tessera/topi/nn/activation.h"
+#include "tessera/topi/nn/softmax.h"
 
 namespace tessera::graph_lower::detail {
 

@@ -8,6 +8,7 @@
 #include "tessera/topi/indexing.h"
 #include "tessera/topi/logical.h"
 #include "tessera/topi/nn/activation.h"
+#include "tessera/topi/nn/softmax.h"
 #include "tessera/topi/unary.h"
 #include "topi_test_util.h"
 

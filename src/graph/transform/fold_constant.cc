@@ -7,6 +7,7 @@
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/error.h"
+#include "pass_util.h"
 
 namespace tessera::graph::transform {
 namespace {
@@ -19,23 +20,7 @@ class ConstantFinder {
     // A constant call is a root when a non-constant node uses it, or it is the result.
     PostOrderVisit(body, [this](const Expr& e) {
       if (is_const_.count(e.get())) return;
-      auto use = [this](const Expr& child) { MaybeRoot(child); };
-      if (const auto* c = e->as<CallNode>()) {
-        for (const auto& a : c->args) use(a);
-      } else if (const auto* t = e->as<TupleNode>()) {
-        for (const auto& f : t->fields) use(f);
-      } else if (const auto* g = e->as<TupleGetItemNode>()) {
-        use(g->tuple);
-      } else if (const auto* l = e->as<LetNode>()) {
-        use(l->value);
-        use(l->body);
-      } else if (const auto* i = e->as<IfNode>()) {
-        use(i->cond);
-        use(i->true_branch);
-        use(i->false_branch);
-      } else if (const auto* f = e->as<FunctionNode>()) {
-        use(f->body);
-      }
+      detail::ForEachUse(e, [this](const Expr& child) { MaybeRoot(child); });
     });
     MaybeRoot(body);
   }

@@ -107,37 +107,4 @@ Tensor prelu(const Tensor& x, const Tensor& slope) {
       x, slope, [](PrimExpr v, PrimExpr s) { return ir::select(v < C(v, 0), s * v, v); }, "T_prelu");
 }
 
-Tensor log_softmax(const Tensor& x, int64_t axis_in) {
-  CheckFloat(x, "log_softmax");
-  std::vector<int64_t> xs = ConstShape(x);
-  const int nd = static_cast<int>(xs.size());
-  const int axis = NormalizeAxis(axis_in, nd, "log_softmax");
-  std::vector<int64_t> reduced;
-  for (int d = 0; d < nd; ++d)
-    if (d != axis) reduced.push_back(xs[d]);
-  auto with_axis = [&](const std::vector<Var>& r, PrimExpr a) {
-    std::vector<PrimExpr> idx(r.begin(), r.end());
-    idx.insert(idx.begin() + axis, a);
-    return idx;
-  };
-  auto drop_axis = [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> idx(i.begin(), i.end());
-    idx.erase(idx.begin() + axis);
-    return idx;
-  };
-  te::IterVar k1 = te::reduce_axis(Range(Index(0), Index(xs[axis])), "k");
-  Tensor m = te::compute(
-      MakeShape(reduced), [&](const std::vector<Var>& r) { return te::max(x(with_axis(r, k1.var)), {k1}); },
-      "T_log_softmax_maxelem", tag::kSoftmax);
-  te::IterVar k2 = te::reduce_axis(Range(Index(0), Index(xs[axis])), "k");
-  Tensor s = te::compute(
-      MakeShape(reduced),
-      [&](const std::vector<Var>& r) { return te::sum(ir::exp(x(with_axis(r, k2.var)) - m(AsExprs(r))), {k2}); },
-      "T_log_softmax_expsum", tag::kSoftmax);
-  return te::compute(
-      x.shape(),
-      [&](const std::vector<Var>& i) { return x(AsExprs(i)) - m(drop_axis(i)) - ir::log(s(drop_axis(i))); },
-      "T_log_softmax_norm", tag::kSoftmax);
-}
-
 }  // namespace tessera::topi

@@ -8,6 +8,8 @@
 #include "tessera/tir/functor.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
 
+#include "block_util.h"
+
 namespace tessera::topi::x86 {
 
 namespace {
@@ -17,23 +19,10 @@ using tir::LoopRV;
 using tir::Schedule;
 using tir::ScheduleError;
 
-class BlockCollector : public tir::StmtExprVisitor {
- public:
-  std::vector<const tir::BlockNode*> blocks;
-  const tir::StmtNode* root = nullptr;
-
- protected:
-  void VisitStmt_(const tir::BlockRealizeNode* op) override {
-    if (op != root) blocks.push_back(op->block_node());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
-
 std::vector<const tir::BlockNode*> Blocks(const tir::PrimFunc& f) {
-  BlockCollector c;
-  c.root = f->body.get();
-  c.VisitStmt(f->body);
-  return c.blocks;
+  std::vector<const tir::BlockNode*> blocks;
+  for (const auto* r : NonRootRealizes(f)) blocks.push_back(r->block_node());
+  return blocks;
 }
 
 bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }

@@ -6,6 +6,7 @@
 
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
+#include "block_util.h"
 
 namespace tessera::topi::x86 {
 
@@ -19,24 +20,9 @@ using tir::ScheduleError;
 constexpr const char* kGemmName = "T_gemm_packed";
 constexpr const char* kPackName = "T_pack_b";
 
-class BlockCollector : public tir::StmtExprVisitor {
- public:
-  std::vector<const tir::BlockNode*> blocks;
-  const tir::StmtNode* root = nullptr;
-
- protected:
-  void VisitStmt_(const tir::BlockRealizeNode* op) override {
-    if (op != root) blocks.push_back(op->block_node());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
-
 std::vector<std::string> BlockNames(const tir::PrimFunc& f) {
-  BlockCollector c;
-  c.root = f->body.get();
-  c.VisitStmt(f->body);
   std::vector<std::string> out;
-  for (const auto* b : c.blocks) out.push_back(b->name_hint);
+  for (const auto* r : NonRootRealizes(f)) out.push_back(r->block_node()->name_hint);
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 
+#include "block_util.h"
+
 namespace tessera::topi::x86 {
 
 namespace {
@@ -18,25 +20,7 @@ using tir::LoopRV;
 using tir::Schedule;
 using tir::ScheduleError;
 
-// The non-root BlockRealizes of a function body, in program order.
-class RealizeCollector : public tir::StmtExprVisitor {
- public:
-  std::vector<const tir::BlockRealizeNode*> realizes;
-  const tir::StmtNode* root = nullptr;
-
- protected:
-  void VisitStmt_(const tir::BlockRealizeNode* op) override {
-    if (op != root) realizes.push_back(op);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
-
-std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) {
-  RealizeCollector c;
-  c.root = f->body.get();
-  c.VisitStmt(f->body);
-  return c.realizes;
-}
+std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) { return NonRootRealizes(f); }
 
 const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name) {
   for (const auto* r : Realizes(f))

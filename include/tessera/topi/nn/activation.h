@@ -1,5 +1,5 @@
 // Activation functions of the ONNX spec (tag "elemwise"; prelu "broadcast"), float tensors,
-// out shape = x's shape; and log_softmax (tag "softmax").
+// out shape = x's shape. log_softmax is in nn/softmax.h.
 #pragma once
 
 #include "tessera/topi/util.h"
@@ -30,7 +30,5 @@ Tensor swish(const Tensor& x, double alpha);
 Tensor shrink(const Tensor& x, double lambd, double bias);
 /// x < 0 ? slope * x : x, slope broadcast against x (numpy rules; ONNX PRelu).
 Tensor prelu(const Tensor& x, const Tensor& slope);
-/// log(softmax(x)) along axis, as x - max - log(sum(exp(x - max))).
-Tensor log_softmax(const Tensor& x, int64_t axis);
 
 }  // namespace tessera::topi

@@ -9,4 +9,7 @@ namespace tessera::topi {
 
 Tensor softmax(const Tensor& x, int64_t axis = -1);
 
+/// log(softmax(x)) along `axis`, computed stably as x - max - log(sum(exp(x - max))) (ONNX LogSoftmax).
+Tensor log_softmax(const Tensor& x, int64_t axis = -1);
+
 }  // namespace tessera::topi
