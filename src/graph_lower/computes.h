@@ -20,6 +20,18 @@ void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
 void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 
+/// An FCompute calling a one-input / two-input topi compute that takes no attrs.
+inline graph::FCompute UnaryCompute(te::Tensor (*f)(const te::Tensor&)) {
+  return [f](const graph::Attrs&, const std::vector<te::Tensor>& in, const graph::Type&) {
+    return std::vector<te::Tensor>{f(in[0])};
+  };
+}
+inline graph::FCompute BinaryCompute(te::Tensor (*f)(const te::Tensor&, const te::Tensor&)) {
+  return [f](const graph::Attrs&, const std::vector<te::Tensor>& in, const graph::Type&) {
+    return std::vector<te::Tensor>{f(in[0], in[1])};
+  };
+}
+
 /// The static shape of a tensor type; InternalError otherwise (lowering checks params first).
 std::vector<int64_t> StaticOutShape(const graph::Type& t);
 /// [top, left, bottom, right] from a padding attr of 1, 2 or 4 values (default zeros).

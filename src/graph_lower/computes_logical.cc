@@ -11,21 +11,18 @@ using graph::Type;
 using te::Tensor;
 using Tensors = std::vector<Tensor>;
 
-graph::FCompute Binary(Tensor (*f)(const Tensor&, const Tensor&)) {
-  return [f](const Attrs&, const Tensors& in, const Type&) -> Tensors { return {f(in[0], in[1])}; };
-}
 }  // namespace
 
 void RegisterLogicalComputes(graph::OpRegistry& r) {
-  r.SetCompute("equal", Binary(&topi::equal));
-  r.SetCompute("not_equal", Binary(&topi::not_equal));
-  r.SetCompute("less", Binary(&topi::less));
-  r.SetCompute("less_equal", Binary(&topi::less_equal));
-  r.SetCompute("greater", Binary(&topi::greater));
-  r.SetCompute("greater_equal", Binary(&topi::greater_equal));
-  r.SetCompute("logical_and", Binary(&topi::logical_and));
-  r.SetCompute("logical_or", Binary(&topi::logical_or));
-  r.SetCompute("logical_xor", Binary(&topi::logical_xor));
+  r.SetCompute("equal", BinaryCompute(&topi::equal));
+  r.SetCompute("not_equal", BinaryCompute(&topi::not_equal));
+  r.SetCompute("less", BinaryCompute(&topi::less));
+  r.SetCompute("less_equal", BinaryCompute(&topi::less_equal));
+  r.SetCompute("greater", BinaryCompute(&topi::greater));
+  r.SetCompute("greater_equal", BinaryCompute(&topi::greater_equal));
+  r.SetCompute("logical_and", BinaryCompute(&topi::logical_and));
+  r.SetCompute("logical_or", BinaryCompute(&topi::logical_or));
+  r.SetCompute("logical_xor", BinaryCompute(&topi::logical_xor));
   r.SetCompute("logical_not", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
     return {topi::logical_not(in[0])};
   });

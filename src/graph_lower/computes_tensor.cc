@@ -14,23 +14,17 @@ using graph::Type;
 using te::Tensor;
 using Tensors = std::vector<Tensor>;
 
-graph::FCompute Unary(Tensor (*f)(const Tensor&)) {
-  return [f](const Attrs&, const Tensors& in, const Type&) -> Tensors { return {f(in[0])}; };
-}
-graph::FCompute Binary(Tensor (*f)(const Tensor&, const Tensor&)) {
-  return [f](const Attrs&, const Tensors& in, const Type&) -> Tensors { return {f(in[0], in[1])}; };
-}
 }  // namespace
 
 void RegisterTensorComputes(graph::OpRegistry& r) {
-  r.SetCompute("exp", Unary(&topi::exp));
-  r.SetCompute("log", Unary(&topi::log));
-  r.SetCompute("sqrt", Unary(&topi::sqrt));
-  r.SetCompute("tanh", Unary(&topi::tanh));
-  r.SetCompute("sigmoid", Unary(&topi::sigmoid));
-  r.SetCompute("negative", Unary(&topi::negative));
-  r.SetCompute("abs", Unary(&topi::abs));
-  r.SetCompute("hard_swish", Unary(&topi::hard_swish));
+  r.SetCompute("exp", UnaryCompute(&topi::exp));
+  r.SetCompute("log", UnaryCompute(&topi::log));
+  r.SetCompute("sqrt", UnaryCompute(&topi::sqrt));
+  r.SetCompute("tanh", UnaryCompute(&topi::tanh));
+  r.SetCompute("sigmoid", UnaryCompute(&topi::sigmoid));
+  r.SetCompute("negative", UnaryCompute(&topi::negative));
+  r.SetCompute("abs", UnaryCompute(&topi::abs));
+  r.SetCompute("hard_swish", UnaryCompute(&topi::hard_swish));
   r.SetCompute("copy", [](const Attrs&, const Tensors& in, const Type&) -> Tensors { return {topi::copy(in[0])}; });
   r.SetCompute("clip", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::clip(in[0], a.GetDouble("a_min"), a.GetDouble("a_max"))};
@@ -41,13 +35,13 @@ void RegisterTensorComputes(graph::OpRegistry& r) {
   r.SetCompute("cast", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::cast(in[0], DataType::Parse(a.GetString("dtype")))};
   });
-  r.SetCompute("add", Binary(&topi::add));
-  r.SetCompute("subtract", Binary(&topi::subtract));
-  r.SetCompute("multiply", Binary(&topi::multiply));
-  r.SetCompute("divide", Binary(&topi::divide));
-  r.SetCompute("power", Binary(&topi::power));
-  r.SetCompute("maximum", Binary(&topi::maximum));
-  r.SetCompute("minimum", Binary(&topi::minimum));
+  r.SetCompute("add", BinaryCompute(&topi::add));
+  r.SetCompute("subtract", BinaryCompute(&topi::subtract));
+  r.SetCompute("multiply", BinaryCompute(&topi::multiply));
+  r.SetCompute("divide", BinaryCompute(&topi::divide));
+  r.SetCompute("power", BinaryCompute(&topi::power));
+  r.SetCompute("maximum", BinaryCompute(&topi::maximum));
+  r.SetCompute("minimum", BinaryCompute(&topi::minimum));
 }
 
 }  // namespace tessera::graph_lower::detail

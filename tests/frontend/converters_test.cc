@@ -13,8 +13,8 @@ using testing::FindCall;
 using testing::ModelBuilder;
 using testing::OpCounts;
 
-std::string RetType(const ImportResult& r) { return r.module.main()->ret_type->str(); }
-const graph::Expr& Body(const ImportResult& r) { return r.module.main()->body; }
+using testing::Body;
+using testing::RetType;
 
 TEST(Converters, ReshapeZeroAndMinusOne) {
   ModelBuilder b(14);

@@ -115,4 +115,9 @@ inline const graph::CallNode* FindCall(const graph::Expr& e, const std::string& 
   return found;
 }
 
+/// The printed return type of an imported model's main function.
+inline std::string RetType(const ImportResult& r) { return r.module.main()->ret_type->str(); }
+/// The body of an imported model's main function.
+inline const graph::Expr& Body(const ImportResult& r) { return r.module.main()->body; }
+
 }  // namespace tessera::frontend::testing
