@@ -19,6 +19,7 @@ struct GraphExecutor::Impl {
     std::string kernel_name;
     TesseraKernelFn kernel;
     std::vector<void*> args;
+    std::string arg_shapes;  // for the profile: the shape of every argument
   };
   struct IO {
     std::string name;
@@ -64,9 +65,9 @@ struct GraphExecutor::Impl {
     std::fprintf(stderr, "profile: %lld runs, %.4f ms per run in kernels\n", static_cast<long long>(profiled_runs),
                  1e3 * total / profiled_runs);
     for (size_t i : order)
-      std::fprintf(stderr, "  %9.4f ms %5.1f%%  %s%s\n", 1e3 * node_seconds[i] / profiled_runs,
+      std::fprintf(stderr, "  %9.4f ms %5.1f%%  %s%s  %s\n", 1e3 * node_seconds[i] / profiled_runs,
                    total > 0 ? 100.0 * node_seconds[i] / total : 0.0, nodes[i].kernel_name.c_str(),
-                   i < serial.size() && serial[i] ? " (serial)" : "");
+                   i < serial.size() && serial[i] ? " (serial)" : "", nodes[i].arg_shapes.c_str());
   }
 
   int CheckIndex(int index, const std::vector<IO>& list, const char* what) const {
@@ -130,7 +131,10 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
     TESSERA_CHECK(sym != nullptr, "module '", origin, "': node '", n.name, "' calls kernel '", n.kernel,
                   "', which the library does not define; rebuild the model");
     Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}};
-    for (int a : n.args) node.args.push_back(values[a].raw_data());
+    for (int a : n.args) {
+      node.args.push_back(values[a].raw_data());
+      if (m.profile) node.arg_shapes += ShapeToString(values[a].shape());
+    }
     m.nodes.push_back(std::move(node));
   }
 }
