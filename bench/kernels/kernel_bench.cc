@@ -3,6 +3,7 @@
 // libraries never spin against each other).
 //
 //   tessera_kernel_bench --lib tessera|onednn|openblas --threads T [--repeats R] [--only NAME]
+//                        [--conv C,H,W,K,R[,STRIDE[,GROUPS]] ...]   (extra conv shapes instead of the list)
 //
 // Prints one JSON object per line: {"name", "shape", "threads", "lib", "gflops", "ms"}.
 // GEMM: C[M, N] = A[M, K] B[K, N], 2 M N K FLOPs. Tessera: nn.dense through the real pipeline
@@ -55,6 +56,9 @@ struct Gemm {
 struct Conv {
   std::string name;
   int64_t c, h, w, k, r, groups;
+  int64_t stride = 1;
+  int64_t oh() const { return (h + 2 * (r / 2) - r) / stride + 1; }
+  int64_t ow() const { return (w + 2 * (r / 2) - r) / stride + 1; }
 };
 
 const std::vector<Gemm> kGemms = {
@@ -69,10 +73,11 @@ const std::vector<Conv> kConvs = {
     {"dwconv3x3_14x14x576", 576, 14, 14, 576, 3, 576},
 };
 
-double ConvFlops(const Conv& c) { return 2.0 * c.h * c.w * c.k * (c.c / c.groups) * c.r * c.r; }
+double ConvFlops(const Conv& c) { return 2.0 * c.oh() * c.ow() * c.k * (c.c / c.groups) * c.r * c.r; }
 std::string ConvShape(const Conv& c) {
   return std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) + "->" + std::to_string(c.k) +
-         " " + std::to_string(c.r) + "x" + std::to_string(c.r) + (c.groups > 1 ? " depthwise" : "");
+         " " + std::to_string(c.r) + "x" + std::to_string(c.r) + (c.stride > 1 ? " stride " + std::to_string(c.stride) : "") +
+         (c.groups > 1 ? " depthwise" : "");
 }
 
 std::vector<float> RandomVec(size_t n, uint32_t seed) {
@@ -164,6 +169,7 @@ void TesseraConv(const Conv& c, int threads, int repeats) {
   topi::Conv2DParams p;
   const int64_t pad = c.r / 2;
   p.padding = {pad, pad, pad, pad};
+  p.strides = {c.stride, c.stride};
   p.groups = c.groups;
   te::Tensor data = te::placeholder(topi::MakeShape({1, c.c / cb, c.h, c.w, cb}), f32, "data");
   te::Tensor kernel =
@@ -196,12 +202,12 @@ void OneDnnConv(const Conv& c, int threads, int repeats) {
   engine eng(engine::kind::cpu, 0);
   stream s(eng);
   const int64_t pad = c.r / 2;
-  memory::dims src_d = {1, c.c, c.h, c.w}, dst_d = {1, c.k, c.h, c.w};
+  memory::dims src_d = {1, c.c, c.h, c.w}, dst_d = {1, c.k, c.oh(), c.ow()};
   memory::dims w_d = c.groups > 1 ? memory::dims{c.groups, c.k / c.groups, c.c / c.groups, c.r, c.r}
                                   : memory::dims{c.k, c.c, c.r, c.r};
   auto any = [](const memory::dims& d) { return memory::desc(d, memory::data_type::f32, memory::format_tag::any); };
   auto desc = convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, any(src_d),
-                                        any(w_d), any(dst_d), {1, 1}, {pad, pad}, {pad, pad});
+                                        any(w_d), any(dst_d), {c.stride, c.stride}, {pad, pad}, {pad, pad});
   auto pd = convolution_forward::primitive_desc(desc, eng);
   auto src_user = memory({src_d, memory::data_type::f32, memory::format_tag::nchw}, eng);
   auto w_user = memory({w_d, memory::data_type::f32, c.groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw},
@@ -273,13 +279,23 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--dump") return DumpGemm(argv[2]);
   std::string lib = "tessera", only;
   int threads = 1, repeats = 15;
+  std::vector<Conv> extra_convs;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--lib") lib = argv[i + 1];
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (a == "--only") only = argv[i + 1];
-    else {
+    else if (a == "--conv") {
+      // An extra conv shape: C,H,W,K,R[,STRIDE[,GROUPS]] (batch 1, pad R/2).
+      Conv c{"conv_" + std::string(argv[i + 1]), 0, 0, 0, 0, 0, 1};
+      if (std::sscanf(argv[i + 1], "%ld,%ld,%ld,%ld,%ld,%ld,%ld", &c.c, &c.h, &c.w, &c.k, &c.r, &c.stride,
+                      &c.groups) < 5) {
+        std::fprintf(stderr, "--conv wants C,H,W,K,R[,STRIDE[,GROUPS]], got %s\n", argv[i + 1]);
+        return 2;
+      }
+      extra_convs.push_back(c);
+    } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
     }
@@ -295,7 +311,8 @@ int main(int argc, char** argv) {
       if (lib == "onednn") OneDnnGemm(g, threads, repeats);
       if (lib == "openblas") OpenBlasGemm(g, threads, repeats);
     }
-    for (const Conv& c : kConvs) {
+    std::vector<Conv> convs = extra_convs.empty() ? kConvs : extra_convs;
+    for (const Conv& c : convs) {
       if (!wanted(c.name)) continue;
       try {
         if (lib == "tessera") TesseraConv(c, threads, repeats);

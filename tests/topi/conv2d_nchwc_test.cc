@@ -166,12 +166,31 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(k.blocks.count("T_add"), 0u) << "the bias add is inlined into the relu epilogue";
   EXPECT_EQ(k.parallel, 2) << "pad and conv nests";
   EXPECT_GE(k.vectorized, 3);
-  EXPECT_EQ(k.unrolled, 1) << "the ow tile of the micro-kernel";
+  const bool two_vectors = x86::ChooseConvTile(56, 16, x86::HostVectorLanes(), false).oc_vectors == 2;
+  EXPECT_EQ(k.unrolled, two_vectors ? 2 : 1) << "the ow tile (and the oc vectors) of the micro-kernel";
   EXPECT_EQ(x86::ConvOwTile(56, 14), 14);
   EXPECT_EQ(x86::ConvOwTile(56, 12), 8);
   EXPECT_EQ(x86::ConvOwTile(7, 12), 7);
   EXPECT_EQ(x86::ConvOwTile(15, 12), 15);
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
+}
+
+TEST(TopiConv2dNCHWc, ChooseConvTile) {
+  auto tile = [](int64_t ow, int64_t oc_block, int64_t lanes, bool dw) {
+    x86::ConvTile t = x86::ChooseConvTile(ow, oc_block, lanes, dw);
+    return std::make_pair(t.ow_tile, t.oc_vectors);
+  };
+  // AVX2 (8 lanes), 16-channel blocks: T x 2 ymm with T in {6, 5, 4} dividing OW.
+  EXPECT_EQ(tile(56, 16, 8, false), std::make_pair(int64_t{4}, int64_t{2}));
+  EXPECT_EQ(tile(48, 16, 8, false), std::make_pair(int64_t{6}, int64_t{2}));
+  EXPECT_EQ(tile(40, 16, 8, false), std::make_pair(int64_t{5}, int64_t{2}));
+  // No such divisor (7, 14): one vector, the wide tile of ConvOwTile.
+  EXPECT_EQ(tile(14, 16, 8, false), std::make_pair(int64_t{14}, int64_t{1}));
+  EXPECT_EQ(tile(7, 16, 8, false), std::make_pair(int64_t{7}, int64_t{1}));
+  // AVX-512 (one zmm per 16 channels), depthwise, and narrow channel blocks: one vector.
+  EXPECT_EQ(tile(56, 16, 16, false), std::make_pair(int64_t{14}, int64_t{1}));
+  EXPECT_EQ(tile(56, 16, 8, true), std::make_pair(int64_t{14}, int64_t{1}));
+  EXPECT_EQ(tile(56, 8, 8, false), std::make_pair(int64_t{14}, int64_t{1}));
 }
 
 TEST(TopiLayoutTransform, RoundTripsAndPadsChannels) {

@@ -1,6 +1,7 @@
 // LowerToFlat (tir/transform/lower.h): the lowering pipeline, top to bottom.
 #include "tessera/tir/transform/lower.h"
 
+#include "tessera/tir/transform/compact_buffer_allocation.h"
 #include "tessera/tir/transform/flatten_buffer.h"
 #include "tessera/tir/transform/lower_blocks.h"
 #include "tessera/tir/transform/lower_init_block.h"
@@ -14,6 +15,7 @@ namespace tessera::tir::transform {
 
 PrimFunc LowerToFlat(const PrimFunc& func) {
   PrimFunc f = func;
+  f = CompactBufferAllocation(f);
   f = LowerInitBlock(f);
   f = LowerBlocks(f);
   f = FlattenBuffer(f);

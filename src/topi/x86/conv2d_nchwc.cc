@@ -67,6 +67,14 @@ int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
   return max_tile;
 }
 
+ConvTile ChooseConvTile(int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise) {
+  if (!depthwise && oc_block == 2 * lanes) {
+    for (int64_t t : {6, 5, 4})
+      if (ow % t == 0) return {t, 2};
+  }
+  return {ConvOwTile(ow, 14), 1};
+}
+
 std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& opt) {
   const tir::BlockNode* conv = nullptr;
   bool depthwise = false;
@@ -89,6 +97,16 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   }
 
   BlockRV block = sch.get_block(conv_name);
+  if (IsParam(sch.func(), out)) {
+    // No epilogue: accumulate in a local tile and copy it out (TVM's cache_write), so the
+    // accumulators live in a buffer CompactBufferAllocation shrinks to the register tile.
+    try {
+      BlockRV wb = sch.cache_write(block, 0, "local");
+      epilogue = sch.GetBlock(wb)->name_hint;
+    } catch (const ScheduleError& err) {
+      if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv cache_write: %s\n", err.what());
+    }
+  }
   std::vector<LoopRV> loops = sch.get_loops(block);
   const size_t want = depthwise ? 7 : 9;
   if (loops.size() != want) return {};  // not the compute's own loop nest: leave it to the default
@@ -97,27 +115,28 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   LoopRV n = loops[0], ko = loops[1], oh = loops[2], ow = loops[3], ki = loops[4];
   std::vector<LoopRV> red(loops.begin() + 5, loops.end());
   try {
-    // Register budget: 32 vector registers with AVX-512, 16 with AVX2; keep a few for the
-    // kernel vector and the broadcast. Channel lanes beyond one register go outside the tile.
     const int64_t lanes = HostVectorLanes();
-    // 16 ymm (AVX2) / 32 zmm (AVX-512) registers: up to 14 one-register accumulators, the
-    // kernel vector and the broadcast. Fewer than ~10 accumulators leave the FMA pipes idle
-    // (latency 4-5 cycles, 2 pipes), so the tile is a divisor of OW in (7, 14] when one exists.
-    const int64_t max_tile = 14;
     const int64_t ow_ext = Extent(sch, ow), ki_ext = Extent(sch, ki);
-    const int64_t tile = ConvOwTile(ow_ext, max_tile);
+    ConvTile t = ChooseConvTile(ow_ext, ki_ext, lanes, depthwise);
+    int64_t tile = t.ow_tile, vecs = t.oc_vectors;
+    // TESSERA_CONV_TILE=T,V overrides the tile (for experiments; see ChooseConvTile).
+    if (const char* e = std::getenv("TESSERA_CONV_TILE")) std::sscanf(e, "%ld,%ld", &tile, &vecs);
+    if (depthwise || ki_ext % (lanes * vecs) != 0) vecs = 1;
     const bool exact = ow_ext % tile == 0;
     std::vector<LoopRV> ows = sch.split(ow, {-1, tile});
     LoopRV owo = ows[0], owi = ows[1];
     std::vector<LoopRV> order = {owo};
+    std::vector<LoopRV> inner = {owi};
     if (ki_ext > lanes && ki_ext % lanes == 0) {
-      std::vector<LoopRV> kis = sch.split(ki, {-1, lanes});
+      std::vector<LoopRV> kis = sch.split(ki, {-1, vecs, lanes});
       order.push_back(kis[0]);
-      ki = kis[1];
+      if (vecs > 1) inner.push_back(kis[1]);
+      else order.push_back(kis[1]);
+      ki = kis[2];
     }
+    inner.push_back(ki);
     order.insert(order.end(), red.begin(), red.end());
-    order.push_back(owi);
-    order.push_back(ki);
+    order.insert(order.end(), inner.begin(), inner.end());
     sch.reorder(order);
     BlockRV init = sch.decompose_reduction(block, red.front());
     handled.insert(sch.GetBlock(init)->name_hint);
@@ -128,7 +147,9 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     }
     // A predicated tile keeps its lane loop serial (VectorizeLoop refuses the if); unrolling
     // around that inner loop would duplicate its loop var, so only exact tiles are unrolled.
-    if (exact) sch.unroll(owi);
+    if (exact) {
+      for (size_t i = 0; i + 1 < inner.size(); ++i) sch.unroll(inner[i]);
+    }
     if (!epilogue.empty()) {
       try {
         BlockRV e = sch.get_block(epilogue);

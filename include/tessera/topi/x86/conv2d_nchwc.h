@@ -6,16 +6,13 @@
 //     owo                                       ow / T tiles of the output row
 //       init: acc[owi, ki] = 0                  (decompose_reduction)
 //       rco, ry, rx, rci                        reduction, channel blocks outermost
-//         unroll owi (T), vectorize ki (k)      the register-blocked micro-kernel: T zmm
-//                                               accumulators, one kernel vector, T broadcast FMAs
+//         unroll owi (T), [unroll kv (V)],      the register-blocked micro-kernel: T x V vector
+//         vectorize ki (lanes)                  accumulators, V kernel vectors, T broadcasts
 //       epilogue (reverse_compute_at)           bias / relu / clip / add on the T x k tile
-// The output tile lives at a loop-invariant address inside the reduction loops, and the
-// kernel's buffers are noalias, so LLVM keeps the T accumulators in registers.
-// T = ConvOwTile(OW, 14): with AVX-512 one zmm of k = 16 per accumulator; with AVX2 k = 16 is
-// split into 2 x 8 lanes with the lane-block loop outside the reduction (16 ymm registers: up
-// to 14 accumulators, a kernel vector, a broadcast). Fewer than ~10 accumulators leave the FMA
-// pipes latency-bound (a 7/8-wide tile ran at ~40 % of peak at 56x56); a T x 2-ymm tile of 7
-// needs 17 registers and spills accumulators.
+// Without an epilogue the conv accumulates into a cache_write "local" buffer copied out per
+// tile, so after CompactBufferAllocation every conv accumulates in a tile-sized stack buffer
+// that LLVM keeps in registers.
+// (T, V) = ChooseConvTile: see there.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
 //   parallel(fuse(n, b, oh)), owo, init, ry, rx, unroll owi, vectorize i, epilogue.
@@ -41,6 +38,23 @@ std::set<std::string> ScheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOpti
 /// little more when ow itself fits): a divisor of ow in (max_tile/2, max_tile], else ow when
 /// ow <= 1.5 max_tile, else a divisor >= 4, else max_tile (predicated).
 int64_t ConvOwTile(int64_t ow, int64_t max_tile);
+
+/// The register tile of the conv micro-kernel: `ow_tile` output pixels x `oc_vectors` vectors
+/// of output channels.
+struct ConvTile {
+  int64_t ow_tile = 1;
+  int64_t oc_vectors = 1;
+};
+
+/// The register tile for an output row of `ow` pixels, an output-channel block of `oc_block`
+/// channels and `lanes` float32 lanes per vector register.
+///  * oc_block == 2 lanes (AVX2 with NCHW16c: 16 ymm registers) and a divisor T of ow in
+///    {6, 5, 4}: T x 2 ymm accumulators (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per
+///    input channel T + 2 loads feed 2T FMAs (a T x 1 tile needs T + 1 loads for T FMAs).
+///    Measured on 56x56 / 28x28 / 40x40 3x3 convs: 87-100 GFLOP/s against 72-84 for 14 x 1.
+///  * otherwise (AVX-512, odd widths such as 7 and 14, depthwise): T = ConvOwTile(ow, 14) x 1
+///    vector. A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
+ConvTile ChooseConvTile(int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
 
 /// float32 lanes of the host's vector registers: 16 (AVX-512), 8 (AVX2), 4 otherwise.
 int64_t HostVectorLanes();
