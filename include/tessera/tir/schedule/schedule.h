@@ -36,6 +36,7 @@
 
 #include "tessera/support/error.h"
 #include "tessera/tir/function.h"
+#include "tessera/tir/schedule/index_map.h"
 #include "tessera/tir/schedule/trace.h"
 
 namespace tessera::tir {
@@ -112,6 +113,28 @@ class Schedule {
   /// `loop` (an ancestor of the block above every loop bound to a reduction iter var).
   /// Returns the init block.
   BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
+
+  // ------------------------------------------------------------ layout
+  /// Gives the block's `buffer_index`-th read (is_write_buffer = false) or write buffer B,
+  /// of shape S, a new layout: B' of the shape index_map maps S onto, with every access
+  /// B[x] in every block (loads and stores in bodies and inits, read / write regions)
+  /// rewritten to B'[index_map(x)] and the allocation replaced. TVM's
+  /// Schedule.transform_layout; TensorIR (arXiv 2207.04296) §3.3, e.g. NCHW -> NCHW16c:
+  ///   transform_layout(b, 0, true, lambda n, c, h, w: (n, c // 16, h, w, c % 16))
+  /// turns B: (1, 32, 8, 8) into B: (1, 2, 8, 8, 16). Region annotations are mapped
+  /// exactly for points, bounded otherwise (the whole new dimension when unbounded).
+  /// Supported maps are the bijective quasi-affine ones: every output is a fuse
+  /// a * extent(b) + b (mixed radix) of parts x, x // c, x % c, (x // c1) % c2 of the input
+  /// indices, and the parts of each input index tile it exactly; this covers identity,
+  /// permutation, split of a dimension by a constant factor and fuse of dimensions.
+  /// ScheduleError when: buffer_index is out of range; B is a function parameter (argument
+  /// layouts change at graph level, AlterOpLayout) or not allocated in the function; the
+  /// map's arity differs from B's rank; an extent is not divisible by a factor of the map
+  /// (no implicit padding: pad_value is not supported); the map has a constant offset, is
+  /// not of the supported forms, or is not bijective (an index unused, parts overlapping).
+  /// Recorded with the map in canonical form (index_map.h's text).
+  void transform_layout(const BlockRV& block, int buffer_index, bool is_write_buffer, const IndexMap& index_map);
+
   /// Sets annotation `key` of a loop or block to `value` (an IntImm, FloatImm or StringImm).
   void annotate(const LoopRV& loop, const std::string& key, const PrimExpr& value);
   void annotate(const BlockRV& block, const std::string& key, const PrimExpr& value);
