@@ -239,6 +239,8 @@ void Trace::ApplyToSchedule(Schedule& sch) const {
       sch.transform_layout(B(0), static_cast<int>(GetAs<int64_t>(inst, "buffer_index")),
                            GetAs<int64_t>(inst, "is_write_buffer") != 0,
                            IndexMap::Parse(GetAs<std::string>(inst, "index_map")));
+    } else if (k == "decompose_padding") {
+      bind({sch.decompose_padding(B(0), L(1)).id}, 'b');
     } else if (k == "annotate") {
       const TraceAttr& v = GetAttr(inst, "ann_val");
       PrimExpr value;

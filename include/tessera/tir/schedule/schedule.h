@@ -25,7 +25,8 @@
 //
 // Loop variables created by primitives are named after the loop they come from:
 // split(i) gives i_0, i_1, ...; fuse(i, j) gives i_j_fused; loops built by compute_at /
-// reverse_compute_at / cache_read / cache_write are ax0, ax1, ...
+// reverse_compute_at / cache_read / cache_write are ax0, ax1, ...; decompose_padding's
+// copies of loops keep the names of the loops they copy.
 #pragma once
 
 #include <cstdint>
@@ -114,7 +115,7 @@ class Schedule {
   /// Returns the init block.
   BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
 
-  // ------------------------------------------------------------ layout
+  // ------------------------------------------------------------ layout and padding
   /// Gives the block's `buffer_index`-th read (is_write_buffer = false) or write buffer B,
   /// of shape S, a new layout: B' of the shape index_map maps S onto, with every access
   /// B[x] in every block (loads and stores in bodies and inits, read / write regions)
@@ -134,6 +135,22 @@ class Schedule {
   /// not of the supported forms, or is not bijective (an index unused, parts overlapping).
   /// Recorded with the map in canonical form (index_map.h's text).
   void transform_layout(const BlockRV& block, int buffer_index, bool is_write_buffer, const IndexMap& index_map);
+  /// Splits a padding block  out[v] = select(in_bounds(v), f(v), pad_value)  into
+  ///   - `<name>_pad_const`: out[v] = pad_value over the block's whole domain, under copies
+  ///     of the loops from `loop` down to the block, placed right before `loop`; and
+  ///   - the block itself, now out[v] = f(v) with no condition over the in-bound region only.
+  /// in_bounds must be a conjunction of bounds `v_d >= c`, `v_d > c`, `v_d < c`, `v_d <= c`
+  /// (either side) of the iter vars indexing the store by integer constants; pad_value must
+  /// not depend on the iter vars or read a buffer. A loop (at or below `loop`, with only this
+  /// block inside) that binds a bounded iter var directly is shrunk to the in-bound extent
+  /// and the iter var rebased to 0 (out[v + lo] = f(v + lo)); other bounds become block
+  /// predicates. Clamps min / max that the in-bound region makes redundant are removed from
+  /// f (topi's pad reads x[min(max(i - b, 0), n - 1)]). Returns the pad block.
+  /// TVM's Schedule.decompose_padding; TensorIR (arXiv 2207.04296) §3.3 schedule transformations.
+  /// ScheduleError when `loop` is not an ancestor of the block, or the block is not of
+  /// that form (the message names which part: reduction, body, value, condition, pad value),
+  /// or the in-bound region is empty or the whole domain (nothing to decompose).
+  BlockRV decompose_padding(const BlockRV& block, const LoopRV& loop);
 
   /// Sets annotation `key` of a loop or block to `value` (an IntImm, FloatImm or StringImm).
   void annotate(const LoopRV& loop, const std::string& key, const PrimExpr& value);
