@@ -53,7 +53,9 @@ std::string Instruction::str() const {
   for (const auto& [name, value] : attrs) {
     os << (first ? "" : ", ");
     if (!(kind == "get_block" && name == "name")) os << name << "=";
-    os << AttrStr(value);
+    // An index map prints as the Python lambda it is (TVM prints it so too).
+    if (name == "index_map" && std::holds_alternative<std::string>(value)) os << std::get<std::string>(value);
+    else os << AttrStr(value);
     first = false;
   }
   os << ")";
@@ -233,6 +235,12 @@ void Trace::ApplyToSchedule(Schedule& sch) const {
                             GetAs<std::string>(inst, "storage_scope")).id}, 'b');
     } else if (k == "decompose_reduction") {
       bind({sch.decompose_reduction(B(0), L(1)).id}, 'b');
+    } else if (k == "transform_layout") {
+      sch.transform_layout(B(0), static_cast<int>(GetAs<int64_t>(inst, "buffer_index")),
+                           GetAs<int64_t>(inst, "is_write_buffer") != 0,
+                           IndexMap::Parse(GetAs<std::string>(inst, "index_map")));
+    } else if (k == "decompose_padding") {
+      bind({sch.decompose_padding(B(0), L(1)).id}, 'b');
     } else if (k == "annotate") {
       const TraceAttr& v = GetAttr(inst, "ann_val");
       PrimExpr value;

@@ -21,11 +21,13 @@ struct Axis {
 };
 
 /// One compute: out[s...] = value(s, r) (spatial), or with `init` a sum reduction
-/// out[s...] = out[s...] + value(s, r) over the reduction axes.
+/// out[s...] = out[s...] + value(s, r) over the reduction axes. `out_index`, when given,
+/// maps the spatial iter vars to the store's indices (a transformed layout, an offset).
 inline Stmt MakeCompute(const std::string& name, const Buffer& out, const std::vector<Axis>& spatial,
                         const std::vector<Axis>& reduce,
                         const std::function<PrimExpr(const std::vector<Var>&, const std::vector<Var>&)>& value,
-                        PrimExpr init = PrimExpr()) {
+                        PrimExpr init = PrimExpr(),
+                        const std::function<std::vector<PrimExpr>(const std::vector<Var>&)>& out_index = nullptr) {
   DataType i32 = DataType::Int(32);
   std::vector<Var> loops, sv, rv;
   std::vector<IterVar> ivs;
@@ -40,6 +42,7 @@ inline Stmt MakeCompute(const std::string& name, const Buffer& out, const std::v
     ivs.push_back(IterVar{rv.back(), Range(make_const(i32, 0), make_const(i32, a.extent)), IterVarType::kCommReduce});
   }
   std::vector<PrimExpr> idx(sv.begin(), sv.end());
+  if (out_index) idx = out_index(sv);
   PrimExpr v = value(sv, rv);
   Stmt body, init_stmt;
   if (init.defined()) {

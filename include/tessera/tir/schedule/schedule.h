@@ -25,7 +25,8 @@
 //
 // Loop variables created by primitives are named after the loop they come from:
 // split(i) gives i_0, i_1, ...; fuse(i, j) gives i_j_fused; loops built by compute_at /
-// reverse_compute_at / cache_read / cache_write are ax0, ax1, ...
+// reverse_compute_at / cache_read / cache_write are ax0, ax1, ...; decompose_padding's
+// copies of loops keep the names of the loops they copy.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,7 @@
 
 #include "tessera/support/error.h"
 #include "tessera/tir/function.h"
+#include "tessera/tir/schedule/index_map.h"
 #include "tessera/tir/schedule/trace.h"
 
 namespace tessera::tir {
@@ -112,6 +114,44 @@ class Schedule {
   /// `loop` (an ancestor of the block above every loop bound to a reduction iter var).
   /// Returns the init block.
   BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
+
+  // ------------------------------------------------------------ layout and padding
+  /// Gives the block's `buffer_index`-th read (is_write_buffer = false) or write buffer B,
+  /// of shape S, a new layout: B' of the shape index_map maps S onto, with every access
+  /// B[x] in every block (loads and stores in bodies and inits, read / write regions)
+  /// rewritten to B'[index_map(x)] and the allocation replaced. TVM's
+  /// Schedule.transform_layout; TensorIR (arXiv 2207.04296) §3.3, e.g. NCHW -> NCHW16c:
+  ///   transform_layout(b, 0, true, lambda n, c, h, w: (n, c // 16, h, w, c % 16))
+  /// turns B: (1, 32, 8, 8) into B: (1, 2, 8, 8, 16). Region annotations are mapped
+  /// exactly for points, bounded otherwise (the whole new dimension when unbounded).
+  /// Supported maps are the bijective quasi-affine ones: every output is a fuse
+  /// a * extent(b) + b (mixed radix) of parts x, x // c, x % c, (x // c1) % c2 of the input
+  /// indices, and the parts of each input index tile it exactly; this covers identity,
+  /// permutation, split of a dimension by a constant factor and fuse of dimensions.
+  /// ScheduleError when: buffer_index is out of range; B is a function parameter (argument
+  /// layouts change at graph level, AlterOpLayout) or not allocated in the function; the
+  /// map's arity differs from B's rank; an extent is not divisible by a factor of the map
+  /// (no implicit padding: pad_value is not supported); the map has a constant offset, is
+  /// not of the supported forms, or is not bijective (an index unused, parts overlapping).
+  /// Recorded with the map in canonical form (index_map.h's text).
+  void transform_layout(const BlockRV& block, int buffer_index, bool is_write_buffer, const IndexMap& index_map);
+  /// Splits a padding block  out[v] = select(in_bounds(v), f(v), pad_value)  into
+  ///   - `<name>_pad_const`: out[v] = pad_value over the block's whole domain, under copies
+  ///     of the loops from `loop` down to the block, placed right before `loop`; and
+  ///   - the block itself, now out[v] = f(v) with no condition over the in-bound region only.
+  /// in_bounds must be a conjunction of bounds `v_d >= c`, `v_d > c`, `v_d < c`, `v_d <= c`
+  /// (either side) of the iter vars indexing the store by integer constants; pad_value must
+  /// not depend on the iter vars or read a buffer. A loop (at or below `loop`, with only this
+  /// block inside) that binds a bounded iter var directly is shrunk to the in-bound extent
+  /// and the iter var rebased to 0 (out[v + lo] = f(v + lo)); other bounds become block
+  /// predicates. Clamps min / max that the in-bound region makes redundant are removed from
+  /// f (topi's pad reads x[min(max(i - b, 0), n - 1)]). Returns the pad block.
+  /// TVM's Schedule.decompose_padding; TensorIR (arXiv 2207.04296) §3.3 schedule transformations.
+  /// ScheduleError when `loop` is not an ancestor of the block, or the block is not of
+  /// that form (the message names which part: reduction, body, value, condition, pad value),
+  /// or the in-bound region is empty or the whole domain (nothing to decompose).
+  BlockRV decompose_padding(const BlockRV& block, const LoopRV& loop);
+
   /// Sets annotation `key` of a loop or block to `value` (an IntImm, FloatImm or StringImm).
   void annotate(const LoopRV& loop, const std::string& key, const PrimExpr& value);
   void annotate(const BlockRV& block, const std::string& key, const PrimExpr& value);

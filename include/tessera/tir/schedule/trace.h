@@ -6,7 +6,10 @@
 //   l4, l5 = sch.split(l1, factors=[8, 16])
 //   sch.parallel(l4)
 //
+//   sch.transform_layout(b0, buffer_index=0, is_write_buffer=1, index_map=lambda i, j: (j, i))
+//
 // serializes to / from JSON, and replays onto a fresh Schedule of an equal PrimFunc.
+// An index map is kept as its text (IndexMap::str, index_map.h), printed unquoted.
 #pragma once
 
 #include <cstdint>
