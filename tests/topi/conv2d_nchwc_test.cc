@@ -115,10 +115,15 @@ TEST(TopiConv2dNCHWc, MatchesReference) {
   asym.padding = {1, 0, 2, 1};
   Conv2DParams s21 = P(1, 1);
   s21.strides = {2, 1};
+  Conv2DParams s21_1x1 = P(1, 0);
+  s21_1x1.strides = {2, 1};
   for (const Case& cc : {Case{3, 9, 7, 10, 3, 3, P(1, 1), 3, 16}, Case{16, 8, 8, 16, 3, 3, P(1, 1), 16, 16},
                          Case{5, 9, 11, 20, 3, 3, P(2, 1), 8, 16}, Case{8, 10, 9, 16, 3, 3, asym, 8, 16},
                          Case{16, 9, 13, 16, 3, 3, P(1, 2, 2), 16, 16}, Case{32, 6, 30, 16, 1, 1, P(1, 0), 16, 16},
-                         Case{4, 7, 37, 8, 3, 3, s21, 4, 8}, Case{3, 12, 12, 16, 5, 5, P(1, 2), 1, 16}}) {
+                         Case{4, 7, 37, 8, 3, 3, s21, 4, 8}, Case{3, 12, 12, 16, 5, 5, P(1, 2), 1, 16},
+                         // strided 1x1: the subsampling stage, even and odd extents
+                         Case{32, 14, 14, 32, 1, 1, P(2, 0), 16, 16}, Case{16, 9, 11, 16, 1, 1, P(2, 0), 16, 16},
+                         Case{8, 10, 7, 16, 1, 1, s21_1x1, 8, 16}}) {
     RunCase(cc, false, false);
   }
 }
@@ -167,12 +172,39 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(k.parallel, 2) << "pad and conv nests";
   EXPECT_GE(k.vectorized, 3);
   const bool two_vectors = x86::ChooseConvTile(56, 16, x86::HostVectorLanes(), false).oc_vectors == 2;
-  EXPECT_EQ(k.unrolled, two_vectors ? 2 : 1) << "the ow tile (and the oc vectors) of the micro-kernel";
+  EXPECT_EQ(k.unrolled, two_vectors ? 3 : 2) << "the ow tile (and the oc vectors) of the micro-kernel, the epilogue tile";
   EXPECT_EQ(x86::ConvOwTile(56, 14), 14);
   EXPECT_EQ(x86::ConvOwTile(56, 12), 8);
   EXPECT_EQ(x86::ConvOwTile(7, 12), 7);
   EXPECT_EQ(x86::ConvOwTile(15, 12), 15);
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
+}
+
+TEST(TopiConv2dNCHWc, DepthwisePadsPerOutputRow) {
+  Tensor data = te::placeholder(MakeShape({1, 2, 12, 12, 16}), f32, "data");
+  Tensor kernel = te::placeholder(MakeShape({2, 1, 3, 3, 1, 16}), f32, "kernel");
+  tir::PrimFunc f =
+      x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(1, 1))}, "k"));
+  Kinds k;
+  k.VisitStmt(f->body);
+  EXPECT_TRUE(k.blocks.count(kNCHWcPadName));
+  EXPECT_EQ(k.parallel, 1) << "the padding is computed inside the conv's row loop (compute_at)";
+}
+
+TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {
+  Tensor data = te::placeholder(MakeShape({1, 2, 14, 14, 16}), f32, "data");
+  Tensor kernel = te::placeholder(MakeShape({4, 2, 1, 1, 16, 16}), f32, "kernel");
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(2, 0))}, "k"));
+  Kinds k;
+  k.VisitStmt(f->body);
+  EXPECT_TRUE(k.blocks.count(kNCHWcSubsampleName)) << "a separate stage, not inlined into the conv";
+  EXPECT_FALSE(k.blocks.count(kNCHWcPadName));
+  // A padded or 3x3 strided conv keeps reading the (padded) input with its stride.
+  Tensor k3 = te::placeholder(MakeShape({4, 2, 3, 3, 16, 16}), f32, "kernel");
+  tir::PrimFunc g = x86::DefaultSchedule(te::create_prim_func({data, k3, conv2d_NCHWc(data, k3, P(2, 1))}, "g"));
+  Kinds kg;
+  kg.VisitStmt(g->body);
+  EXPECT_FALSE(kg.blocks.count(kNCHWcSubsampleName));
 }
 
 TEST(TopiConv2dNCHWc, ChooseConvTile) {

@@ -29,6 +29,17 @@ Tensor PadNCHWc(const Tensor& data, const Conv2DParams& p) {
       kNCHWcPadName, tag::kInjective);
 }
 
+// The subsampling stage of a strided 1x1 convolution (conv2d_nchwc.h kNCHWcSubsampleName).
+Tensor SubsampleNCHWc(const Tensor& data, int64_t sh, int64_t sw, int64_t oh, int64_t ow) {
+  std::vector<int64_t> ds = ConstShape(data);
+  return te::compute(
+      MakeShape({ds[0], ds[1], oh, ow, ds[4]}),
+      [&](const std::vector<Var>& i) {
+        return data({PrimExpr(i[0]), PrimExpr(i[1]), i[2] * Index(sh), i[3] * Index(sw), PrimExpr(i[4])});
+      },
+      kNCHWcSubsampleName, tag::kInjective);
+}
+
 void CheckParams(const Conv2DParams& p, const char* op) {
   TESSERA_CHECK(p.strides[0] >= 1 && p.strides[1] >= 1 && p.dilation[0] >= 1 && p.dilation[1] >= 1, op,
                 ": strides and dilation must be >= 1");
@@ -55,7 +66,13 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
   CheckParams(p, "conv2d_NCHWc");
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
   Tensor in = PadNCHWc(data, p);
-  const int64_t sh = p.strides[0], sw = p.strides[1], dh = p.dilation[0], dw = p.dilation[1];
+  int64_t sh = p.strides[0], sw = p.strides[1];
+  const int64_t dh = p.dilation[0], dw = p.dilation[1];
+  const bool unpadded = p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
+  if (ks[2] == 1 && ks[3] == 1 && unpadded && (sh > 1 || sw > 1)) {
+    in = SubsampleNCHWc(data, sh, sw, oh, ow);
+    sh = sw = 1;
+  }
   te::IterVar rco = te::reduce_axis(Range(Index(0), Index(ds[1])), "rco");
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");

@@ -47,7 +47,9 @@ bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
 
 }  // namespace
 
-bool KeepAsStage(const std::string& block_name) { return StartsWith(block_name, kNCHWcPadName); }
+bool KeepAsStage(const std::string& block_name) {
+  return StartsWith(block_name, kNCHWcPadName) || StartsWith(block_name, kNCHWcSubsampleName);
+}
 
 int64_t HostVectorLanes() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -135,6 +137,10 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
       ki = kis[2];
     }
     inner.push_back(ki);
+    // The innermost loop outside the reduction: the epilogue goes there, so the accumulator
+    // tile CompactBufferAllocation leaves is exactly the registers' (constant offsets: LLVM's
+    // SROA keeps it in registers; an offset in an outer channel-half loop var would not be).
+    const LoopRV tile_loop = order.back();
     order.insert(order.end(), red.begin(), red.end());
     order.insert(order.end(), inner.begin(), inner.end());
     sch.reorder(order);
@@ -153,19 +159,48 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     if (!epilogue.empty()) {
       try {
         BlockRV e = sch.get_block(epilogue);
-        sch.reverse_compute_at(e, owo);
+        sch.reverse_compute_at(e, tile_loop);
         handled.insert(epilogue);
         if (opt.vectorize) {
           std::vector<LoopRV> el = sch.get_loops(e);
           const int64_t e_ext = Extent(sch, el.back());
           if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
+          // Unroll the epilogue's loops under the tile loop (pixels, channel vectors): constant
+          // offsets into the accumulator tile, so it stays in registers.
+          if (exact) {
+            const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
+            size_t first = el.size();
+            for (size_t i = 0; i < el.size(); ++i)
+              if (sch.GetFor(el[i])->loop_var.get() == tile_var) first = i + 1;
+            for (size_t i = first; i + 1 < el.size(); ++i)
+              if (Extent(sch, el[i]) > 1 && Extent(sch, el[i]) <= 16) sch.unroll(el[i]);
+          }
         }
       } catch (const ScheduleError& err) {
         if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv epilogue: %s\n", err.what());
         handled.erase(epilogue);  // the default schedule takes it
       }
     }
-    if (opt.parallelize) sch.parallel(sch.fuse({n, ko, oh}));
+    LoopRV row = sch.fuse({n, ko, oh});
+    if (opt.parallelize) sch.parallel(row);
+    // Depthwise: a memory-bound kernel; a separate padding pass would write and re-read a
+    // padded copy of the whole input. Instead each output row pads the R input rows it reads
+    // (compute_at; CompactBufferAllocation then gives it an R x (W + 2p) x 16 stack buffer).
+    if (depthwise) {
+      for (const tir::BlockNode* b : Blocks(sch.func())) {
+        if (!StartsWith(b->name_hint, kNCHWcPadName) || !ReadsBuffer(sch.GetBlock(block), b->writes[0].buffer)) continue;
+        const std::string pad = b->name_hint;
+        try {
+          BlockRV p = sch.get_block(pad);
+          sch.compute_at(p, row);
+          if (opt.vectorize) sch.vectorize(sch.get_loops(p).back());
+          handled.insert(pad);
+        } catch (const ScheduleError& err) {
+          if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "depthwise padding: %s\n", err.what());
+        }
+        break;
+      }
+    }
   } catch (const ScheduleError& err) {
     // Whatever was applied is a valid schedule of the same computation.
     if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv schedule: %s\n", err.what());

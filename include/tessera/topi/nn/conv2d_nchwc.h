@@ -30,8 +30,14 @@ inline constexpr const char* kDepthwiseConv2dNCHWc = "depthwise_conv2d_NCHWc";
 
 /// Name of the explicit padding stage of the NCHWc convolutions.
 inline constexpr const char* kNCHWcPadName = "data_pad_NCHWc";
+/// Name of the subsampling stage of a strided 1x1 conv2d_NCHWc: out[.., y, x, .] =
+/// data[.., y * sh, x * sw, .], after which the conv runs with stride 1 on contiguous pixels
+/// (as oneDNN's 1x1 convolution does: the micro-kernel's broadcasts then read consecutive
+/// pixels, and the stage is a quarter of the input at stride 2).
+inline constexpr const char* kNCHWcSubsampleName = "data_subsample_NCHWc";
 
-/// p.groups must be 1. UserError on inconsistent shapes.
+/// p.groups must be 1. UserError on inconsistent shapes. A 1x1 kernel with stride > 1 and no
+/// padding reads a kNCHWcSubsampleName stage.
 Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);
 
 /// Depthwise; p.groups is ignored (the kernel's layout says it). UserError on inconsistent shapes.

@@ -15,10 +15,19 @@
 // (T, V) = ChooseConvTile: see there.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
-//   parallel(fuse(n, b, oh)), owo, init, ry, rx, unroll owi, vectorize i, epilogue.
+//   parallel(fuse(n, b, oh))
+//     data_pad_NCHWc (compute_at)               the R padded input rows this output row reads
+//     owo, i_o                                  tile, channel half (AVX2)
+//       init, ry, rx, unroll owi, vectorize i   T accumulators, one input load per FMA
+//       epilogue (reverse_compute_at)
+// The epilogue (or the cache_write copy-out) sits under the innermost loop outside the
+// reduction and its tile loops are unrolled, so the accumulator tile CompactBufferAllocation
+// leaves is indexed by constants and SROA keeps it in registers.
 //
-// The padding stage "data_pad_NCHWc" is left to the default schedule (parallel outer loops,
-// vectorized channel lanes), computed into its own buffer before the convolution.
+// The padding stage "data_pad_NCHWc" of a dense conv is left to the default schedule (parallel
+// outer loops, vectorized channel lanes), computed into its own buffer before the convolution
+// (per-row recomputation would repeat it for every output-channel block). A strided 1x1 conv
+// reads the "data_subsample_NCHWc" stage (topi/nn/conv2d_nchwc.h), also kept as a stage.
 #pragma once
 
 #include <set>
@@ -59,7 +68,8 @@ ConvTile ChooseConvTile(int64_t ow, int64_t oc_block, int64_t lanes, bool depthw
 /// float32 lanes of the host's vector registers: 16 (AVX-512), 8 (AVX2), 4 otherwise.
 int64_t HostVectorLanes();
 
-/// Whether a block name is one the default schedule must not inline (the NCHWc padding stage).
+/// Whether a block name is one the default schedule must not inline (the NCHWc padding and
+/// strided-1x1 subsampling stages).
 bool KeepAsStage(const std::string& block_name);
 
 }  // namespace tessera::topi::x86
