@@ -226,7 +226,10 @@ llvm::Value* CodeGenLLVM::EmitBufferLoad(const ir::PrimExpr& e) {
   llvm::Align align(std::max(1, (t.bits() + 7) / 8));
   llvm::Value* v;
   if (contiguous) {
-    v = builder_.CreateAlignedLoad(mem_ty, addr, align);
+    auto* load = builder_.CreateAlignedLoad(mem_ty, addr, align);
+    if (state_.readonly_buffers.count(op->buffer->data.get_var()))
+      load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+    v = load;
   } else {
     v = builder_.CreateMaskedGather(mem_ty, addr, align);
   }

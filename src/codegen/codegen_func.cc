@@ -7,6 +7,7 @@
 #include <llvm/IR/Metadata.h>
 
 #include "codegen_llvm.h"
+#include "tessera/tir/functor.h"
 #include "tessera/support/error.h"
 
 namespace tessera::codegen::detail {
@@ -110,6 +111,7 @@ llvm::Function* CodeGenLLVM::EmitBodyFunction(const std::string& name,
   state_ = FunctionState{};
   state_.fn = fn;
   state_.aligned_buffers = saved.aligned_buffers;
+  state_.readonly_buffers = saved.readonly_buffers;
   state_.parallel_depth = saved.parallel_depth;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Argument* arg = fn->getArg(static_cast<unsigned>(i));
@@ -144,9 +146,19 @@ void CodeGenLLVM::AddFunction(const tir::PrimFunc& func) {
 
   state_ = FunctionState{};
   std::vector<const ir::VarNode*> params;
+  struct StoredBuffers : tir::StmtExprVisitor {
+    std::set<const ir::VarNode*> vars;
+    void VisitStmt_(const tir::BufferStoreNode* op) override {
+      vars.insert(op->buffer->data.get_var());
+      tir::StmtExprVisitor::VisitStmt_(op);
+    }
+  } stored_visitor;
+  stored_visitor.VisitStmt(func->body);
+  const std::set<const ir::VarNode*>& stored = stored_visitor.vars;
   for (const tir::Buffer& b : func->params) {
     params.push_back(b->data.get_var());
     state_.aligned_buffers.insert(b->data.get_var());
+    if (!stored.count(b->data.get_var())) state_.readonly_buffers.insert(b->data.get_var());
   }
   llvm::Function* compute = EmitBodyFunction(symbol_ + ".compute", params, {},
                                              [&](llvm::Function*) { EmitStmt(func->body); });

@@ -58,6 +58,10 @@ class CodeGenLLVM {
     llvm::Function* fn = nullptr;
     std::unordered_map<const ir::VarNode*, llvm::Value*> vars;
     std::set<const ir::VarNode*> aligned_buffers;  ///< data vars of 64-byte aligned buffers
+    /// Data vars of parameters the kernel never stores to: their loads carry !invariant.load,
+    /// so the register allocator may re-load a value (e.g. a conv's kernel vector) rather
+    /// than spill an accumulator.
+    std::set<const ir::VarNode*> readonly_buffers;
     int parallel_depth = 0;  ///< > 0 inside an outlined parallel body
   };
 

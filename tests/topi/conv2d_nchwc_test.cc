@@ -123,7 +123,9 @@ TEST(TopiConv2dNCHWc, MatchesReference) {
                          Case{4, 7, 37, 8, 3, 3, s21, 4, 8}, Case{3, 12, 12, 16, 5, 5, P(1, 2), 1, 16},
                          // strided 1x1: the subsampling stage, even and odd extents
                          Case{32, 14, 14, 32, 1, 1, P(2, 0), 16, 16}, Case{16, 9, 11, 16, 1, 1, P(2, 0), 16, 16},
-                         Case{8, 10, 7, 16, 1, 1, s21_1x1, 8, 16}}) {
+                         Case{8, 10, 7, 16, 1, 1, s21_1x1, 8, 16},
+                         // 14x14: the two-row tile on AVX2
+                         Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16}}) {
     RunCase(cc, false, false);
   }
 }
@@ -171,7 +173,7 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(k.blocks.count("T_add"), 0u) << "the bias add is inlined into the relu epilogue";
   EXPECT_EQ(k.parallel, 2) << "pad and conv nests";
   EXPECT_GE(k.vectorized, 3);
-  const bool two_vectors = x86::ChooseConvTile(56, 16, x86::HostVectorLanes(), false).oc_vectors == 2;
+  const bool two_vectors = x86::ChooseConvTile(56, 56, 16, x86::HostVectorLanes(), false).oc_vectors == 2;
   EXPECT_EQ(k.unrolled, two_vectors ? 3 : 2) << "the ow tile (and the oc vectors) of the micro-kernel, the epilogue tile";
   EXPECT_EQ(x86::ConvOwTile(56, 14), 14);
   EXPECT_EQ(x86::ConvOwTile(56, 12), 8);
@@ -208,21 +210,23 @@ TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {
 }
 
 TEST(TopiConv2dNCHWc, ChooseConvTile) {
-  auto tile = [](int64_t ow, int64_t oc_block, int64_t lanes, bool dw) {
-    x86::ConvTile t = x86::ChooseConvTile(ow, oc_block, lanes, dw);
-    return std::make_pair(t.ow_tile, t.oc_vectors);
+  auto tile = [](int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool dw) {
+    x86::ConvTile t = x86::ChooseConvTile(oh, ow, oc_block, lanes, dw);
+    return std::vector<int64_t>{t.oh_tile, t.ow_tile, t.oc_vectors};
   };
-  // AVX2 (8 lanes), 16-channel blocks: T x 2 ymm with T in {6, 5, 4} dividing OW.
-  EXPECT_EQ(tile(56, 16, 8, false), std::make_pair(int64_t{4}, int64_t{2}));
-  EXPECT_EQ(tile(48, 16, 8, false), std::make_pair(int64_t{6}, int64_t{2}));
-  EXPECT_EQ(tile(40, 16, 8, false), std::make_pair(int64_t{5}, int64_t{2}));
-  // No such divisor (7, 14): one vector, the wide tile of ConvOwTile.
-  EXPECT_EQ(tile(14, 16, 8, false), std::make_pair(int64_t{14}, int64_t{1}));
-  EXPECT_EQ(tile(7, 16, 8, false), std::make_pair(int64_t{7}, int64_t{1}));
+  using V = std::vector<int64_t>;
+  // AVX2 (8 lanes), 16-channel blocks: 1 x T x 2 ymm with T in {6, 5, 4} dividing OW.
+  EXPECT_EQ(tile(56, 56, 16, 8, false), (V{1, 4, 2}));
+  EXPECT_EQ(tile(48, 48, 16, 8, false), (V{1, 6, 2}));
+  EXPECT_EQ(tile(40, 40, 16, 8, false), (V{1, 5, 2}));
+  // 14x14: two rows of 2 pixels.
+  EXPECT_EQ(tile(14, 14, 16, 8, false), (V{2, 2, 2}));
+  // 7x7: no such tile; one vector, the wide tile of ConvOwTile.
+  EXPECT_EQ(tile(7, 7, 16, 8, false), (V{1, 7, 1}));
   // AVX-512 (one zmm per 16 channels), depthwise, and narrow channel blocks: one vector.
-  EXPECT_EQ(tile(56, 16, 16, false), std::make_pair(int64_t{14}, int64_t{1}));
-  EXPECT_EQ(tile(56, 16, 8, true), std::make_pair(int64_t{14}, int64_t{1}));
-  EXPECT_EQ(tile(56, 8, 8, false), std::make_pair(int64_t{14}, int64_t{1}));
+  EXPECT_EQ(tile(56, 56, 16, 16, false), (V{1, 14, 1}));
+  EXPECT_EQ(tile(56, 56, 16, 8, true), (V{1, 14, 1}));
+  EXPECT_EQ(tile(56, 56, 8, 8, false), (V{1, 14, 1}));
 }
 
 TEST(TopiLayoutTransform, RoundTripsAndPadsChannels) {

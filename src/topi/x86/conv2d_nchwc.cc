@@ -69,12 +69,16 @@ int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
   return max_tile;
 }
 
-ConvTile ChooseConvTile(int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise) {
+ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise) {
   if (!depthwise && oc_block == 2 * lanes) {
     for (int64_t t : {6, 5, 4})
-      if (ow % t == 0) return {t, 2};
+      if (ow % t == 0) return {1, t, 2};
+    if (oh % 2 == 0) {
+      for (int64_t t : {3, 2})
+        if (ow % t == 0) return {2, t, 2};
+    }
   }
-  return {ConvOwTile(ow, 14), 1};
+  return {1, ConvOwTile(ow, 14), 1};
 }
 
 std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& opt) {
@@ -118,17 +122,24 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   std::vector<LoopRV> red(loops.begin() + 5, loops.end());
   try {
     const int64_t lanes = HostVectorLanes();
-    const int64_t ow_ext = Extent(sch, ow), ki_ext = Extent(sch, ki);
-    ConvTile t = ChooseConvTile(ow_ext, ki_ext, lanes, depthwise);
-    int64_t tile = t.ow_tile, vecs = t.oc_vectors;
-    // TESSERA_CONV_TILE=T,V overrides the tile (for experiments; see ChooseConvTile).
-    if (const char* e = std::getenv("TESSERA_CONV_TILE")) std::sscanf(e, "%ld,%ld", &tile, &vecs);
+    const int64_t oh_ext = Extent(sch, oh), ow_ext = Extent(sch, ow), ki_ext = Extent(sch, ki);
+    ConvTile t = ChooseConvTile(oh_ext, ow_ext, ki_ext, lanes, depthwise);
+    int64_t rows = t.oh_tile, tile = t.ow_tile, vecs = t.oc_vectors;
+    // TESSERA_CONV_TILE=R,T,V overrides the tile (for experiments; see ChooseConvTile).
+    if (const char* e = std::getenv("TESSERA_CONV_TILE")) std::sscanf(e, "%ld,%ld,%ld", &rows, &tile, &vecs);
     if (depthwise || ki_ext % (lanes * vecs) != 0) vecs = 1;
+    if (depthwise || rows < 1 || oh_ext % rows != 0) rows = 1;
     const bool exact = ow_ext % tile == 0;
+    std::vector<LoopRV> inner;
+    if (rows > 1) {
+      std::vector<LoopRV> ohs = sch.split(oh, {-1, rows});
+      oh = ohs[0];
+      inner.push_back(ohs[1]);
+    }
     std::vector<LoopRV> ows = sch.split(ow, {-1, tile});
     LoopRV owo = ows[0], owi = ows[1];
     std::vector<LoopRV> order = {owo};
-    std::vector<LoopRV> inner = {owi};
+    inner.push_back(owi);
     if (ki_ext > lanes && ki_ext % lanes == 0) {
       std::vector<LoopRV> kis = sch.split(ki, {-1, vecs, lanes});
       order.push_back(kis[0]);

@@ -48,22 +48,24 @@ std::set<std::string> ScheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOpti
 /// ow <= 1.5 max_tile, else a divisor >= 4, else max_tile (predicated).
 int64_t ConvOwTile(int64_t ow, int64_t max_tile);
 
-/// The register tile of the conv micro-kernel: `ow_tile` output pixels x `oc_vectors` vectors
-/// of output channels.
+/// The register tile of the conv micro-kernel: `oh_tile` output rows x `ow_tile` output pixels
+/// x `oc_vectors` vectors of output channels.
 struct ConvTile {
+  int64_t oh_tile = 1;
   int64_t ow_tile = 1;
   int64_t oc_vectors = 1;
 };
 
-/// The register tile for an output row of `ow` pixels, an output-channel block of `oc_block`
+/// The register tile for an output of oh x ow pixels, an output-channel block of `oc_block`
 /// channels and `lanes` float32 lanes per vector register.
 ///  * oc_block == 2 lanes (AVX2 with NCHW16c: 16 ymm registers) and a divisor T of ow in
-///    {6, 5, 4}: T x 2 ymm accumulators (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per
+///    {6, 5, 4}: 1 x T x 2 ymm accumulators (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per
 ///    input channel T + 2 loads feed 2T FMAs (a T x 1 tile needs T + 1 loads for T FMAs).
 ///    Measured on 56x56 / 28x28 / 40x40 3x3 convs: 87-100 GFLOP/s against 72-84 for 14 x 1.
-///  * otherwise (AVX-512, odd widths such as 7 and 14, depthwise): T = ConvOwTile(ow, 14) x 1
-///    vector. A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
-ConvTile ChooseConvTile(int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
+///  * else, with 2 | oh and T in {3, 2} dividing ow (14x14): 2 rows x T x 2 ymm.
+///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
+///    A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
+ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
 
 /// float32 lanes of the host's vector registers: 16 (AVX-512), 8 (AVX2), 4 otherwise.
 int64_t HostVectorLanes();
