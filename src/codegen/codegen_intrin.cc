@@ -6,8 +6,9 @@
 // log, sqrt, fabs, floor, ceil, round, trunc, pow, fma, exp2, sin, cos map to
 // LLVM intrinsics (the backend calls libm per lane where the CPU has no instruction).
 // round is round-half-to-even (llvm.roundeven), as ONNX Round and TVM define it.
-// tanh, erf, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh call libm (tanhf / erff ...)
-// lane by lane: accurate to a few ulp.
+// float32 erf and tanh are inline too (codegen_math.cc); tan, asin, acos, atan, sinh, cosh,
+// asinh, acosh, atanh (and erf / tanh of other types) call libm (tanf ...) lane by lane:
+// accurate to a few ulp.
 // sigmoid(x) = 1 / (1 + exp(-x)); rsqrt(x) = 1 / sqrt(x).
 #include <algorithm>
 #include <iterator>
@@ -137,7 +138,15 @@ llvm::Value* CodeGenLLVM::EmitCall(const ir::PrimExpr& e) {
     llvm::Value* ex = EmitExp(t, builder_.CreateFNeg(args[0]));
     return builder_.CreateFDiv(one, builder_.CreateFAdd(one, ex));
   }
-  static const char* kLibm[] = {"tanh", "erf", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
+  if (name == "erf") {
+    need(1);
+    return EmitErf(t, args[0]);
+  }
+  if (name == "tanh") {
+    need(1);
+    return EmitTanh(t, args[0]);
+  }
+  static const char* kLibm[] = {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
   if (std::find_if(std::begin(kLibm), std::end(kLibm), [&](const char* n) { return name == n; }) != std::end(kLibm)) {
     need(1);
     return CallLibm(name, t, args);

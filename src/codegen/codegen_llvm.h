@@ -99,6 +99,10 @@ class CodeGenLLVM {
   llvm::Value* EmitCall(const ir::PrimExpr& e);
   /// exp(x); float32 (scalar or vector) inline, other types through llvm.exp.
   llvm::Value* EmitExp(DataType t, llvm::Value* x);
+  // codegen_math.cc: inline float32 erf / tanh, Horner evaluation.
+  llvm::Value* EmitErf(DataType t, llvm::Value* x);
+  llvm::Value* EmitTanh(DataType t, llvm::Value* x);
+  llvm::Value* EmitPolynomial(llvm::Value* z, const std::vector<double>& coeffs);
   llvm::Value* CallLibm(const std::string& fname, DataType t, const std::vector<llvm::Value*>& args);
 
   // codegen_stmt.cc

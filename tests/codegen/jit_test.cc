@@ -323,6 +323,44 @@ TEST(CodegenJIT, TranscendentalsMatchStd) {
   }
 }
 
+TEST(CodegenJIT, InlineErfAndTanhAtSeriesBoundariesAndSpecials) {
+  // codegen_math.cc switches formulas at |x| = 0.5 (erf) and 0.125 (tanh): check both sides,
+  // tiny and huge inputs, signed zero, infinities and NaN, scalar and 8-lane.
+  const int n = 64;
+  Buffer a = Buf1D("A", f32, n), se = Buf1D("SE", f32, n), st = Buf1D("ST", f32, n), ve = Buf1D("VE", f32, n),
+         vt = Buf1D("VT", f32, n);
+  Var i("i"), j("j");
+  PrimExpr vidx = RampNode::make(j * 8, 1, 8);
+  Stmt body = SeqStmtNode::make(
+      {ForNode::make(i, 0, n, ForKind::kSerial,
+                     SeqStmtNode::make({Store(se, erf(Load(a, i)), i), Store(st, tanh(Load(a, i)), i)})),
+       ForNode::make(j, 0, n / 8, ForKind::kSerial,
+                     SeqStmtNode::make({Store(ve, erf(Load(a, vidx)), vidx), Store(vt, tanh(Load(a, vidx)), vidx)}))});
+  runtime::Module m = JIT(PrimFunc::make("erftanh", {a, se, st, ve, vt}, body));
+  AlignedArray<float> ad(n), sed(n), std_(n), ved(n), vtd(n);
+  ad.FillUniform(-3, 3, 5);
+  const float specials[] = {0.0f, -0.0f, 0.4999999f, 0.5f, 0.5000001f, -0.5f, 0.1249999f, 0.125f, -0.125f,
+                            1e-30f, -1e-20f, 1e-6f, 3.9f, 4.5f, 9.5f, 20.0f, -20.0f, 1e30f, INFINITY, -INFINITY, NAN};
+  for (size_t k = 0; k < sizeof(specials) / sizeof(float); ++k) ad[k] = specials[k];
+  void* args[] = {ad.data(), sed.data(), std_.data(), ved.data(), vtd.data()};
+  ASSERT_EQ(m.GetKernel("erftanh")(args), 0);
+  for (int k = 0; k < n; ++k) {
+    const float x = ad[k];
+    if (std::isnan(x)) {
+      EXPECT_TRUE(std::isnan(sed[k]) && std::isnan(std_[k]) && std::isnan(ved[k]) && std::isnan(vtd[k]));
+      continue;
+    }
+    for (float got : {sed[k], ved[k]}) {
+      ExpectClose(got, std::erf(static_cast<double>(x)), "erf", x);
+      EXPECT_EQ(std::signbit(got), std::signbit(x)) << "erf(" << x << ")";
+    }
+    for (float got : {std_[k], vtd[k]}) {
+      ExpectClose(got, std::tanh(static_cast<double>(x)), "tanh", x);
+      EXPECT_EQ(std::signbit(got), std::signbit(x)) << "tanh(" << x << ")";
+    }
+  }
+}
+
 TEST(CodegenJIT, ExpOverTheWholeFloatRange) {
   const int n = 4096;  // inline float32 exp: scalar and float32x16, normal / denormal / inf / NaN
   Buffer a = Buf1D("A", f32, n), s = Buf1D("S", f32, n), v = Buf1D("V", f32, n), g = Buf1D("G", f32, n);

@@ -48,26 +48,58 @@ TEST(FuseOps, ConvBiasReluResidualFuseIntoOneFunction) {
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
-TEST(FuseOps, SharedProducerIsNotFusedIntoEitherConsumer) {
+TEST(FuseOps, DiamondFusesWhenEveryUseIsInside) {
+  // exp feeds relu and sigmoid, both inside add's group: the whole diamond is one function
+  // (TVM's post-dominator rule).
   Var x = VarNode::make("x", F32({2, 3}));
   Expr e = Call1("exp", {x});
   Expr y = Call1("add", {Call1("nn.relu", {e}), Call1("sigmoid", {e})});
   IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({x}, y)))));
 
+  Var p0 = VarNode::make("p0", F32({2, 3}));
+  Expr e_in = Call1("exp", {p0});
+  Function fused = Primitive({p0}, Call1("add", {Call1("nn.relu", {e_in}), Call1("sigmoid", {e_in})}));
+  Var x2 = VarNode::make("x", F32({2, 3}));
+  IRModule expected = InferType(IRModule::FromMain(FunctionNode::make({x2}, CallNode::make(fused, {x2}))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
+TEST(FuseOps, SharedProducerWithAnOutsideUseStaysSeparate) {
+  // exp also feeds the second output: it cannot disappear into add's function.
+  Var x = VarNode::make("x", F32({2, 3}));
+  Expr e = Call1("exp", {x});
+  Expr y = TupleNode::make({Call1("add", {Call1("nn.relu", {e}), Call1("sigmoid", {e})}), Call1("negative", {e})});
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({x}, y)))));
+
   Var a0 = VarNode::make("p0", F32({2, 3}));
   Function f_exp = Primitive({a0}, Call1("exp", {a0}));
-  Var b0 = VarNode::make("p0", F32({2, 3}));
-  Function f_relu = Primitive({b0}, Call1("nn.relu", {b0}));
   Var c0 = VarNode::make("p0", F32({2, 3}));
-  Var c1 = VarNode::make("p1", F32({2, 3}));
-  // sigmoid has one use (add): it fuses into add's group; relu too, becoming add's inputs.
+  Function f_add = Primitive({c0}, Call1("add", {Call1("nn.relu", {c0}), Call1("sigmoid", {c0})}));
+  Var d0 = VarNode::make("p0", F32({2, 3}));
+  Function f_neg = Primitive({d0}, Call1("negative", {d0}));
   Var x2 = VarNode::make("x", F32({2, 3}));
   Expr e2 = CallNode::make(f_exp, {x2});
-  Function f_rest = Primitive({c0}, Call1("add", {Call1("nn.relu", {c0}), Call1("sigmoid", {c0})}));
-  (void)f_relu;
-  (void)c1;
-  IRModule expected = InferType(IRModule::FromMain(FunctionNode::make({x2}, CallNode::make(f_rest, {e2}))));
+  Expr y2 = TupleNode::make({CallNode::make(f_add, {e2}), CallNode::make(f_neg, {e2})});
+  IRModule expected = InferType(IRModule::FromMain(FunctionNode::make({x2}, y2)));
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
+TEST(FuseOps, GeluEpilogueFusesIntoTheDense) {
+  // y = dense(x, w) + b; gelu(y) = y * (erf(y * c) + 1) * 0.5: y has two uses, both in the
+  // epilogue, so the dense, its bias and the whole GELU are one function.
+  Var x = VarNode::make("x", F32({4, 8}));
+  Constant w = Weights({16, 8}), b = Weights({16});
+  Constant c = Weights({}), one = Weights({}), half = Weights({});
+  Expr yb = Call1("add", {Call1("nn.dense", {x, w}), b});
+  Expr g = Call1("multiply", {Call1("multiply", {yb, Call1("add", {Call1("erf", {Call1("multiply", {yb, c})}), one})}), half});
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({x}, g)))));
+  const std::string text = PrintModule(after);
+  // One primitive function (one `Primitive` attribute) holding nn.dense and erf.
+  size_t count = 0;
+  for (size_t pos = text.find("Primitive"); pos != std::string::npos; pos = text.find("Primitive", pos + 1)) ++count;
+  EXPECT_EQ(count, 1u) << text;
+  EXPECT_NE(text.find("nn.dense"), std::string::npos) << text;
+  EXPECT_NE(text.find("erf"), std::string::npos) << text;
 }
 
 TEST(FuseOps, OptLevelZeroMakesOneFunctionPerCall) {

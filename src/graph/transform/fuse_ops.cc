@@ -31,6 +31,7 @@ class GroupPlanner {
  public:
   GroupPlanner(const Expr& body, const FuseOpsOptions& options) : options_(options) {
     PostOrderVisit(body, [this](const Expr& e) { order_.push_back(e.get()); });
+    for (size_t i = 0; i < order_.size(); ++i) position_[order_[i]] = i;
     for (const ExprNode* n : order_) CountUses(n);
     uses_[body.get()] += 1;  // the function result is a use
   }
@@ -46,6 +47,18 @@ class GroupPlanner {
       group->has_master = group->pattern == kOutEWiseFusable;
       if (options_.fuse_opt_level > 0 && group->pattern != kOpaque) {
         for (const CallNode* producer : Producers(call)) TryMerge(group, producer);
+        // Diamonds (TVM's post-dominator rule): a producer used several times joins once every
+        // use is inside the group, e.g. GELU x * (1 + erf(x / sqrt 2)) / 2 after a dense.
+        for (bool changed = true; changed;) {
+          changed = false;
+          std::vector<const CallNode*> members = group->members;
+          for (const CallNode* m : members)
+            for (const CallNode* producer : Producers(m))
+              if (std::find(group->members.begin(), group->members.end(), producer) == group->members.end())
+                changed |= TryMerge(group, producer);
+        }
+        std::sort(group->members.begin(), group->members.end(),
+                  [this](const CallNode* a, const CallNode* b) { return position_.at(a) < position_.at(b); });
       }
       for (const CallNode* m : group->members) group_of_[m] = group;
     }
@@ -56,7 +69,7 @@ class GroupPlanner {
   void CountUses(const ExprNode* n) {
     auto use = [this](const Expr& e) { uses_[e.get()] += 1; };
     if (const auto* c = n->as<CallNode>()) {
-      for (const auto& a : c->args) use(a);
+      for (const auto& a : c->args) use(a), call_users_[a.get()].push_back(c);
     } else if (const auto* t = n->as<TupleNode>()) {
       for (const auto& f : t->fields) use(f);
     } else if (const auto* g = n->as<TupleGetItemNode>()) {
@@ -86,12 +99,21 @@ class GroupPlanner {
     return it == uses_.end() ? 0 : it->second;
   }
 
-  void TryMerge(const std::shared_ptr<Group>& group, const CallNode* producer) {
+  /// Whether every use of `producer` is a direct argument of a call in `group`.
+  bool AllUsesIn(const Group& group, const CallNode* producer) const {
+    auto it = call_users_.find(producer);
+    if (it == call_users_.end() || static_cast<int>(it->second.size()) != Uses(producer)) return false;
+    for (const CallNode* user : it->second)
+      if (std::find(group.members.begin(), group.members.end(), user) == group.members.end()) return false;
+    return true;
+  }
+
+  bool TryMerge(const std::shared_ptr<Group>& group, const CallNode* producer) {
     auto it = group_of_.find(producer);
-    if (it == group_of_.end()) return;
+    if (it == group_of_.end()) return false;
     std::shared_ptr<Group> other = it->second;
-    if (other == group || other->members.back() != producer) return;  // not that group's output
-    if (Uses(producer) != 1) return;
+    if (other == group || other->members.back() != producer) return false;  // not that group's output
+    if (Uses(producer) != 1 && !AllUsesIn(*group, producer)) return false;
     const OpPatternKind consumer = PatternOf(group->members.front());
     bool ok = false;
     if (consumer <= kBroadcast) {
@@ -99,17 +121,20 @@ class GroupPlanner {
     } else if (consumer == kInjective || consumer == kCommReduce) {
       ok = other->pattern <= kInjective;
     }
-    if (!ok) return;
-    if (static_cast<int>(group->members.size() + other->members.size()) > options_.max_fuse_depth) return;
+    if (!ok) return false;
+    if (static_cast<int>(group->members.size() + other->members.size()) > options_.max_fuse_depth) return false;
     group->members.insert(group->members.begin(), other->members.begin(), other->members.end());
     group->pattern = std::max(group->pattern, other->pattern);
     group->has_master = group->has_master || other->has_master;
     for (const CallNode* m : other->members) group_of_[m] = group;
+    return true;
   }
 
   const FuseOpsOptions& options_;
   std::vector<const ExprNode*> order_;
   std::unordered_map<const ExprNode*, int> uses_;
+  std::unordered_map<const ExprNode*, size_t> position_;  // post order: producers first
+  std::unordered_map<const ExprNode*, std::vector<const CallNode*>> call_users_;
   std::unordered_map<const CallNode*, std::shared_ptr<Group>> group_of_;
 };
 
