@@ -1,6 +1,10 @@
 // tessera_kernel_bench: GFLOP/s of one library's GEMM and conv2d kernels, driven by
 // bench/run_kernels (one process per library and thread count, so thread pools of different
-// libraries never spin against each other).
+// libraries never spin against each other). OpenBLAS is linked into every run and starts its
+// worker threads when it is loaded; they busy-wait (sched_yield) for ~0.1 s before sleeping and
+// so take a core from the library under test (a 2-thread Tessera or oneDNN kernel timed in that
+// window ran at 1-thread speed). Unless OpenBLAS is the library under test, the bench therefore
+// runs with OPENBLAS_NUM_THREADS=1 (re-executing itself when the variable says otherwise).
 //
 //   tessera_kernel_bench --lib tessera|onednn|openblas --threads T [--repeats R] [--only NAME]
 //                        [--conv C,H,W,K,R[,STRIDE[,GROUPS]] ...]   (extra conv shapes instead of the list)
@@ -25,6 +29,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <cblas.h>
 #include <dnnl.h>
@@ -298,6 +304,16 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
+    }
+  }
+  if (lib != "openblas") {
+    // OpenBLAS's threads (created at load time) must not spin against the library under test.
+    const char* ob = std::getenv("OPENBLAS_NUM_THREADS");
+    if (!ob || std::string(ob) != "1") {
+      setenv("OPENBLAS_NUM_THREADS", "1", 1);
+      execv("/proc/self/exe", argv);
+      std::fprintf(stderr, "warning: could not re-execute with OPENBLAS_NUM_THREADS=1; OpenBLAS threads may "
+                   "take a core from %s\n", lib.c_str());
     }
   }
   auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <set>
 #include <mutex>
@@ -87,6 +88,52 @@ TEST_F(ThreadPoolTest, UsesSeveralThreads) {
   EXPECT_EQ(TesseraParallelLaunch(task, &meet, 2), 0);
   EXPECT_TRUE(meet.met.load());
   EXPECT_EQ(meet.ids.size(), 2u);
+}
+
+// A worker that idled past its spin blocks on a futex and so joins a launch late (or after
+// the caller already claimed every task): each launch still runs every task exactly once, and
+// a late worker never runs a task of the next launch with the old one's closure.
+TEST_F(ThreadPoolTest, LaunchAfterWorkerSleptRunsEveryTaskOnce) {
+  SetNumThreads(2);
+  for (int round = 0; round < 20; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the worker is asleep now
+    for (int n : {2, 3, 16}) {
+      Counts first(n), second(n);
+      ASSERT_EQ(TesseraParallelLaunch(&CountTask, &first, n), 0);
+      ASSERT_EQ(TesseraParallelLaunch(&CountTask, &second, n), 0);  // back to back
+      ExpectEachOnce(first);
+      ExpectEachOnce(second);
+    }
+  }
+}
+
+// With tasks that take long, the caller does not keep the work to itself: a worker (woken
+// from its futex sleep) runs some of the tasks too, and every task still runs once.
+TEST_F(ThreadPoolTest, LongTasksRunOnBothThreads) {
+  SetNumThreads(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the worker is asleep now
+  struct Shared {
+    std::mutex mu;
+    std::set<std::thread::id> ids;
+    std::vector<std::atomic<int>> hits = std::vector<std::atomic<int>>(8);
+  } shared;
+  auto task = [](int32_t i, int32_t, void* closure) -> int32_t {
+    auto* c = static_cast<Shared*>(closure);
+    c->hits[i].fetch_add(1);
+    auto seen = [c] {
+      std::lock_guard<std::mutex> lock(c->mu);
+      c->ids.insert(std::this_thread::get_id());
+      return c->ids.size();
+    };
+    // A long task: runs until a second thread has started one too (bounded, so a failure is
+    // an assertion rather than a hang).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (seen() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    return 0;
+  };
+  ASSERT_EQ(TesseraParallelLaunch(task, &shared, 8), 0);
+  EXPECT_EQ(shared.ids.size(), 2u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(shared.hits[i].load(), 1) << "task " << i;
 }
 
 TEST_F(ThreadPoolTest, ReportsFailedTasksAfterRunningAll) {
