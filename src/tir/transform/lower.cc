@@ -3,6 +3,7 @@
 
 #include "tessera/tir/transform/compact_buffer_allocation.h"
 #include "tessera/tir/transform/flatten_buffer.h"
+#include "tessera/tir/transform/loop_partition.h"
 #include "tessera/tir/transform/lower_blocks.h"
 #include "tessera/tir/transform/lower_init_block.h"
 #include "tessera/tir/transform/remove_no_op.h"
@@ -19,6 +20,8 @@ PrimFunc LowerToFlat(const PrimFunc& func) {
   f = LowerInitBlock(f);
   f = LowerBlocks(f);
   f = FlattenBuffer(f);
+  f = Simplify(f);
+  f = LoopPartition(f);
   f = Simplify(f);
   f = VectorizeLoop(f);
   f = UnrollLoop(f);
