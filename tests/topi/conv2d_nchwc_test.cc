@@ -184,15 +184,15 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
 }
 
-TEST(TopiConv2dNCHWc, DepthwisePadsPerOutputRow) {
+TEST(TopiConv2dNCHWc, DepthwiseInlinesItsPadding) {
   Tensor data = te::placeholder(MakeShape({1, 2, 12, 12, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({2, 1, 3, 3, 1, 16}), f32, "kernel");
   tir::PrimFunc f =
       x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(1, 1))}, "k"));
   Kinds k;
   k.VisitStmt(f->body);
-  EXPECT_TRUE(k.blocks.count(kNCHWcPadName));
-  EXPECT_EQ(k.parallel, 1) << "the padding is computed inside the conv's row loop (compute_at)";
+  EXPECT_FALSE(k.blocks.count(kNCHWcPadName)) << "the padding is a select in the conv's loads";
+  EXPECT_EQ(k.parallel, 1) << "one loop nest";
 }
 
 TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {

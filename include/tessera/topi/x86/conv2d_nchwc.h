@@ -15,8 +15,7 @@
 // (T, V) = ChooseConvTile: see there.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
-//   parallel(fuse(n, b, oh))
-//     data_pad_NCHWc (compute_at)               the R padded input rows this output row reads
+//   parallel(fuse(n, b, oh))                   data_pad_NCHWc inlined into the loads (select)
 //     owo, i_o                                  tile, channel half (AVX2)
 //       init, ry, rx, unroll owi, vectorize i   T accumulators, one input load per FMA
 //       epilogue (reverse_compute_at)
