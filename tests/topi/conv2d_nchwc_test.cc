@@ -125,7 +125,9 @@ TEST(TopiConv2dNCHWc, MatchesReference) {
                          Case{32, 14, 14, 32, 1, 1, P(2, 0), 16, 16}, Case{16, 9, 11, 16, 1, 1, P(2, 0), 16, 16},
                          Case{8, 10, 7, 16, 1, 1, s21_1x1, 8, 16},
                          // 14x14: the two-row tile on AVX2
-                         Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16}}) {
+                         Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16},
+                         // 7x7 stride-1 1x1: pixels fused across rows, 49 = 8 x 6 + 1 (a tail)
+                         Case{32, 7, 7, 32, 1, 1, P(1, 0), 16, 16}}) {
     RunCase(cc, false, false);
   }
 }
@@ -133,6 +135,7 @@ TEST(TopiConv2dNCHWc, MatchesReference) {
 TEST(TopiConv2dNCHWc, FusedBiasReluEpilogue) {
   RunCase(Case{16, 8, 14, 32, 3, 3, P(1, 1), 16, 16}, false, true);
   RunCase(Case{3, 7, 7, 10, 3, 3, P(2, 1), 3, 16}, false, true);
+  RunCase(Case{32, 7, 7, 48, 1, 1, P(1, 0), 16, 16}, false, true);
 }
 
 TEST(TopiConv2dNCHWc, DepthwiseMatchesReference) {

@@ -137,6 +137,29 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     if (const char* e = std::getenv("TESSERA_CONV_TILE")) std::sscanf(e, "%ld,%ld,%ld", &rows, &tile, &vecs);
     if (depthwise || ki_ext % (lanes * vecs) != 0) vecs = 1;
     if (depthwise || rows < 1 || oh_ext % rows != 0) rows = 1;
+    // A stride-1 unpadded 1x1 conv reads input[.., oh, ow, ..] itself, where pixels are
+    // contiguous across rows: with no good tile for OW (7x7), fuse (oh, ow) into one pixel loop
+    // and tile that with T x 2 vectors (49 = 8 x 6 + 1; LoopPartition splits off the tail).
+    bool pixels_fused = false;
+    if (t.oc_vectors == 1 && !depthwise && ki_ext == 2 * lanes && red.size() == 4 && Extent(sch, red[1]) == 1 &&
+        Extent(sch, red[2]) == 1 && !std::getenv("TESSERA_CONV_TILE")) {
+      for (const tir::BufferRegion& r : sch.GetBlock(block)->reads) {
+        if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh_ext &&
+            ir::get_const_int(r.buffer->shape[3]) == ow_ext)
+          pixels_fused = true;
+      }
+    }
+    if (pixels_fused) {
+      ow = sch.fuse({oh, ow});
+      oh = LoopRV();
+      rows = 1, vecs = 2, tile = 6;
+      const int64_t pixels = oh_ext * ow_ext;
+      for (int64_t c : {6, 5, 4})
+        if (pixels % c == 0) {
+          tile = c;
+          break;
+        }
+    }
     std::vector<LoopRV> inner;
     if (rows > 1) {
       std::vector<LoopRV> ohs = sch.split(oh, {-1, rows});
@@ -156,7 +179,7 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     int64_t per_block = 4 * ki_ext;
     for (size_t r = 1; r < red.size(); ++r) per_block *= Extent(sch, red[r]);
     int64_t chunk = rco_ext;
-    if (!depthwise && rco_ext * per_block > 32 * 1024) {
+    if (!depthwise && !pixels_fused && rco_ext * per_block > 32 * 1024) {
       chunk = 1;
       for (int64_t d = rco_ext; d >= 1; --d)
         if (rco_ext % d == 0 && d * per_block <= 16 * 1024) {
@@ -223,9 +246,9 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     // Task order: output-channel blocks outermost reads the whole input once per block; when
     // the input is larger than L2, rows outermost instead keeps a row's input in L2 while every
     // output-channel block of that row runs (1x1 convs on 14x14x1024, 28x28x512: 80 -> 94 GFLOP/s).
-    const bool rows_outer = !depthwise && input_bytes > 256 * 1024;
+    const bool rows_outer = !depthwise && !pixels_fused && input_bytes > 256 * 1024;
     if (rows_outer) sch.reorder({oh, ko});
-    LoopRV row = rows_outer ? sch.fuse({n, oh, ko}) : sch.fuse({n, ko, oh});
+    LoopRV row = pixels_fused ? sch.fuse({n, ko}) : rows_outer ? sch.fuse({n, oh, ko}) : sch.fuse({n, ko, oh});
     if (opt.parallelize) sch.parallel(row);
     // Depthwise: the padding is inlined into the convolution's loads (a select per input
     // vector); measured against a separate padding pass (which writes and re-reads a padded copy

@@ -12,7 +12,12 @@
 // Without an epilogue the conv accumulates into a cache_write "local" buffer copied out per
 // tile, so after CompactBufferAllocation every conv accumulates in a tile-sized stack buffer
 // that LLVM keeps in registers.
-// (T, V) = ChooseConvTile: see there.
+// (T, V) = ChooseConvTile: see there. A stride-1 unpadded 1x1 conv whose OW has no good tile
+// (7x7) fuses (oh, ow) into one pixel loop tiled 6 x 2 vectors (pixels are contiguous across
+// rows in NCHWc); the tile that does not divide leaves a tail that LoopPartition splits off.
+// Reduction blocking (a kernel chunk <= 16 KiB kept in L1 across the row's tiles, the row
+// accumulated between chunks) when one output block's kernel exceeds 32 KiB; rows outermost in
+// the task order when the input exceeds 256 KiB (L2 reuse of the row across output blocks).
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
 //   parallel(fuse(n, b, oh))                   data_pad_NCHWc inlined into the loads (select)
