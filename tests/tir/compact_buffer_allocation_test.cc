@@ -4,10 +4,10 @@
 // are left alone.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "ref_eval.h"
 #include "schedule/funcs.h"
+#include "schedule/schedule_test_util.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/tir/transform/compact_buffer_allocation.h"
@@ -43,18 +43,7 @@ Allocs AllocsOf(const PrimFunc& f) {
 /// Lowers without compaction (LowerInitBlock, LowerBlocks, FlattenBuffer) and runs the
 /// reference interpreter on seeded random inputs; returns every parameter's final contents.
 std::vector<std::vector<float>> RunLowered(const PrimFunc& f) {
-  PrimFunc flat = T::FlattenBuffer(T::LowerBlocks(T::LowerInitBlock(f)));
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<std::vector<float>> data;
-  for (const Buffer& p : f->params) {
-    data.emplace_back(p.NumElements());
-    for (float& x : data.back()) x = u(rng);
-  }
-  std::vector<std::vector<float>*> args;
-  for (auto& d : data) args.push_back(&d);
-  RunFlat(flat, args);
-  return data;
+  return RunFlatOnRandomInputs(T::FlattenBuffer(T::LowerBlocks(T::LowerInitBlock(f))), f, 3);
 }
 
 TEST(CompactBufferAllocation, EpilogueTileUnderReverseComputeAt) {
@@ -78,10 +67,7 @@ TEST(CompactBufferAllocation, EpilogueTileUnderReverseComputeAt) {
 
 TEST(CompactBufferAllocation, PaddingWindowUnderComputeAt) {
   // P (the padded input) computed per 4-element tile of C: the 4 + 2 elements it needs.
-  Schedule sch(PadConv1D(16));
-  auto t = sch.split(sch.get_loops(sch.get_block("C"))[0], {-1, 4});
-  sch.compute_at(sch.get_block("P"), t[0]);
-  PrimFunc before = sch.func();
+  PrimFunc before = PadConvTiledComputeAt(16).func();
   PrimFunc after = T::CompactBufferAllocation(before);
   EXPECT_EQ(AllocsOf(after).found.at("P").second, (std::vector<int64_t>{6})) << AsText(after);
   EXPECT_EQ(RunLowered(before), RunLowered(after));

@@ -2,7 +2,6 @@
 // its guard (after Simplify); numerics unchanged; the copy defines fresh variables.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "ref_eval.h"
 #include "schedule/funcs.h"
@@ -24,20 +23,6 @@ namespace T = tessera::tir::transform;
 using ir::make_const;
 
 const DataType i32 = DataType::Int(32);
-
-std::vector<std::vector<float>> RunOn(const PrimFunc& flat, const PrimFunc& shape_of) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<std::vector<float>> data;
-  for (const Buffer& p : shape_of->params) {
-    data.emplace_back(p.NumElements());
-    for (float& x : data.back()) x = u(rng);
-  }
-  std::vector<std::vector<float>*> args;
-  for (auto& d : data) args.push_back(&d);
-  RunFlat(flat, args);
-  return data;
-}
 
 int CountIfs(const Stmt& s) {
   struct C : StmtExprVisitor {
@@ -68,7 +53,7 @@ TEST(LoopPartition, GuardedTailBecomesItsOwnLoop) {
   EXPECT_NE(text.find("for io in range(0, 2)"), std::string::npos) << text;
   EXPECT_EQ(CountIfs(g->body), 1) << text;
   T::VerifyFlat(g);
-  EXPECT_EQ(RunOn(f, f), RunOn(g, f));
+  EXPECT_EQ(RunFlatOnRandomInputs(f, f), RunFlatOnRandomInputs(g, f));
 }
 
 TEST(LoopPartition, NonDividingTileUnrollsAndVectorizesAfterLowering) {
@@ -85,7 +70,7 @@ TEST(LoopPartition, NonDividingTileUnrollsAndVectorizesAfterLowering) {
   sch.vectorize(ld[2]);
   PrimFunc lowered = T::LowerToFlat(sch.func());
   PrimFunc reference = T::FlattenBuffer(T::LowerBlocks(T::LowerInitBlock(f)));
-  EXPECT_EQ(RunOn(reference, f), RunOn(lowered, f)) << AsText(lowered);
+  EXPECT_EQ(RunFlatOnRandomInputs(reference, f), RunFlatOnRandomInputs(lowered, f)) << AsText(lowered);
   // D is stored as whole 12-lane vectors, its 4-row tile unrolled: 4 stores in the main part
   // (i_0 in [0, 2)) and 2 in the tail (rows 8 and 9), none under a guard.
   const std::string text = AsText(lowered);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <random>
 
 #include "tessera/ir/expr_functor.h"
 #include "tessera/support/error.h"
@@ -228,6 +229,21 @@ void RunFlat(const PrimFunc& func, const std::vector<std::vector<float>*>& args)
     in.mem[p->data.get_var()] = args[i];
   }
   in.Exec(func->body);
+}
+
+std::vector<std::vector<float>> RunFlatOnRandomInputs(const PrimFunc& flat, const PrimFunc& signature,
+                                                      unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<std::vector<float>> data;
+  for (const Buffer& p : signature->params) {
+    data.emplace_back(p.NumElements());
+    for (float& x : data.back()) x = u(rng);
+  }
+  std::vector<std::vector<float>*> args;
+  for (auto& d : data) args.push_back(&d);
+  RunFlat(flat, args);
+  return data;
 }
 
 }  // namespace tessera::tir::testing

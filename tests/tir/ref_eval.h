@@ -17,4 +17,9 @@ namespace tessera::tir::testing {
 /// params[i].NumElements() floats). Allocated buffers are zero-initialised.
 void RunFlat(const PrimFunc& func, const std::vector<std::vector<float>*>& args);
 
+/// Runs `flat` on seeded uniform [-1, 1) data for every parameter of `signature` (same params
+/// as flat's) and returns every parameter's final contents.
+std::vector<std::vector<float>> RunFlatOnRandomInputs(const PrimFunc& flat, const PrimFunc& signature,
+                                                      unsigned seed = 11);
+
 }  // namespace tessera::tir::testing

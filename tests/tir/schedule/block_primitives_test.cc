@@ -4,6 +4,7 @@
 
 #include "block_interp.h"
 #include "funcs.h"
+#include "schedule_test_util.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/tir/structural_equal.h"
@@ -13,16 +14,6 @@ namespace {
 
 using namespace testing;  // NOLINT
 using ir::make_const;
-
-#define EXPECT_SCHEDULE_ERROR(stmt, fragment)                                              \
-  do {                                                                                     \
-    try {                                                                                  \
-      stmt;                                                                                \
-      ADD_FAILURE() << "expected ScheduleError containing: " << (fragment);               \
-    } catch (const ScheduleError& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();      \
-    }                                                                                      \
-  } while (0)
 
 int CountBlocks(const PrimFunc& f) { return static_cast<int>(sched::CollectBlocks(f->body).size()) - 1; }
 
@@ -74,11 +65,8 @@ TEST(ScheduleReverseComputeInline, MatmulRelu) {
 TEST(ScheduleComputeAt, PadConvTiled) {
   for (int64_t n : {16, 13}) {  // 13: the tile size 4 does not divide
     PrimFunc f = PadConv1D(n);
-    Schedule sch(f);
+    Schedule sch = PadConvTiledComputeAt(n);
     BlockRV p = sch.get_block("P");
-    auto l = sch.get_loops(sch.get_block("C"));
-    auto t = sch.split(l[0], {-1, 4});
-    sch.compute_at(p, t[0]);
     // P now computes the 4 + 2 = 6 padded elements tile t needs.
     auto lp = sch.get_loops(p);
     ASSERT_EQ(lp.size(), 2u);

@@ -4,6 +4,7 @@
 
 #include "block_interp.h"
 #include "funcs.h"
+#include "schedule_test_util.h"
 #include "lowered_run.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
@@ -14,16 +15,6 @@ namespace {
 
 using namespace testing;  // NOLINT
 using ir::make_const;
-
-#define EXPECT_SCHEDULE_ERROR(stmt, fragment)                                              \
-  do {                                                                                     \
-    try {                                                                                  \
-      stmt;                                                                                \
-      ADD_FAILURE() << "expected ScheduleError containing: " << (fragment);               \
-    } catch (const ScheduleError& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();      \
-    }                                                                                      \
-  } while (0)
 
 const DataType f32 = DataType::Float(32);
 PrimExpr I(int64_t v) { return make_const(DataType::Int(32), v); }
@@ -109,11 +100,8 @@ TEST(ScheduleDecomposePadding, Pad2DOuterAndInnerLoop) {
 TEST(ScheduleDecomposePadding, AfterComputeAtUsesPredicates) {
   for (int64_t n : {16, 13}) {
     PrimFunc f = PadConv1D(n);
-    Schedule sch(f);
+    Schedule sch = PadConvTiledComputeAt(n);
     BlockRV p = sch.get_block("P");
-    auto l = sch.get_loops(sch.get_block("C"));
-    auto t = sch.split(l[0], {-1, 4});
-    sch.compute_at(p, t[0]);
     auto lp = sch.get_loops(p);
     BlockRV pad = sch.decompose_padding(p, lp[1]);
     EXPECT_EQ(sch.get_loops(pad).size(), 2u);
@@ -189,14 +177,7 @@ TEST(ScheduleDecomposePadding, TraceJsonReplay) {
   PrimFunc original = make();
   EXPECT_LT(MaxDiff(original, sch.func()), 1e-9) << AsText(sch.func());
   EXPECT_LT(LoweredMaxDiff(original, sch.func()), 1e-5);
-  const std::string json = sch.trace().ToJSON();
-  Trace parsed = Trace::FromJSON(json);
-  EXPECT_EQ(parsed.str(), sch.trace().str());
-  EXPECT_EQ(parsed.ToJSON(), json);
-  Schedule replay(make());
-  parsed.ApplyToSchedule(replay);
-  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func())) << AsText(replay.func()) << "\nvs\n" << AsText(sch.func());
-  EXPECT_EQ(replay.trace().str(), sch.trace().str());
+  ExpectTraceRoundTrip(sch, make);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "block_interp.h"
 #include "funcs.h"
+#include "schedule_test_util.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/tir/structural_equal.h"
@@ -12,16 +13,6 @@ namespace {
 
 using namespace testing;  // NOLINT
 using ir::make_const;
-
-#define EXPECT_SCHEDULE_ERROR(stmt, fragment)                                              \
-  do {                                                                                     \
-    try {                                                                                  \
-      stmt;                                                                                \
-      ADD_FAILURE() << "expected ScheduleError containing: " << (fragment);               \
-    } catch (const ScheduleError& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();      \
-    }                                                                                      \
-  } while (0)
 
 std::vector<int64_t> Extents(const Schedule& sch, const std::vector<LoopRV>& loops) {
   std::vector<int64_t> out;

@@ -3,6 +3,7 @@
 
 #include "block_interp.h"
 #include "funcs.h"
+#include "schedule_test_util.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/tir/structural_equal.h"
@@ -58,15 +59,7 @@ TEST(ScheduleTrace, JsonRoundTripAndReplay) {
   PrimFunc original = make();
   EXPECT_LT(MaxDiff(original, sch.func()), 1e-9) << AsText(sch.func());
 
-  const std::string json = sch.trace().ToJSON();
-  Trace parsed = Trace::FromJSON(json);
-  EXPECT_EQ(parsed.str(), sch.trace().str());
-  EXPECT_EQ(parsed.ToJSON(), json);
-
-  Schedule replay(make());
-  parsed.ApplyToSchedule(replay);
-  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func())) << AsText(replay.func()) << "\nvs\n" << AsText(sch.func());
-  EXPECT_EQ(replay.trace().str(), sch.trace().str());
+  ExpectTraceRoundTrip(sch, make);
 }
 
 TEST(ScheduleTrace, ReplayErrors) {

@@ -4,6 +4,7 @@
 
 #include "block_interp.h"
 #include "funcs.h"
+#include "schedule_test_util.h"
 #include "lowered_run.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
@@ -16,16 +17,6 @@ using namespace testing;  // NOLINT
 using ir::floordiv;
 using ir::floormod;
 using ir::make_const;
-
-#define EXPECT_SCHEDULE_ERROR(stmt, fragment)                                              \
-  do {                                                                                     \
-    try {                                                                                  \
-      stmt;                                                                                \
-      ADD_FAILURE() << "expected ScheduleError containing: " << (fragment);               \
-    } catch (const ScheduleError& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();      \
-    }                                                                                      \
-  } while (0)
 
 const DataType f32 = DataType::Float(32);
 
@@ -214,14 +205,7 @@ TEST(ScheduleTransformLayout, TraceJsonReplay) {
             "sch.transform_layout(b1, buffer_index=0, is_write_buffer=0, index_map=lambda n, a, h, w, b: (n, b, h * 4 + w, a))\n");
   PrimFunc original = make();
   EXPECT_LT(MaxDiff(original, sch.func()), 1e-12) << AsText(sch.func());
-  const std::string json = sch.trace().ToJSON();
-  Trace parsed = Trace::FromJSON(json);
-  EXPECT_EQ(parsed.str(), sch.trace().str());
-  EXPECT_EQ(parsed.ToJSON(), json);
-  Schedule replay(make());
-  parsed.ApplyToSchedule(replay);
-  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func())) << AsText(replay.func()) << "\nvs\n" << AsText(sch.func());
-  EXPECT_EQ(replay.trace().str(), sch.trace().str());
+  ExpectTraceRoundTrip(sch, make);
 }
 
 }  // namespace
