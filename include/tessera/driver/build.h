@@ -11,8 +11,9 @@
 //           reshape-only functions become zero-copy aliases)
 //   each kernel (a primitive function):
 //           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, default schedule)
-//           → LowerToFlat (LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
-//             VectorizeLoop, UnrollLoop, RemoveNoOp, VerifyFlat)
+//           → LowerToFlat (CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer,
+//             Simplify, LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify,
+//             RemoveNoOp, VerifyFlat)
 //   codegen: CodegenLLVM (object file with the kernels, the graph JSON and the params) → a
 //            shared library via the system linker, or an in-process JIT module.
 //

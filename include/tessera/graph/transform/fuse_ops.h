@@ -7,9 +7,11 @@
 //   - chains of injective ops (elemwise, broadcast, reshape, transpose, concatenate...) fuse;
 //   - a reduction takes the injective ops that feed it;
 //   - opaque ops stay alone.
-// A producer joins its consumer's group only when the consumer is its only use, so every
-// group has exactly one output (its last call) and grouping never creates a cycle. A group
-// holds at most `max_fuse_depth` calls.
+// A producer joins its consumer's group only when every use of it is inside that group: the
+// consumer is its only use, or (a diamond, TVM's post-dominator rule) all its users already
+// joined, as in GELU's y * (1 + erf(y / sqrt 2)) / 2 after a dense. So every group has exactly
+// one output (its last call) and grouping never creates a cycle. A group holds at most
+// `max_fuse_depth` calls.
 //
 // After the pass, main's body calls only functions with attribute "Primitive" = 1, whose
 // parameters are the group's external inputs (graph inputs, constants, other groups'

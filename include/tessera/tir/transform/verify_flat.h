@@ -7,8 +7,9 @@
 //     vars, LetStmt / Let vars, Allocate buffers' data vars) and defined only once.
 //
 // Lowering pipeline from te::create_prim_func (or a scheduled PrimFunc) to that form:
-//   LowerInitBlock -> LowerBlocks -> FlattenBuffer -> Simplify -> VectorizeLoop
-//   -> UnrollLoop -> Simplify -> RemoveNoOp -> VerifyFlat
+//   CompactBufferAllocation -> LowerInitBlock -> LowerBlocks -> FlattenBuffer -> Simplify
+//   -> LoopPartition -> Simplify -> VectorizeLoop -> UnrollLoop -> Simplify -> RemoveNoOp
+//   -> VerifyFlat
 // (tir/transform/lower.h runs exactly this list as LowerToFlat.)
 #pragma once
 
