@@ -130,7 +130,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
     void* sym = m.module.Lookup(n.kernel);
     TESSERA_CHECK(sym != nullptr, "module '", origin, "': node '", n.name, "' calls kernel '", n.kernel,
                   "', which the library does not define; rebuild the model");
-    Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}};
+    Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}, {}};
     for (int a : n.args) {
       node.args.push_back(values[a].raw_data());
       if (m.profile) node.arg_shapes += ShapeToString(values[a].shape());
