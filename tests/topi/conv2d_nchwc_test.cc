@@ -197,15 +197,18 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
 }
 
-TEST(TopiConv2dNCHWc, DepthwiseInlinesItsPadding) {
+TEST(TopiConv2dNCHWc, DepthwisePaddingStageByStride) {
+  // Stride 1: a separate padding stage (two loop nests); stride 2: inlined into the loads.
   Tensor data = te::placeholder(MakeShape({1, 2, 12, 12, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({2, 1, 3, 3, 1, 16}), f32, "kernel");
-  tir::PrimFunc f =
-      x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(1, 1))}, "k"));
-  Kinds k;
-  k.VisitStmt(f->body);
-  EXPECT_FALSE(k.blocks.count(kNCHWcPadName)) << "the padding is a select in the conv's loads";
-  EXPECT_EQ(k.parallel, 1) << "one loop nest";
+  for (int64_t s : {1, 2}) {
+    tir::PrimFunc f =
+        x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(s, 1))}, "k"));
+    Kinds k;
+    k.VisitStmt(f->body);
+    EXPECT_EQ(k.blocks.count(kNCHWcPadName), s == 1 ? 1u : 0u) << "stride " << s;
+    EXPECT_EQ(k.parallel, s == 1 ? 2 : 1) << "stride " << s;
+  }
 }
 
 TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {

@@ -45,6 +45,17 @@ bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
   return false;
 }
 
+/// The vertical stride of a depthwise block: its (padded) input height Hp, output height OH and
+/// kernel height KH satisfy Hp = (OH - 1) * s + KH (+ slack below the last window).
+int64_t DepthwiseStrideH(const tir::BlockNode* b, int64_t kh) {
+  int64_t hp = 0, oh = 0;
+  for (const auto& r : b->reads)
+    if (r.buffer->shape.size() == 5) hp = std::max(hp, ir::get_const_int(r.buffer->shape[2]));
+  if (!b->writes.empty() && b->writes[0].buffer->shape.size() == 5) oh = ir::get_const_int(b->writes[0].buffer->shape[2]);
+  if (oh <= 1 || hp < kh) return 1;
+  return std::max<int64_t>(1, (hp - kh) / (oh - 1));
+}
+
 }  // namespace
 
 bool KeepAsStage(const std::string& block_name) {
@@ -250,11 +261,13 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     if (rows_outer) sch.reorder({oh, ko});
     LoopRV row = pixels_fused ? sch.fuse({n, ko}) : rows_outer ? sch.fuse({n, oh, ko}) : sch.fuse({n, ko, oh});
     if (opt.parallelize) sch.parallel(row);
-    // Depthwise: the padding is inlined into the convolution's loads (a select per input
-    // vector); measured against a separate padding pass (which writes and re-reads a padded copy
-    // of the input) and against per-row padding (compute_at at the row loop): inline 41-45,
-    // separate 37-43, per row 31-39 GFLOP/s on 112x112x32 / 14x14x576.
-    if (depthwise) {
+    // Depthwise padding. A separate padding pass (the default stage) keeps the micro-kernel
+    // clean: T accumulators, FMAs with memory operands. Inlined, every load becomes a select
+    // whose masks push accumulators out of the 16 ymm registers (5x5 at 16x16x240: 14-23
+    // against 45-60 GFLOP/s; 3x3 at 64x64x96: 24 against 40). With stride 2 the padded copy
+    // is four times the output and the inlined select wins (22-33 against 13 at 112x112x96).
+    const int64_t stride_h = depthwise ? DepthwiseStrideH(sch.GetBlock(block), Extent(sch, red.front())) : 1;
+    if (depthwise && stride_h > 1) {
       for (const tir::BlockNode* b : Blocks(sch.func())) {
         if (!StartsWith(b->name_hint, kNCHWcPadName) || !ReadsBuffer(sch.GetBlock(block), b->writes[0].buffer)) continue;
         const std::string pad = b->name_hint;

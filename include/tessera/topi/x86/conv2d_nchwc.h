@@ -20,7 +20,7 @@
 // the task order when the input exceeds 256 KiB (L2 reuse of the row across output blocks).
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
-//   parallel(fuse(n, b, oh))                   data_pad_NCHWc inlined into the loads (select)
+//   parallel(fuse(n, b, oh))                   (stride 2: data_pad_NCHWc inlined, a select)
 //     owo, i_o                                  tile, channel half (AVX2)
 //       init, ry, rx, unroll owi, vectorize i   T accumulators, one input load per FMA
 //       epilogue (reverse_compute_at)
@@ -28,9 +28,11 @@
 // reduction and its tile loops are unrolled, so the accumulator tile CompactBufferAllocation
 // leaves is indexed by constants and SROA keeps it in registers.
 //
-// The padding stage "data_pad_NCHWc" of a dense conv is left to the default schedule (parallel
-// outer loops, vectorized channel lanes), computed into its own buffer before the convolution
-// (per-row recomputation would repeat it for every output-channel block). A strided 1x1 conv
+// The padding stage "data_pad_NCHWc" is left to the default schedule (parallel outer loops,
+// vectorized channel lanes), computed into its own buffer before the convolution: per-row
+// recomputation would repeat it for every output-channel block of a dense conv, and inlined into
+// a depthwise conv's loads its selects push accumulators out of the registers; only a stride-2
+// depthwise conv, whose padded copy is four times its output, inlines it. A strided 1x1 conv
 // reads the "data_subsample_NCHWc" stage (topi/nn/conv2d_nchwc.h), also kept as a stage.
 #pragma once
 
