@@ -11,6 +11,12 @@
 
 namespace tessera::graph_lower::detail {
 
+// The names every FCompute signature uses.
+using graph::Attrs;
+using graph::Type;
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+
 void RegisterNNComputes(graph::OpRegistry& r);         // computes_nn.cc
 void RegisterTensorComputes(graph::OpRegistry& r);     // computes_tensor.cc: elementwise + broadcast
 void RegisterTransformComputes(graph::OpRegistry& r);  // computes_transform.cc: transforms + reductions

@@ -5,13 +5,6 @@
 
 namespace tessera::graph_lower::detail {
 
-namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-}  // namespace
-
 void RegisterActivationComputes(graph::OpRegistry& r) {
   r.SetCompute("nn.leaky_relu", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::leaky_relu(in[0], a.GetDouble("alpha", 0.01))};

@@ -11,11 +11,6 @@ namespace tessera::graph_lower::detail {
 
 namespace {
 
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-
 // M of x [..., K]: the product of all but the last extent.
 int64_t RowsOf(const std::vector<int64_t>& s) {
   int64_t m = 1;

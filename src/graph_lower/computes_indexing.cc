@@ -4,13 +4,6 @@
 
 namespace tessera::graph_lower::detail {
 
-namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-}  // namespace
-
 void RegisterIndexingComputes(graph::OpRegistry& r) {
   r.SetCompute("broadcast_to", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::broadcast_to(in[0], a.GetInts("shape"))};

@@ -5,13 +5,6 @@
 
 namespace tessera::graph_lower::detail {
 
-namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-}  // namespace
-
 void RegisterLayoutComputes(graph::OpRegistry& r) {
   r.SetCompute("nn.contrib_conv2d_NCHWc", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     topi::Conv2DParams p;

@@ -5,14 +5,6 @@
 
 namespace tessera::graph_lower::detail {
 
-namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-
-}  // namespace
-
 void RegisterLogicalComputes(graph::OpRegistry& r) {
   r.SetCompute("equal", BinaryCompute(&topi::equal));
   r.SetCompute("not_equal", BinaryCompute(&topi::not_equal));

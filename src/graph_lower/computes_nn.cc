@@ -13,11 +13,6 @@ namespace tessera::graph_lower::detail {
 
 namespace {
 
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-
 topi::Pool2DParams PoolParams(const Attrs& a) {
   topi::Pool2DParams p;
   p.pool_size = Pair(a, "pool_size", {1, 1});

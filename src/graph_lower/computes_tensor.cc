@@ -8,14 +8,6 @@
 
 namespace tessera::graph_lower::detail {
 
-namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
-
-}  // namespace
-
 void RegisterTensorComputes(graph::OpRegistry& r) {
   r.SetCompute("exp", UnaryCompute(&topi::exp));
   r.SetCompute("log", UnaryCompute(&topi::log));

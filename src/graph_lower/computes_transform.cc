@@ -8,10 +8,6 @@
 namespace tessera::graph_lower::detail {
 
 namespace {
-using graph::Attrs;
-using graph::Type;
-using te::Tensor;
-using Tensors = std::vector<Tensor>;
 
 using ReduceFn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool);
 
