@@ -48,6 +48,7 @@
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/schedule.h"
 
@@ -163,7 +164,7 @@ void TesseraGemm(const Gemm& g, int threads, int repeats) {
 // The kernel a model runs for this conv: AlterOpLayout's nn.contrib_conv2d_NCHWc (data in
 // NCHW<c>c with c the largest divisor of C <= 16, weights packed to [K/16, C/c, R, S, c, 16];
 // depthwise NCHW16c with [C/16, 1, R, S, 1, 16]), lowered as graph_lower's compute does
-// (topi conv2d_NCHWc / depthwise_conv2d_NCHWc, default x86 schedule). As with oneDNN's primitive
+// (topi::x86::Conv2dNCHWc / depthwise_conv2d_NCHWc, default x86 schedule). As with oneDNN's primitive
 // (reorders untimed), the NCHW <-> NCHWc layout_transforms at a graph's boundary are not timed:
 // inside a model consecutive convolutions stay in NCHWc.
 void TesseraConv(const Conv& c, int threads, int repeats) {
@@ -181,7 +182,7 @@ void TesseraConv(const Conv& c, int threads, int repeats) {
   te::Tensor kernel =
       dw ? te::placeholder(topi::MakeShape({c.c / kb, 1, c.r, c.r, 1, kb}), f32, "kernel")
          : te::placeholder(topi::MakeShape({(c.k + kb - 1) / kb, c.c / cb, c.r, c.r, cb, kb}), f32, "kernel");
-  te::Tensor out = dw ? topi::depthwise_conv2d_NCHWc(data, kernel, p) : topi::conv2d_NCHWc(data, kernel, p);
+  te::Tensor out = dw ? topi::depthwise_conv2d_NCHWc(data, kernel, p) : topi::x86::Conv2dNCHWc(data, kernel, p);
   runtime::Module m = Compile({data, kernel, out}, "conv");
   auto dd = Array(topi::ConstShape(data), 4), dk = Array(topi::ConstShape(kernel), 3);
   auto dy = runtime::NDArray::Empty(topi::ConstShape(out), f32);

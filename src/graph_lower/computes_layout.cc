@@ -2,6 +2,7 @@
 #include "computes.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/nn/layout.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
 
 namespace tessera::graph_lower::detail {
 
@@ -13,7 +14,7 @@ void RegisterLayoutComputes(graph::OpRegistry& r) {
     p.padding = Padding4(a);
     p.groups = a.GetInt("groups", 1);
     if (p.groups > 1) return {topi::depthwise_conv2d_NCHWc(in[0], in[1], p)};
-    return {topi::conv2d_NCHWc(in[0], in[1], p)};
+    return {topi::x86::Conv2dNCHWc(in[0], in[1], p)};  // the x86 strategy (im2col for 7x7 outputs)
   });
   r.SetCompute("layout_transform", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::layout_transform(in[0], a.GetString("src_layout"), a.GetString("dst_layout"), a.GetInt("channels"))};

@@ -90,5 +90,93 @@ TEST(LoopPartition, LeavesLoopsWithoutAProvablePrefixAlone) {
   EXPECT_EQ(T::LoopPartition(f)->body.get(), f->body.get());
 }
 
+
+// ---------------------------------------------------------------- selects (inlined padding)
+
+const DataType f32 = DataType::Float(32);
+
+int CountSelects(const Stmt& s) {
+  struct C : StmtExprVisitor {
+    int n = 0;
+    void VisitExpr_(const ir::SelectNode* op) override {
+      ++n;
+      StmtExprVisitor::VisitExpr_(op);
+    }
+  } c;
+  c.VisitStmt(s);
+  return c.n;
+}
+
+/// C[i] += select(0 <= i + k - 1 < n, A[clamp(i + k - 1, 0, n - 1)], 0) * W[k] for k in [0, 3):
+/// a 1-D convolution with its padding inlined, the row index `i` given by `row`.
+Stmt PaddedConvRow(const Buffer& a, const Buffer& w, const Buffer& c, const PrimExpr& row, const Var& k, int64_t n) {
+  PrimExpr x = row + k - 1;
+  PrimExpr inside = x >= make_const(i32, 0) && x < make_const(i32, n);
+  PrimExpr clamped = ir::min(ir::max(x, make_const(i32, 0)), make_const(i32, n - 1));
+  PrimExpr v = ir::select(inside, BufferLoadNode::make(a, {clamped}), make_const(f32, 0.0));
+  return ForNode::make(k, make_const(i32, 0), make_const(i32, 3), ForKind::kSerial,
+                       BufferStoreNode::make(c, BufferLoadNode::make(c, {row}) + v * BufferLoadNode::make(w, {k}), {row}));
+}
+
+TEST(LoopPartition, SelectsSplitIntoBorderAndInterior) {
+  // for i in [0, 10): for k in [0, 3): C[i] += select(0 <= i + k - 1 < 10, A[clamp], 0) * W[k]
+  // -> i = 0, i in [1, 9) with a plain load of A[i + k - 1], i = 9.
+  Buffer a = Buffer::make("A", f32, {make_const(i32, 10)});
+  Buffer w = Buffer::make("W", f32, {make_const(i32, 3)});
+  Buffer c = Buffer::make("C", f32, {make_const(i32, 10)});
+  Var i("i"), k("k");
+  Stmt body = ForNode::make(i, make_const(i32, 0), make_const(i32, 10), ForKind::kSerial, PaddedConvRow(a, w, c, i, k, 10));
+  PrimFunc f = PrimFunc::make("pad1d", {a, w, c}, body);
+  PrimFunc g = T::Simplify(T::LoopPartition(f));
+  // The border iterations are single: i is substituted, and their kernel loops partition in
+  // turn (the tap that reads the padding multiplies a zero).
+  const std::string expected =
+      "C[0] = C[0] + 0.0f * W[0]\n"
+      "for k_t in range(1, 3):\n"
+      "  C[0] = C[0] + A[k_t - 1] * W[k_t]\n"
+      "for i in range(1, 9):\n"
+      "  for k in range(0, 3):\n"
+      "    C[i] = C[i] + A[i + k - 1] * W[k]\n"
+      "for k_t_1 in range(0, 2):\n"
+      "  C[9] = C[9] + A[k_t_1 + 8] * W[k_t_1]\n"
+      "C[9] = C[9] + 0.0f * W[2]\n";
+  EXPECT_EQ(AsText(g->body), expected);
+  T::VerifyFlat(g);
+  EXPECT_EQ(RunFlatOnRandomInputs(f, f), RunFlatOnRandomInputs(g, f));
+}
+
+TEST(LoopPartition, SelectBoundsMayUseOuterLoops) {
+  // The row comes from an outer parallel loop (as a fused (channel, row) loop does): the kernel
+  // loop's interior [max(0, 1 - r), min(3, 9 - r)) is symbolic, and only it loses the select.
+  Buffer a = Buffer::make("A", f32, {make_const(i32, 8)});
+  Buffer w = Buffer::make("W", f32, {make_const(i32, 3)});
+  Buffer c = Buffer::make("C", f32, {make_const(i32, 8)});
+  Var r("r"), k("k");
+  Stmt body = ForNode::make(r, make_const(i32, 0), make_const(i32, 8), ForKind::kParallel, PaddedConvRow(a, w, c, r, k, 8));
+  PrimFunc f = PrimFunc::make("pad_rows", {a, w, c}, body);
+  PrimFunc g = T::Simplify(T::LoopPartition(f));
+  const std::string text = AsText(g->body);
+  EXPECT_EQ(CountSelects(g->body), 2) << text;  // the two border pieces
+  EXPECT_NE(text.find("C[r] = C[r] + A[r + k - 1] * W[k]"), std::string::npos) << text;
+  T::VerifyFlat(g);
+  EXPECT_EQ(RunFlatOnRandomInputs(f, f), RunFlatOnRandomInputs(g, f));
+}
+
+TEST(LoopPartition, LeavesSelectsItCannotBoundAlone) {
+  // i * i is not affine in i: unchanged.
+  Buffer c = Buffer::make("C", f32, {make_const(i32, 6)});
+  Var i("i"), j("j");
+  Stmt sq = BufferStoreNode::make(c, ir::select(i * i < make_const(i32, 9), make_const(f32, 1.0), make_const(f32, 0.0)), {i});
+  PrimFunc f = PrimFunc::make("square", {c}, ForNode::make(i, make_const(i32, 0), make_const(i32, 6), ForKind::kSerial, sq));
+  EXPECT_EQ(T::LoopPartition(f)->body.get(), f->body.get());
+  // u = int(C[j]) is defined inside the loop: `u + j >= 2` says nothing about j alone.
+  Var u("u");
+  Stmt let = LetStmtNode::make(
+      u, ir::CastNode::make(i32, BufferLoadNode::make(c, {j})),
+      BufferStoreNode::make(c, ir::select(u + j >= make_const(i32, 2), make_const(f32, 1.0), make_const(f32, 0.0)), {j}));
+  PrimFunc h = PrimFunc::make("let", {c}, ForNode::make(j, make_const(i32, 0), make_const(i32, 6), ForKind::kSerial, let));
+  EXPECT_EQ(T::LoopPartition(h)->body.get(), h->body.get());
+}
+
 }  // namespace
 }  // namespace tessera::tir

@@ -65,10 +65,11 @@ Data ToDouble(const std::vector<float>& v) { return Data(v.begin(), v.end()); }
 
 std::vector<float> ToFloat(const Data& v) { return std::vector<float>(v.begin(), v.end()); }
 
-void RunCase(const Case& cc, bool depthwise, bool epilogue) {
+void RunCase(const Case& cc, bool depthwise, bool epilogue, bool im2col = false) {
   SCOPED_TRACE(::testing::Message() << "C=" << cc.c << " H=" << cc.h << " W=" << cc.w << " K=" << cc.k << " "
                                     << cc.kh << "x" << cc.kw << " s=" << cc.p.strides[0] << "," << cc.p.strides[1]
-                                    << " dw=" << depthwise << " cb=" << cc.cb << " kb=" << cc.kb);
+                                    << " dw=" << depthwise << " cb=" << cc.cb << " kb=" << cc.kb
+                                    << " im2col=" << im2col);
   const auto [oh, ow] = Conv2DOutHW(cc.h, cc.w, cc.kh, cc.kw, cc.p);
   Data x = testing::Random(cc.c * cc.h * cc.w, 1);
   Data w = testing::Random(cc.k * (depthwise ? 1 : cc.c) * cc.kh * cc.kw, 2);
@@ -89,7 +90,7 @@ void RunCase(const Case& cc, bool depthwise, bool epilogue) {
   } else {
     kernel = te::placeholder(MakeShape({Kb, Cb, cc.kh, cc.kw, cc.cb, cc.kb}), f32, "kernel");
     wp = ToDouble(PackConv2dWeightNCHWc(ToFloat(w).data(), cc.k, cc.c, cc.kh, cc.kw, cc.cb, cc.kb));
-    out = conv2d_NCHWc(data, kernel, cc.p);
+    out = conv2d_NCHWc(data, kernel, cc.p, im2col);
   }
   std::vector<Tensor> inputs = {data, kernel};
   std::vector<Data> in_data = {Pack(x, cc.c, cc.h, cc.w, cc.cb), wp};
@@ -148,6 +149,17 @@ TEST(TopiConv2dNCHWc, FusedBiasReluEpilogue) {
   RunCase(Case{32, 7, 7, 48, 1, 1, P(1, 0), 16, 16}, false, true);
 }
 
+TEST(TopiConv2dNCHWc, Im2colMatchesReference) {
+  // The im2col stage (padding inlined into it) and the fused-pixel 6 x 2 tile with the reduction
+  // blocked over the output block: 7x7 at stride 1 and 2, dilation, a non-square output, and
+  // the bias + relu epilogue under the output-channel block.
+  for (const Case& cc : {Case{32, 7, 7, 16, 3, 3, P(1, 1), 16, 16}, Case{16, 14, 14, 16, 3, 3, P(2, 1), 16, 16},
+                         Case{16, 9, 11, 16, 3, 3, P(1, 2, 2), 16, 16}, Case{3, 7, 7, 10, 3, 3, P(1, 1), 3, 16}}) {
+    RunCase(cc, false, false, true);
+  }
+  RunCase(Case{16, 7, 7, 32, 3, 3, P(1, 1), 16, 16}, false, true, true);
+}
+
 TEST(TopiConv2dNCHWc, DepthwiseMatchesReference) {
   Conv2DParams asym = P(1, 0);
   asym.padding = {0, 1, 1, 2};
@@ -197,18 +209,41 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
 }
 
-TEST(TopiConv2dNCHWc, DepthwisePaddingStageByStride) {
-  // Stride 1: a separate padding stage (two loop nests); stride 2: inlined into the loads.
-  Tensor data = te::placeholder(MakeShape({1, 2, 12, 12, 16}), f32, "data");
+TEST(TopiConv2dNCHWc, DepthwisePaddingStageBySize) {
+  // A padded input that fits in L2 (<= 512 KiB) at stride 1: a separate padding stage (two loop
+  // nests). Stride 2, or a larger map: inlined into the loads (LoopPartition splits off the
+  // border in LowerToFlat).
   Tensor kernel = te::placeholder(MakeShape({2, 1, 3, 3, 1, 16}), f32, "kernel");
-  for (int64_t s : {1, 2}) {
+  for (auto [s, h] : {std::pair<int64_t, int64_t>{1, 12}, {2, 12}, {1, 96}}) {
+    Tensor data = te::placeholder(MakeShape({1, 2, h, h, 16}), f32, "data");
     tir::PrimFunc f =
         x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(s, 1))}, "k"));
     Kinds k;
     k.VisitStmt(f->body);
-    EXPECT_EQ(k.blocks.count(kNCHWcPadName), s == 1 ? 1u : 0u) << "stride " << s;
-    EXPECT_EQ(k.parallel, s == 1 ? 2 : 1) << "stride " << s;
+    const bool stage = s == 1 && h == 12;
+    EXPECT_EQ(k.blocks.count(kNCHWcPadName), stage ? 1u : 0u) << "stride " << s << ", " << h << "x" << h;
+    EXPECT_EQ(k.parallel, stage ? 2 : 1) << "stride " << s << ", " << h << "x" << h;
   }
+}
+
+TEST(TopiConv2dNCHWc, Im2colStrategy) {
+  const int64_t lanes = x86::HostVectorLanes();
+  const int64_t kb = 2 * lanes;
+  // A 3x3 conv whose 7-wide output has no register tile reads an im2col stage (with its padding
+  // inlined); 56x56 (4-pixel tiles), 1x1 kernels and im2col buffers over 4 MiB do not.
+  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(1, 1)));
+  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 14, 14, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(2, 1)));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 4, 56, 56, 16}, {64 / kb, 4, 3, 3, 16, kb}, P(1, 1)));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {512 / kb, 32, 1, 1, 16, kb}, P(1, 0)));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 256, 7, 7, 16}, {512 / kb, 256, 3, 3, 16, kb}, P(1, 1)));  // 7.2 MiB
+  Tensor data = te::placeholder(MakeShape({1, 4, 7, 7, 16}), f32, "data");
+  Tensor kernel = te::placeholder(MakeShape({2, 4, 3, 3, 16, 16}), f32, "kernel");
+  tir::PrimFunc f =
+      x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 1), true)}, "k"));
+  Kinds k;
+  k.VisitStmt(f->body);
+  EXPECT_TRUE(k.blocks.count(kNCHWcIm2colName)) << "a separate stage";
+  EXPECT_FALSE(k.blocks.count(kNCHWcPadName)) << "the padding is inlined into the im2col stage";
 }
 
 TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {

@@ -2,11 +2,15 @@
 #include "tessera/tir/transform/loop_partition.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/tir/functor.h"
+
+#include "select_interior.h"
 
 namespace tessera::tir::transform {
 
@@ -110,6 +114,69 @@ class GuardCollector : public StmtExprVisitor {
   std::vector<const ForNode*> stack_;
 };
 
+/// The conjuncts of select conditions under the candidate loop that bound its variable for
+/// every value of the loops between (select_interior.h): the interior of the loop where all of
+/// them hold is [max(lower), min(upper)).
+class SelectBoundCollector : public StmtExprVisitor {
+ public:
+  explicit SelectBoundCollector(const Var& var) : var_(var) {}
+  std::vector<PrimExpr> facts, lower, upper;
+
+ protected:
+  void VisitStmt_(const ForNode* op) override {
+    defined_.insert(op->loop_var.get_var());
+    stack_.push_back(op);
+    StmtExprVisitor::VisitStmt_(op);
+    stack_.pop_back();
+  }
+  void VisitStmt_(const LetStmtNode* op) override {
+    defined_.insert(op->var.get_var());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitExpr_(const ir::LetNode* op) override {
+    defined_.insert(op->var.get_var());
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitExpr_(const ir::SelectNode* op) override {
+    for (const PrimExpr& c : detail::Conjuncts(op->condition)) Consider(c);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+
+ private:
+  void Consider(const PrimExpr& c) {
+    for (const PrimExpr& f : facts)
+      if (ir::ExprStructuralEqual(c, f)) return;
+    auto fact = detail::NormalizeComparison(c);
+    if (!fact) return;
+    // Every variable must be the candidate, a loop between it and the select, or defined
+    // outside the candidate (invariant over it): not a let or loop of a sibling subtree.
+    std::set<const VarNode*> on_stack;
+    for (const ForNode* f : stack_) on_stack.insert(f->loop_var.get_var());
+    bool ok = true, uses = false;
+    ForEachVar(c, [&](const VarNode* v) {
+      if (v == var_.get_var()) uses = true;
+      else if (defined_.count(v) && !on_stack.count(v)) ok = false;
+    });
+    if (!ok || !uses) return;
+    auto b = detail::BoundForAllInner(*fact, var_, stack_);
+    if (!b) return;
+    facts.push_back(c);
+    (b->is_lower ? lower : upper).push_back(b->bound);
+  }
+  template <typename F>
+  static void ForEachVar(const PrimExpr& e, F f) {
+    struct V : StmtExprVisitor {
+      F* f;
+      void VisitExpr_(const VarNode* op) override { (*f)(op); }
+    } v;
+    v.f = &f;
+    v.VisitExpr(e);
+  }
+  Var var_;
+  std::vector<const ForNode*> stack_;
+  std::set<const VarNode*> defined_;
+};
+
 class Partitioner : public StmtExprMutator {
  protected:
   Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
@@ -120,7 +187,7 @@ class Partitioner : public StmtExprMutator {
     }
     GuardCollector gc(op->loop_var.get_var());
     gc.VisitStmt(op->body);
-    if (gc.guards.empty()) return StmtExprMutator::VisitStmt_(op, s);
+    if (gc.guards.empty()) return PartitionSelects(op, s, m, e);
     // The largest k with every guard provable for loop_var in [m, m + k): binary search
     // (true on a prefix; k = 0 always holds).
     auto provable = [&](int64_t k) {
@@ -147,6 +214,50 @@ class Partitioner : public StmtExprMutator {
                       op->annotations));
     return SeqStmtNode::make({main, tail});
   }
+
+ private:
+  /// Splits `for v in [m, m + e)` into the iterations before, inside and after the interior
+  /// where every select conjunct bounding v holds (bounds may be symbolic); inside, the
+  /// conjuncts are facts (AssumeFacts). At most kMaxDepth nested partitions on a path.
+  Stmt PartitionSelects(const ForNode* op, const Stmt& s, int64_t m, int64_t e) {
+    static constexpr int kMaxDepth = 3;
+    if (depth_ >= kMaxDepth) return StmtExprMutator::VisitStmt_(op, s);
+    SelectBoundCollector sc(op->loop_var);
+    sc.VisitStmt(op->body);
+    if (sc.facts.empty()) return StmtExprMutator::VisitStmt_(op, s);
+    arith::Analyzer an;
+    const DataType t = op->min.dtype();
+    const PrimExpr lo = ir::make_const(t, m), hi = ir::make_const(t, m + e);
+    PrimExpr a = lo, b = hi;
+    for (const PrimExpr& x : sc.lower) a = ir::max(a, x);
+    for (const PrimExpr& x : sc.upper) b = ir::min(b, x);
+    a = an.Simplify(ir::min(a, hi));
+    b = an.Simplify(ir::max(b, a));
+    int64_t ca = 0, cb = 0;
+    const bool constant = ir::as_const_int(a, &ca) && ir::as_const_int(b, &cb);
+    if (constant && ca >= cb) return StmtExprMutator::VisitStmt_(op, s);  // no interior
+    ++depth_;
+    std::vector<Stmt> pieces;
+    auto piece = [&](const PrimExpr& from, const PrimExpr& to, const Stmt& body, bool fresh) {
+      int64_t f = 0, u = 0;
+      if (ir::as_const_int(from, &f) && ir::as_const_int(to, &u) && u <= f) return;
+      Stmt loop;
+      if (ir::as_const_int(from, &f) && ir::as_const_int(to, &u) && u == f + 1) {
+        // A single iteration: the body with v = from, no loop.
+        loop = VisitStmt(Substitute(body, {{op->loop_var.get_var(), from}}));
+      } else {
+        Stmt inner = VisitStmt(body);
+        loop = ForNode::make(op->loop_var, from, an.Simplify(to - from), op->for_kind, inner, op->annotations);
+      }
+      pieces.push_back(fresh ? FreshCopier().VisitStmt(loop) : loop);
+    };
+    piece(lo, a, op->body, true);
+    piece(a, b, detail::AssumeFacts(op->body, sc.facts), false);
+    piece(b, hi, op->body, true);
+    --depth_;
+    return pieces.size() == 1 ? pieces[0] : SeqStmtNode::make(pieces);
+  }
+  int depth_ = 0;
 };
 
 }  // namespace

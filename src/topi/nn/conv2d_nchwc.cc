@@ -40,6 +40,21 @@ Tensor SubsampleNCHWc(const Tensor& data, int64_t sh, int64_t sw, int64_t oh, in
       kNCHWcSubsampleName, tag::kInjective);
 }
 
+// The im2col stage (conv2d_nchwc.h kNCHWcIm2colName): col[n, co, ky, kx, y * OW + x, ci] =
+// in[n, co, y * sh + ky * dh, x * sw + kx * dw, ci].
+Tensor Im2colNCHWc(const Tensor& in, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                   int64_t oh, int64_t ow) {
+  std::vector<int64_t> ds = ConstShape(in);
+  return te::compute(
+      MakeShape({ds[0], ds[1], kh, kw, oh * ow, ds[4]}),
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = floordiv(i[4], Index(ow)) * Index(sh) + i[2] * Index(dh);
+        PrimExpr x = floormod(i[4], Index(ow)) * Index(sw) + i[3] * Index(dw);
+        return in({PrimExpr(i[0]), PrimExpr(i[1]), y, x, PrimExpr(i[5])});
+      },
+      kNCHWcIm2colName, tag::kInjective);
+}
+
 void CheckParams(const Conv2DParams& p, const char* op) {
   TESSERA_CHECK(p.strides[0] >= 1 && p.strides[1] >= 1 && p.dilation[0] >= 1 && p.dilation[1] >= 1, op,
                 ": strides and dilation must be >= 1");
@@ -55,7 +70,7 @@ std::array<int64_t, 2> Conv2DOutHW(int64_t h, int64_t w, int64_t kh, int64_t kw,
   return {(h + pt + pb - eh) / p.strides[0] + 1, (w + pl + pr - ew) / p.strides[1] + 1};
 }
 
-Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p) {
+Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p, bool im2col) {
   std::vector<int64_t> ds = ConstShape(data), ks = ConstShape(kernel);
   TESSERA_CHECK(ds.size() == 5, "conv2d_NCHWc: data must be 5-D NCHWc, got rank ", ds.size());
   TESSERA_CHECK(ks.size() == 6, "conv2d_NCHWc: kernel must be 6-D [K/k, C/c, KH, KW, c, k], got rank ", ks.size());
@@ -69,11 +84,13 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
   int64_t sh = p.strides[0], sw = p.strides[1];
   const int64_t dh = p.dilation[0], dw = p.dilation[1];
   const bool unpadded = p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
+  im2col = im2col && ks[2] * ks[3] > 1;
   if (ks[2] == 1 && ks[3] == 1 && unpadded && (sh > 1 || sw > 1)) {
     in = SubsampleNCHWc(data, sh, sw, oh, ow);
     sh = sw = 1;
   }
   te::IterVar rco = te::reduce_axis(Range(Index(0), Index(ds[1])), "rco");
+  Tensor col = im2col ? Im2colNCHWc(in, ks[2], ks[3], sh, sw, dh, dw, oh, ow) : in;
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");
   te::IterVar rci = te::reduce_axis(Range(Index(0), Index(ds[4])), "rci");
@@ -82,8 +99,9 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
       [&](const std::vector<Var>& i) {
         PrimExpr y = i[2] * Index(sh) + ry.var * Index(dh);
         PrimExpr x = i[3] * Index(sw) + rx.var * Index(dw);
-        return te::sum(in({PrimExpr(i[0]), rco.var, y, x, rci.var}) *
-                           kernel({PrimExpr(i[1]), rco.var, ry.var, rx.var, rci.var, PrimExpr(i[4])}),
+        PrimExpr v = im2col ? col({PrimExpr(i[0]), rco.var, ry.var, rx.var, i[2] * Index(ow) + i[3], rci.var})
+                            : in({PrimExpr(i[0]), rco.var, y, x, rci.var});
+        return te::sum(v * kernel({PrimExpr(i[1]), rco.var, ry.var, rx.var, rci.var, PrimExpr(i[4])}),
                        {rco, ry, rx, rci});
       },
       "conv2d_NCHWc", tag::kConv2dNCHWc);

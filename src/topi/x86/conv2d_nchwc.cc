@@ -59,7 +59,8 @@ int64_t DepthwiseStrideH(const tir::BlockNode* b, int64_t kh) {
 }  // namespace
 
 bool KeepAsStage(const std::string& block_name) {
-  return StartsWith(block_name, kNCHWcPadName) || StartsWith(block_name, kNCHWcSubsampleName);
+  return StartsWith(block_name, kNCHWcPadName) || StartsWith(block_name, kNCHWcSubsampleName) ||
+         StartsWith(block_name, kNCHWcIm2colName);
 }
 
 int64_t HostVectorLanes() {
@@ -92,6 +93,20 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
   return {1, ConvOwTile(ow, 14), 1};
 }
 
+bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
+  if (ds.size() != 5 || ks.size() != 6 || p.groups != 1 || ks[2] * ks[3] <= 1) return false;
+  const int64_t lanes = HostVectorLanes();
+  if (ks[5] != 2 * lanes) return false;
+  const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
+  if (ChooseConvTile(oh, ow, ks[5], lanes, false).oc_vectors != 1) return false;
+  const int64_t bytes = 4 * ks[2] * ks[3] * oh * ow * ds[1] * ds[4];
+  return bytes <= 4 * 1024 * 1024;
+}
+
+te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p) {
+  return conv2d_NCHWc(data, kernel, p, UseIm2colConv(ConstShape(data), ConstShape(kernel), p));
+}
+
 std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& opt) {
   const tir::BlockNode* conv = nullptr;
   bool depthwise = false;
@@ -114,6 +129,24 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   }
 
   BlockRV block = sch.get_block(conv_name);
+  // The im2col stage this conv reads, if any (UseIm2colConv). Its padding is inlined into it:
+  // the stage is a copy anyway, and its selects only cost in the border (LoopPartition).
+  std::string im2col;
+  for (const tir::BlockNode* b : Blocks(sch.func()))
+    if (StartsWith(b->name_hint, kNCHWcIm2colName) && ReadsBuffer(conv, b->writes[0].buffer)) im2col = b->name_hint;
+  if (!im2col.empty()) {
+    for (const tir::BlockNode* b : Blocks(sch.func())) {
+      if (!StartsWith(b->name_hint, kNCHWcPadName)) continue;
+      const std::string pad = b->name_hint;
+      try {
+        sch.compute_inline(sch.get_block(pad));
+        handled.insert(pad);
+      } catch (const ScheduleError& err) {
+        if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "im2col padding: %s\n", err.what());
+      }
+      break;
+    }
+  }
   if (IsParam(sch.func(), out)) {
     // No epilogue: accumulate in a local tile and copy it out (TVM's cache_write), so the
     // accumulators live in a buffer CompactBufferAllocation shrinks to the register tile.
@@ -148,17 +181,20 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     if (const char* e = std::getenv("TESSERA_CONV_TILE")) std::sscanf(e, "%ld,%ld,%ld", &rows, &tile, &vecs);
     if (depthwise || ki_ext % (lanes * vecs) != 0) vecs = 1;
     if (depthwise || rows < 1 || oh_ext % rows != 0) rows = 1;
-    // A stride-1 unpadded 1x1 conv reads input[.., oh, ow, ..] itself, where pixels are
-    // contiguous across rows: with no good tile for OW (7x7), fuse (oh, ow) into one pixel loop
-    // and tile that with T x 2 vectors (49 = 8 x 6 + 1; LoopPartition splits off the tail).
+    // Pixels contiguous across rows: a stride-1 unpadded 1x1 conv reads input[.., oh, ow, ..]
+    // itself, an im2col conv (UseIm2colConv) col[.., oh * OW + ow, ..]. With no good tile for OW
+    // (7x7) fuse (oh, ow) into one pixel loop and tile that with T x 2 vectors (49 = 8 x 6 + 1;
+    // LoopPartition splits off the tail).
     bool pixels_fused = false;
-    if (t.oc_vectors == 1 && !depthwise && ki_ext == 2 * lanes && red.size() == 4 && Extent(sch, red[1]) == 1 &&
-        Extent(sch, red[2]) == 1 && !std::getenv("TESSERA_CONV_TILE")) {
-      for (const tir::BufferRegion& r : sch.GetBlock(block)->reads) {
-        if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh_ext &&
-            ir::get_const_int(r.buffer->shape[3]) == ow_ext)
-          pixels_fused = true;
+    if (t.oc_vectors == 1 && !depthwise && ki_ext == 2 * lanes && !std::getenv("TESSERA_CONV_TILE")) {
+      if (red.size() == 4 && Extent(sch, red[1]) == 1 && Extent(sch, red[2]) == 1) {
+        for (const tir::BufferRegion& r : sch.GetBlock(block)->reads) {
+          if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh_ext &&
+              ir::get_const_int(r.buffer->shape[3]) == ow_ext)
+            pixels_fused = true;
+        }
       }
+      if (!im2col.empty()) pixels_fused = true;
     }
     if (pixels_fused) {
       ow = sch.fuse({oh, ow});
@@ -182,15 +218,15 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     std::vector<LoopRV> order;
     // Reduction blocking: when one output-channel block's kernel (C x R x S x 16 floats) is
     // larger than L1, every tile would stream it from L2; split the channel-block loop so a
-    // chunk of the kernel (<= 16 KiB) stays in L1 across all tiles of the row, accumulating
-    // the row in a row-sized buffer between chunks.
-    LoopRV row_loop = oh;
+    // chunk of the kernel (<= 16 KiB) stays in L1 across all tiles of the row (with fused
+    // pixels: of the whole output block), accumulating them in a buffer between chunks.
+    LoopRV row_loop = pixels_fused ? ko : oh;
     const int64_t rco_ext = depthwise ? 1 : Extent(sch, red.front());
 
     int64_t per_block = 4 * ki_ext;
     for (size_t r = 1; r < red.size(); ++r) per_block *= Extent(sch, red[r]);
     int64_t chunk = rco_ext;
-    if (!depthwise && !pixels_fused && rco_ext * per_block > 32 * 1024) {
+    if (!depthwise && rco_ext * per_block > 32 * 1024) {
       chunk = 1;
       for (int64_t d = rco_ext; d >= 1; --d)
         if (rco_ext % d == 0 && d * per_block <= 16 * 1024) {
@@ -216,8 +252,10 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     // The innermost loop outside the reduction: the epilogue goes there, so the accumulator
     // tile CompactBufferAllocation leaves is exactly the registers' (constant offsets: LLVM's
     // SROA keeps it in registers; an offset in an outer channel-half loop var would not be).
+    // With fused pixels the epilogue goes under the output-channel block instead: a tile of
+    // the fused loop covers parts of two rows, not a box reverse_compute_at can bound.
     const bool blocked = chunk < rco_ext;
-    const LoopRV tile_loop = blocked ? row_loop : order.back();
+    const LoopRV tile_loop = blocked || pixels_fused ? row_loop : order.back();
     order.insert(order.end(), red.begin(), red.end());
     order.insert(order.end(), inner.begin(), inner.end());
     sch.reorder(order);
@@ -261,13 +299,13 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
     if (rows_outer) sch.reorder({oh, ko});
     LoopRV row = pixels_fused ? sch.fuse({n, ko}) : rows_outer ? sch.fuse({n, oh, ko}) : sch.fuse({n, ko, oh});
     if (opt.parallelize) sch.parallel(row);
-    // Depthwise padding. A separate padding pass (the default stage) keeps the micro-kernel
-    // clean: T accumulators, FMAs with memory operands. Inlined, every load becomes a select
-    // whose masks push accumulators out of the 16 ymm registers (5x5 at 16x16x240: 14-23
-    // against 45-60 GFLOP/s; 3x3 at 64x64x96: 24 against 40). With stride 2 the padded copy
-    // is four times the output and the inlined select wins (22-33 against 13 at 112x112x96).
+    // Depthwise padding. Inlined, every load is a select; LoopPartition (LowerToFlat) splits
+    // the tile and kernel-row loops into border and interior, and the interior runs with plain
+    // loads (112x112x32: 36 -> 58 GFLOP/s; stride 2 at 112x112x96: 32 -> 42). When the padded
+    // input fits in L2 a separate padding pass is cheap and keeps every tile clean: small maps
+    // are mostly border (5x5 at 16x16x240: 52 as a stage, 43 inlined).
     const int64_t stride_h = depthwise ? DepthwiseStrideH(sch.GetBlock(block), Extent(sch, red.front())) : 1;
-    if (depthwise && stride_h > 1) {
+    if (depthwise && (stride_h > 1 || input_bytes > 512 * 1024)) {
       for (const tir::BlockNode* b : Blocks(sch.func())) {
         if (!StartsWith(b->name_hint, kNCHWcPadName) || !ReadsBuffer(sch.GetBlock(block), b->writes[0].buffer)) continue;
         const std::string pad = b->name_hint;

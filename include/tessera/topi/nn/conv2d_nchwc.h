@@ -36,9 +36,17 @@ inline constexpr const char* kNCHWcPadName = "data_pad_NCHWc";
 /// pixels, and the stage is a quarter of the input at stride 2).
 inline constexpr const char* kNCHWcSubsampleName = "data_subsample_NCHWc";
 
+/// Name of the im2col stage of a conv2d_NCHWc with `im2col`:
+///   col[n, co, ky, kx, y * OW + x, ci] = pad(data)[n, co, y*sh + ky*dh, x*sw + kx*dw, ci]
+/// (KH x KW x OH x OW pixels per input channel). The convolution then reads
+/// col[n, rco, ry, rx, y * OW + x, rci]: output pixels are contiguous across rows, so a
+/// schedule can tile the fused (y, x) pixel loop whatever OW is (7x7: 8 x 6 + 1).
+inline constexpr const char* kNCHWcIm2colName = "data_im2col_NCHWc";
+
 /// p.groups must be 1. UserError on inconsistent shapes. A 1x1 kernel with stride > 1 and no
-/// padding reads a kNCHWcSubsampleName stage.
-Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);
+/// padding reads a kNCHWcSubsampleName stage; with `im2col` (ignored for 1x1 kernels) a
+/// kNCHWcIm2colName stage.
+Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p, bool im2col = false);
 
 /// Depthwise; p.groups is ignored (the kernel's layout says it). UserError on inconsistent shapes.
 Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);

@@ -20,7 +20,7 @@
 // the task order when the input exceeds 256 KiB (L2 reuse of the row across output blocks).
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
-//   parallel(fuse(n, b, oh))                   (stride 2: data_pad_NCHWc inlined, a select)
+//   parallel(fuse(n, b, oh))                   (data_pad_NCHWc inlined on large maps, see below)
 //     owo, i_o                                  tile, channel half (AVX2)
 //       init, ry, rx, unroll owi, vectorize i   T accumulators, one input load per FMA
 //       epilogue (reverse_compute_at)
@@ -30,16 +30,19 @@
 //
 // The padding stage "data_pad_NCHWc" is left to the default schedule (parallel outer loops,
 // vectorized channel lanes), computed into its own buffer before the convolution: per-row
-// recomputation would repeat it for every output-channel block of a dense conv, and inlined into
-// a depthwise conv's loads its selects push accumulators out of the registers; only a stride-2
-// depthwise conv, whose padded copy is four times its output, inlines it. A strided 1x1 conv
-// reads the "data_subsample_NCHWc" stage (topi/nn/conv2d_nchwc.h), also kept as a stage.
+// recomputation would repeat it for every output-channel block of a dense conv. A depthwise conv
+// inlines it when the padded input exceeds 512 KiB or the stride is 2 (the extra pass over a map
+// that does not stay in L2 costs more than the convolution's own reads): every load becomes a
+// select, and LoopPartition (tir/transform/loop_partition.h) splits the tile and kernel-row
+// loops into border and interior, the interior with plain loads. A strided 1x1 conv reads the
+// "data_subsample_NCHWc" stage (topi/nn/conv2d_nchwc.h), also kept as a stage.
 #pragma once
 
 #include <set>
 #include <string>
 
 #include "tessera/tir/schedule/schedule.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/x86/schedule.h"
 
 namespace tessera::topi::x86 {
@@ -72,6 +75,18 @@ struct ConvTile {
 ///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
 ///    A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
+
+/// Whether the x86 strategy computes conv2d_NCHWc (data [N, C/c, H, W, c], kernel
+/// [K/k, C/c, KH, KW, c, k]) through its im2col stage (topi/nn/conv2d_nchwc.h): a kernel larger
+/// than 1x1, k = 2 vector lanes, an output width with no register tile (ChooseConvTile falls back
+/// to one vector: 7x7) and an im2col buffer of at most 4 MiB. The schedule then tiles the fused
+/// pixel loop 6 x 2 vectors and blocks the reduction over every pixel of an output-channel block:
+/// ResNet-50's 3x3 convs at 7x7, stride 1 and 2, 5.3 / 5.7 -> 3.8 / 3.7 ms.
+bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
+                   const Conv2DParams& p);
+
+/// conv2d_NCHWc as the x86 strategy computes it (with its im2col stage when UseIm2colConv).
+te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p);
 
 /// float32 lanes of the host's vector registers: 16 (AVX-512), 8 (AVX2), 4 otherwise.
 int64_t HostVectorLanes();
