@@ -137,8 +137,10 @@ TEST(TopiConv2dNCHWc, StridedPointwiseMatchesReference) {
 
 TEST(TopiConv2dNCHWc, RegisterTilesMatchReference) {
   // 14x14: the two-row tile on AVX2; 7x7 stride-1 1x1: pixels fused across rows,
-  // 49 = 8 x 6 + 1 (a tail LoopPartition splits off)
-  for (const Case& cc : {Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16}, Case{32, 7, 7, 32, 1, 1, P(1, 0), 16, 16}}) {
+  // 49 = 8 x 6 + 1 (a tail LoopPartition splits off); 26 wide: 6-pixel tiles and a 2-pixel
+  // tail, with the reduction blocked (64 channels x 3 x 3 x 16 floats = 36 KiB per block).
+  for (const Case& cc : {Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16}, Case{32, 7, 7, 32, 1, 1, P(1, 0), 16, 16},
+                         Case{64, 3, 26, 16, 3, 3, P(1, 1), 16, 16}}) {
     RunCase(cc, false, false);
   }
 }
@@ -268,10 +270,13 @@ TEST(TopiConv2dNCHWc, ChooseConvTile) {
     return std::vector<int64_t>{t.oh_tile, t.ow_tile, t.oc_vectors};
   };
   using V = std::vector<int64_t>;
-  // AVX2 (8 lanes), 16-channel blocks: 1 x T x 2 ymm with T in {6, 5, 4} dividing OW.
-  EXPECT_EQ(tile(56, 56, 16, 8, false), (V{1, 4, 2}));
+  // AVX2 (8 lanes), 16-channel blocks: 1 x T x 2 ymm, T = 6 or 5 dividing OW, else 6 with a
+  // tail from 24 pixels on, else 4 dividing OW.
   EXPECT_EQ(tile(48, 48, 16, 8, false), (V{1, 6, 2}));
   EXPECT_EQ(tile(40, 40, 16, 8, false), (V{1, 5, 2}));
+  EXPECT_EQ(tile(56, 56, 16, 8, false), (V{1, 6, 2}));
+  EXPECT_EQ(tile(28, 28, 16, 8, false), (V{1, 6, 2}));
+  EXPECT_EQ(tile(16, 16, 16, 8, false), (V{1, 4, 2}));
   // 14x14: two rows of 2 pixels.
   EXPECT_EQ(tile(14, 14, 16, 8, false), (V{2, 2, 2}));
   // 7x7: no such tile; one vector, the wide tile of ConvOwTile.

@@ -83,8 +83,10 @@ int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
 
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise) {
   if (!depthwise && oc_block == 2 * lanes) {
-    for (int64_t t : {6, 5, 4})
-      if (ow % t == 0) return {1, t, 2};
+    if (ow % 6 == 0) return {1, 6, 2};
+    if (ow % 5 == 0) return {1, 5, 2};
+    if (ow >= 24) return {1, 6, 2};  // a tail of ow % 6 pixels, which LoopPartition splits off
+    if (ow % 4 == 0) return {1, 4, 2};
     if (oh % 2 == 0) {
       for (int64_t t : {3, 2})
         if (ow % t == 0) return {2, t, 2};

@@ -67,9 +67,12 @@ struct ConvTile {
 
 /// The register tile for an output of oh x ow pixels, an output-channel block of `oc_block`
 /// channels and `lanes` float32 lanes per vector register.
-///  * oc_block == 2 lanes (AVX2 with NCHW16c: 16 ymm registers) and a divisor T of ow in
-///    {6, 5, 4}: 1 x T x 2 ymm accumulators (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per
-///    input channel T + 2 loads feed 2T FMAs (a T x 1 tile needs T + 1 loads for T FMAs).
+///  * oc_block == 2 lanes (AVX2 with NCHW16c: 16 ymm registers): 1 x T x 2 ymm accumulators
+///    (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per input channel T + 2 loads feed 2T FMAs
+///    (a T x 1 tile needs T + 1 loads for T FMAs). T = 6 or 5 when it divides ow; else 6 when
+///    ow >= 24, with a tail of ow % 6 pixels (56, 28, 112): 12 accumulators leave slack over the
+///    8 that hide the FMA latency, which 4-pixel tiles do not (1x1 at 56x56: 4.24 -> 3.82 ms,
+///    3x3 at 28x28: 3.29 -> 2.89 ms, medians of alternated runs); else T = 4 when it divides.
 ///    Measured on 56x56 / 28x28 / 40x40 3x3 convs: 87-100 GFLOP/s against 72-84 for 14 x 1.
 ///  * else, with 2 | oh and T in {3, 2} dividing ow (14x14): 2 rows x T x 2 ymm.
 ///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
