@@ -138,9 +138,10 @@ TEST(TopiConv2dNCHWc, StridedPointwiseMatchesReference) {
 TEST(TopiConv2dNCHWc, RegisterTilesMatchReference) {
   // 14x14: the two-row tile on AVX2; 7x7 stride-1 1x1: pixels fused across rows,
   // 49 = 8 x 6 + 1 (a tail LoopPartition splits off); 26 wide: 6-pixel tiles and a 2-pixel
-  // tail, with the reduction blocked (64 channels x 3 x 3 x 16 floats = 36 KiB per block).
+  // tail, and two rows of 3 pixels with a 2-pixel tail, both with the reduction blocked
+  // (64 channels x 3 x 3 x 16 floats = 36 KiB per block).
   for (const Case& cc : {Case{16, 14, 14, 32, 3, 3, P(1, 1), 16, 16}, Case{32, 7, 7, 32, 1, 1, P(1, 0), 16, 16},
-                         Case{64, 3, 26, 16, 3, 3, P(1, 1), 16, 16}}) {
+                         Case{64, 3, 26, 16, 3, 3, P(1, 1), 16, 16}, Case{64, 4, 14, 16, 3, 3, P(1, 1), 16, 16}}) {
     RunCase(cc, false, false);
   }
 }
@@ -277,8 +278,10 @@ TEST(TopiConv2dNCHWc, ChooseConvTile) {
   EXPECT_EQ(tile(56, 56, 16, 8, false), (V{1, 6, 2}));
   EXPECT_EQ(tile(28, 28, 16, 8, false), (V{1, 6, 2}));
   EXPECT_EQ(tile(16, 16, 16, 8, false), (V{1, 4, 2}));
-  // 14x14: two rows of 2 pixels.
-  EXPECT_EQ(tile(14, 14, 16, 8, false), (V{2, 2, 2}));
+  // 14x14: two rows of 3 pixels (and a 2-pixel tail); two rows of 2 below 6 pixels.
+  EXPECT_EQ(tile(14, 14, 16, 8, false), (V{2, 3, 2}));
+  EXPECT_EQ(tile(6, 4, 16, 8, false), (V{1, 4, 2}));
+  EXPECT_EQ(tile(2, 2, 16, 8, false), (V{2, 2, 2}));
   // 7x7: no such tile; one vector, the wide tile of ConvOwTile.
   EXPECT_EQ(tile(7, 7, 16, 8, false), (V{1, 7, 1}));
   // AVX-512 (one zmm per 16 channels), depthwise, and narrow channel blocks: one vector.

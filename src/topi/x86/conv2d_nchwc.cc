@@ -87,10 +87,8 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
     if (ow % 5 == 0) return {1, 5, 2};
     if (ow >= 24) return {1, 6, 2};  // a tail of ow % 6 pixels, which LoopPartition splits off
     if (ow % 4 == 0) return {1, 4, 2};
-    if (oh % 2 == 0) {
-      for (int64_t t : {3, 2})
-        if (ow % t == 0) return {2, t, 2};
-    }
+    if (oh % 2 == 0 && ow >= 6) return {2, 3, 2};  // a tail of ow % 3 pixels (LoopPartition)
+    if (oh % 2 == 0 && ow % 2 == 0) return {2, 2, 2};
   }
   return {1, ConvOwTile(ow, 14), 1};
 }

@@ -74,7 +74,9 @@ struct ConvTile {
 ///    8 that hide the FMA latency, which 4-pixel tiles do not (1x1 at 56x56: 4.24 -> 3.82 ms,
 ///    3x3 at 28x28: 3.29 -> 2.89 ms, medians of alternated runs); else T = 4 when it divides.
 ///    Measured on 56x56 / 28x28 / 40x40 3x3 convs: 87-100 GFLOP/s against 72-84 for 14 x 1.
-///  * else, with 2 | oh and T in {3, 2} dividing ow (14x14): 2 rows x T x 2 ymm.
+///  * else, with 2 | oh: 2 rows x 3 x 2 ymm when ow >= 6, with a tail of ow % 3 pixels (14x14:
+///    3x3 at 14x14x256 2.80 -> 2.67 ms, 1x1 1024 -> 256 1.35 -> 1.27 ms against 2 rows x 2),
+///    else 2 rows x 2 x 2 ymm when 2 | ow.
 ///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
 ///    A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
