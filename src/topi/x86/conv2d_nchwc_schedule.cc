@@ -1,0 +1,338 @@
+// ScheduleConv2dNCHWc (conv2d_nchwc.h): the x86 schedule of the NCHWc convolutions, one step per
+// decision: find the blocks, inline the padding where it belongs, plan the micro-kernel (register
+// tile, fused pixels, reduction chunk), tile the loop nest, put the epilogue under the tile,
+// and order and parallelize the tasks.
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/op.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
+
+#include "block_util.h"
+
+namespace tessera::topi::x86 {
+
+namespace {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::Schedule;
+using tir::ScheduleError;
+
+void Debug(const char* step, const ScheduleError& err) {
+  if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv %s: %s\n", step, err.what());
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+std::vector<const tir::BlockNode*> Blocks(const tir::PrimFunc& f) {
+  std::vector<const tir::BlockNode*> blocks;
+  for (const auto* r : NonRootRealizes(f)) blocks.push_back(r->block_node());
+  return blocks;
+}
+
+int64_t Extent(const Schedule& sch, const LoopRV& l) {
+  int64_t v = -1;
+  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
+  return v;
+}
+
+bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
+  for (const auto& r : b->reads)
+    if (r.buffer.same_as(buf)) return true;
+  return false;
+}
+
+bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
+  for (const auto& p : f->params)
+    if (buf.same_as(p)) return true;
+  return false;
+}
+
+/// The blocks the schedule works on (names; empty when absent).
+struct ConvBlocks {
+  std::string conv;
+  bool depthwise = false;
+  std::string epilogue;  ///< the single block reading the conv's intermediate output
+  std::string im2col;    ///< the im2col stage the conv reads (UseIm2colConv)
+  std::string pad;       ///< the padding stage the conv (or its im2col stage) reads
+  bool writes_param = false;  ///< the conv writes a parameter: no epilogue
+};
+
+std::optional<ConvBlocks> FindConvBlocks(const Schedule& sch) {
+  const tir::PrimFunc& f = sch.func();
+  const tir::BlockNode* conv = nullptr;
+  ConvBlocks cb;
+  for (const tir::BlockNode* b : Blocks(f)) {
+    if (StartsWith(b->name_hint, tag::kConv2dNCHWc)) conv = b;
+    else if (StartsWith(b->name_hint, tag::kDepthwiseConv2dNCHWc)) conv = b, cb.depthwise = true;
+    if (conv) break;
+  }
+  if (!conv) return std::nullopt;
+  cb.conv = conv->name_hint;
+  const tir::Buffer out = conv->writes[0].buffer;
+  cb.writes_param = IsParam(f, out);
+  if (!cb.writes_param) {
+    int readers = 0;
+    for (const tir::BlockNode* b : Blocks(f))
+      if (b != conv && ReadsBuffer(b, out)) ++readers, cb.epilogue = b->name_hint;
+    if (readers != 1) cb.epilogue.clear();
+  }
+  const tir::BlockNode* reader = conv;
+  for (const tir::BlockNode* b : Blocks(f))
+    if (StartsWith(b->name_hint, kNCHWcIm2colName) && ReadsBuffer(conv, b->writes[0].buffer))
+      cb.im2col = b->name_hint, reader = b;
+  for (const tir::BlockNode* b : Blocks(f))
+    if (StartsWith(b->name_hint, kNCHWcPadName) && ReadsBuffer(reader, b->writes[0].buffer)) cb.pad = b->name_hint;
+  return cb;
+}
+
+/// Bytes of the largest 5-d buffer a block reads (the conv's padded input).
+int64_t InputBytes(const tir::BlockNode* b) {
+  int64_t bytes = 0;
+  for (const tir::BufferRegion& r : b->reads) {
+    if (r.buffer->shape.size() != 5) continue;
+    int64_t n = 4;
+    for (const PrimExpr& d : r.buffer->shape) n *= std::max<int64_t>(1, ir::get_const_int(d));
+    bytes = std::max(bytes, n);
+  }
+  return bytes;
+}
+
+/// The vertical stride of a depthwise block: its (padded) input height Hp, output height OH and
+/// kernel height KH satisfy Hp = (OH - 1) * s + KH (+ slack below the last window).
+int64_t DepthwiseStrideH(const tir::BlockNode* b, int64_t kh) {
+  int64_t hp = 0, oh = 0;
+  for (const auto& r : b->reads)
+    if (r.buffer->shape.size() == 5) hp = std::max(hp, ir::get_const_int(r.buffer->shape[2]));
+  if (!b->writes.empty() && b->writes[0].buffer->shape.size() == 5) oh = ir::get_const_int(b->writes[0].buffer->shape[2]);
+  if (oh <= 1 || hp < kh) return 1;
+  return std::max<int64_t>(1, (hp - kh) / (oh - 1));
+}
+
+/// Inlines the padding stage `pad` into its reader; on refusal it stays a stage.
+void InlinePadding(Schedule& sch, const std::string& pad, std::set<std::string>* handled) {
+  if (pad.empty()) return;
+  try {
+    sch.compute_inline(sch.get_block(pad));
+    handled->insert(pad);
+  } catch (const ScheduleError& err) {
+    Debug("padding", err);
+  }
+}
+
+/// Whether the padding goes into the loads of its reader:
+///  * an im2col stage: it is a copy anyway, and its selects only cost in the border;
+///  * a depthwise conv at stride 2, or with a padded input over 512 KiB: every load becomes a
+///    select, which LoopPartition (LowerToFlat) splits into border and interior (112x112x32:
+///    36 -> 58 GFLOP/s; stride 2 at 112x112x96: 32 -> 42). When the padded input fits in L2 a
+///    separate padding pass is cheap and keeps every tile clean: small maps are mostly border
+///    (5x5 at 16x16x240: 52 as a stage, 43 inlined).
+///  * a dense conv keeps its stage: recomputed per tile it would repeat for every output block.
+bool InlinesPadding(const ConvBlocks& cb, const tir::BlockNode* conv, int64_t kh) {
+  if (!cb.im2col.empty()) return true;
+  if (!cb.depthwise) return false;
+  return DepthwiseStrideH(conv, kh) > 1 || InputBytes(conv) > 512 * 1024;
+}
+
+/// The loops of the conv block: n, ko, oh, ow, ki | reduction (rco, ry, rx, rci; depthwise ry, rx).
+struct ConvLoops {
+  LoopRV n, ko, oh, ow, ki;
+  std::vector<LoopRV> red;
+};
+
+/// The micro-kernel: `rows` x `tile` output pixels x `vecs` channel vectors of accumulators;
+/// `pixels_fused`: (oh, ow) fused into one pixel loop first; the reduction's channel-block loop
+/// split into chunks of `chunk` blocks when that is below its extent.
+struct ConvPlan {
+  int64_t rows = 1, tile = 1, vecs = 1;
+  bool pixels_fused = false;
+  int64_t chunk = 0;
+  bool blocked() const { return chunk > 0; }
+};
+
+ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l, const ConvBlocks& cb) {
+  const int64_t lanes = HostVectorLanes();
+  const int64_t oh = Extent(sch, l.oh), ow = Extent(sch, l.ow), ki = Extent(sch, l.ki);
+  const ConvTile t = ChooseConvTile(oh, ow, ki, lanes, cb.depthwise);
+  ConvPlan plan{t.oh_tile, t.ow_tile, t.oc_vectors};
+  // TESSERA_CONV_TILE=R,T,V overrides the tile (for experiments; see ChooseConvTile).
+  const char* forced = std::getenv("TESSERA_CONV_TILE");
+  if (forced) std::sscanf(forced, "%ld,%ld,%ld", &plan.rows, &plan.tile, &plan.vecs);
+  if (cb.depthwise || ki % (lanes * plan.vecs) != 0) plan.vecs = 1;
+  if (cb.depthwise || plan.rows < 1 || oh % plan.rows != 0) plan.rows = 1;
+  // Pixels contiguous across rows: a stride-1 unpadded 1x1 conv reads input[.., oh, ow, ..]
+  // itself, an im2col conv col[.., oh * OW + ow, ..]. With no good tile for OW (7x7) fuse
+  // (oh, ow) into one pixel loop and tile it with T x 2 vectors (49 = 8 x 6 + 1; LoopPartition
+  // splits off the tail).
+  if (t.oc_vectors == 1 && !cb.depthwise && ki == 2 * lanes && !forced) {
+    if (l.red.size() == 4 && Extent(sch, l.red[1]) == 1 && Extent(sch, l.red[2]) == 1) {
+      for (const tir::BufferRegion& r : sch.GetBlock(block)->reads)
+        if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh &&
+            ir::get_const_int(r.buffer->shape[3]) == ow)
+          plan.pixels_fused = true;
+    }
+    if (!cb.im2col.empty()) plan.pixels_fused = true;
+  }
+  if (plan.pixels_fused) {
+    plan.rows = 1, plan.vecs = 2, plan.tile = 6;
+    for (int64_t c : {6, 5, 4})
+      if ((oh * ow) % c == 0) {
+        plan.tile = c;
+        break;
+      }
+  }
+  // Reduction blocking: when one output-channel block's kernel (C x R x S x 16 floats) is
+  // larger than L1, every tile would stream it from L2; split the channel-block loop so a chunk
+  // of the kernel (<= 16 KiB) stays in L1 across all tiles of the row (with fused pixels: of the
+  // whole output block), accumulating them in a buffer between chunks.
+  if (!cb.depthwise) {
+    const int64_t rco = Extent(sch, l.red.front());
+    int64_t per_block = 4 * ki;
+    for (size_t r = 1; r < l.red.size(); ++r) per_block *= Extent(sch, l.red[r]);
+    if (rco > 1 && rco * per_block > 32 * 1024) {
+      plan.chunk = 1;
+      for (int64_t d = rco - 1; d >= 1; --d)
+        if (rco % d == 0 && d * per_block <= 16 * 1024) {
+          plan.chunk = d;
+          break;
+        }
+    }
+  }
+  return plan;
+}
+
+/// Applies the plan to the conv's loops: splits, the micro-kernel order (tiles, then the
+/// reduction, then the unrolled tile loops and the vectorized channel lanes), the init block.
+/// Returns the loop the epilogue goes under: the innermost loop outside the reduction, so the
+/// accumulator tile CompactBufferAllocation leaves is the registers' (constant offsets: SROA
+/// keeps it in registers); with reduction blocking or fused pixels the row / output-channel
+/// block loop (a tile of the fused loop covers parts of two rows, not a box).
+LoopRV TileConv(Schedule& sch, const BlockRV& block, ConvLoops& l, const ConvPlan& plan, const ScheduleOptions& opt,
+                std::set<std::string>* handled) {
+  const int64_t lanes = HostVectorLanes();
+  if (plan.pixels_fused) {
+    l.ow = sch.fuse({l.oh, l.ow});
+    l.oh = LoopRV();
+  }
+  std::vector<LoopRV> order, inner;
+  if (plan.rows > 1) {
+    std::vector<LoopRV> ohs = sch.split(l.oh, {-1, plan.rows});
+    l.oh = ohs[0];
+    inner.push_back(ohs[1]);
+  }
+  std::vector<LoopRV> ows = sch.split(l.ow, {-1, plan.tile});
+  std::vector<LoopRV> red = l.red;
+  if (plan.blocked()) {
+    std::vector<LoopRV> rcos = sch.split(red.front(), {-1, plan.chunk});
+    order.push_back(rcos[0]);
+    red.front() = rcos[1];
+  }
+  order.push_back(ows[0]);
+  inner.push_back(ows[1]);
+  LoopRV ki = l.ki;
+  const int64_t ki_ext = Extent(sch, ki);
+  if (ki_ext > lanes && ki_ext % lanes == 0) {
+    std::vector<LoopRV> kis = sch.split(ki, {-1, plan.vecs, lanes});
+    order.push_back(kis[0]);
+    if (plan.vecs > 1) inner.push_back(kis[1]);
+    else order.push_back(kis[1]);
+    ki = kis[2];
+  }
+  inner.push_back(ki);
+  const LoopRV row_loop = plan.pixels_fused ? l.ko : l.oh;
+  const LoopRV tile_loop = plan.blocked() || plan.pixels_fused ? row_loop : order.back();
+  order.insert(order.end(), red.begin(), red.end());
+  order.insert(order.end(), inner.begin(), inner.end());
+  sch.reorder(order);
+  BlockRV init = sch.decompose_reduction(block, plan.blocked() ? order.front() : red.front());
+  handled->insert(sch.GetBlock(init)->name_hint);
+  if (opt.vectorize) {
+    sch.vectorize(ki);
+    sch.vectorize(sch.get_loops(init).back());
+  }
+  // A tile that does not divide OW leaves a guarded tail, which LoopPartition (LowerToFlat)
+  // splits off: the main tiles and the tail are both unrolled and vectorized.
+  for (size_t i = 0; i + 1 < inner.size(); ++i) sch.unroll(inner[i]);
+  return tile_loop;
+}
+
+/// The epilogue (bias / relu / clip / add, or the cache_write copy-out) under the tile loop,
+/// its channel lanes vectorized and its tile loops unrolled: constant offsets into the
+/// accumulator tile, so it stays in registers. On refusal the default schedule takes it.
+void FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile_loop, const ScheduleOptions& opt,
+                  std::set<std::string>* handled) {
+  if (epilogue.empty()) return;
+  try {
+    BlockRV e = sch.get_block(epilogue);
+    sch.reverse_compute_at(e, tile_loop);
+    handled->insert(epilogue);
+    if (!opt.vectorize) return;
+    std::vector<LoopRV> el = sch.get_loops(e);
+    const int64_t e_ext = Extent(sch, el.back());
+    if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
+    const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
+    size_t first = el.size();
+    for (size_t i = 0; i < el.size(); ++i)
+      if (sch.GetFor(el[i])->loop_var.get() == tile_var) first = i + 1;
+    for (size_t i = first; i + 1 < el.size(); ++i)
+      if (Extent(sch, el[i]) > 1 && Extent(sch, el[i]) <= 16) sch.unroll(el[i]);
+  } catch (const ScheduleError& err) {
+    Debug("epilogue", err);
+    handled->erase(epilogue);
+  }
+}
+
+/// One parallel task per (output-channel block, output row), or per output-channel block with
+/// fused pixels. Output-channel blocks outermost read the whole input once per block; when the
+/// input is larger than L2, rows outermost instead keep a row's input in L2 while every block of
+/// that row runs (1x1 convs on 14x14x1024, 28x28x512: 80 -> 94 GFLOP/s).
+void ParallelizeTasks(Schedule& sch, const ConvLoops& l, const ConvPlan& plan, bool rows_outer,
+                      const ScheduleOptions& opt) {
+  if (rows_outer) sch.reorder({l.oh, l.ko});
+  LoopRV row = plan.pixels_fused ? sch.fuse({l.n, l.ko}) : rows_outer ? sch.fuse({l.n, l.oh, l.ko})
+                                                                      : sch.fuse({l.n, l.ko, l.oh});
+  if (opt.parallelize) sch.parallel(row);
+}
+
+}  // namespace
+
+std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& opt) {
+  std::optional<ConvBlocks> cb = FindConvBlocks(sch);
+  if (!cb) return {};
+  std::set<std::string> handled = {cb->conv};
+  BlockRV block = sch.get_block(cb->conv);
+  if (cb->writes_param) {
+    // No epilogue: accumulate in a local tile and copy it out (TVM's cache_write), so the
+    // accumulators live in a buffer CompactBufferAllocation shrinks to the register tile.
+    try {
+      cb->epilogue = sch.GetBlock(sch.cache_write(block, 0, "local"))->name_hint;
+    } catch (const ScheduleError& err) {
+      Debug("cache_write", err);
+    }
+  }
+  const int64_t input_bytes = InputBytes(sch.GetBlock(block));
+  std::vector<LoopRV> loops = sch.get_loops(block);
+  if (loops.size() != (cb->depthwise ? 7u : 9u)) return {};  // not the compute's own nest: the default
+  for (const LoopRV& l : loops)
+    if (Extent(sch, l) < 0) return {};
+  ConvLoops l{loops[0], loops[1], loops[2], loops[3], loops[4], {loops.begin() + 5, loops.end()}};
+  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), Extent(sch, l.red.front()));
+  try {
+    const ConvPlan plan = PlanConv(sch, block, l, *cb);
+    const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);
+    FuseEpilogue(sch, cb->epilogue, tile_loop, opt, &handled);
+    ParallelizeTasks(sch, l, plan, !cb->depthwise && !plan.pixels_fused && input_bytes > 256 * 1024, opt);
+    if (inline_pad) InlinePadding(sch, cb->pad, &handled);
+  } catch (const ScheduleError& err) {
+    Debug("schedule", err);  // whatever was applied is a valid schedule of the same computation
+  }
+  return handled;
+}
+
+}  // namespace tessera::topi::x86
