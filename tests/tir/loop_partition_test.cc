@@ -118,15 +118,20 @@ Stmt PaddedConvRow(const Buffer& a, const Buffer& w, const Buffer& c, const Prim
                        BufferStoreNode::make(c, BufferLoadNode::make(c, {row}) + v * BufferLoadNode::make(w, {k}), {row}));
 }
 
+/// A[n], W[3], C[n] and `loop` (serial or parallel) over the rows of PaddedConvRow.
+PrimFunc PaddedConv1d(const std::string& name, int64_t n, ForKind loop) {
+  Buffer a = Buffer::make("A", f32, {make_const(i32, n)});
+  Buffer w = Buffer::make("W", f32, {make_const(i32, 3)});
+  Buffer c = Buffer::make("C", f32, {make_const(i32, n)});
+  Var row(loop == ForKind::kParallel ? "r" : "i"), k("k");
+  Stmt body = ForNode::make(row, make_const(i32, 0), make_const(i32, n), loop, PaddedConvRow(a, w, c, row, k, n));
+  return PrimFunc::make(name, {a, w, c}, body);
+}
+
 TEST(LoopPartition, SelectsSplitIntoBorderAndInterior) {
   // for i in [0, 10): for k in [0, 3): C[i] += select(0 <= i + k - 1 < 10, A[clamp], 0) * W[k]
   // -> i = 0, i in [1, 9) with a plain load of A[i + k - 1], i = 9.
-  Buffer a = Buffer::make("A", f32, {make_const(i32, 10)});
-  Buffer w = Buffer::make("W", f32, {make_const(i32, 3)});
-  Buffer c = Buffer::make("C", f32, {make_const(i32, 10)});
-  Var i("i"), k("k");
-  Stmt body = ForNode::make(i, make_const(i32, 0), make_const(i32, 10), ForKind::kSerial, PaddedConvRow(a, w, c, i, k, 10));
-  PrimFunc f = PrimFunc::make("pad1d", {a, w, c}, body);
+  PrimFunc f = PaddedConv1d("pad1d", 10, ForKind::kSerial);
   PrimFunc g = T::Simplify(T::LoopPartition(f));
   // The border iterations are single: i is substituted, and their kernel loops partition in
   // turn (the tap that reads the padding multiplies a zero).
@@ -148,12 +153,7 @@ TEST(LoopPartition, SelectsSplitIntoBorderAndInterior) {
 TEST(LoopPartition, SelectBoundsMayUseOuterLoops) {
   // The row comes from an outer parallel loop (as a fused (channel, row) loop does): the kernel
   // loop's interior [max(0, 1 - r), min(3, 9 - r)) is symbolic, and only it loses the select.
-  Buffer a = Buffer::make("A", f32, {make_const(i32, 8)});
-  Buffer w = Buffer::make("W", f32, {make_const(i32, 3)});
-  Buffer c = Buffer::make("C", f32, {make_const(i32, 8)});
-  Var r("r"), k("k");
-  Stmt body = ForNode::make(r, make_const(i32, 0), make_const(i32, 8), ForKind::kParallel, PaddedConvRow(a, w, c, r, k, 8));
-  PrimFunc f = PrimFunc::make("pad_rows", {a, w, c}, body);
+  PrimFunc f = PaddedConv1d("pad_rows", 8, ForKind::kParallel);
   PrimFunc g = T::Simplify(T::LoopPartition(f));
   const std::string text = AsText(g->body);
   EXPECT_EQ(CountSelects(g->body), 2) << text;  // the two border pieces

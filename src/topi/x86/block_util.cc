@@ -1,5 +1,6 @@
 #include "block_util.h"
 
+#include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 
 namespace tessera::topi::x86 {
@@ -26,6 +27,18 @@ std::vector<const tir::BlockRealizeNode*> NonRootRealizes(const tir::PrimFunc& f
   RealizeCollector c(f->body.get());
   c.VisitStmt(f->body);
   return c.realizes;
+}
+
+std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f) {
+  std::vector<const tir::BlockNode*> blocks;
+  for (const auto* r : NonRootRealizes(f)) blocks.push_back(r->block_node());
+  return blocks;
+}
+
+int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {
+  int64_t v = -1;
+  if (!ir::as_const_int(sch.GetFor(loop)->extent, &v)) return -1;
+  return v;
 }
 
 }  // namespace tessera::topi::x86

@@ -4,13 +4,9 @@
 
 #include "tessera/topi/util.h"
 
+#include "block_util.h"
+
 namespace tessera::topi::x86 {
-
-namespace {
-
-bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-
-}  // namespace
 
 bool KeepAsStage(const std::string& block_name) {
   return StartsWith(block_name, kNCHWcPadName) || StartsWith(block_name, kNCHWcSubsampleName) ||

@@ -19,27 +19,8 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-using tir::BlockRV;
-using tir::LoopRV;
-using tir::Schedule;
-using tir::ScheduleError;
-
 void Debug(const char* step, const ScheduleError& err) {
   if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv %s: %s\n", step, err.what());
-}
-
-bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-
-std::vector<const tir::BlockNode*> Blocks(const tir::PrimFunc& f) {
-  std::vector<const tir::BlockNode*> blocks;
-  for (const auto* r : NonRootRealizes(f)) blocks.push_back(r->block_node());
-  return blocks;
-}
-
-int64_t Extent(const Schedule& sch, const LoopRV& l) {
-  int64_t v = -1;
-  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
-  return v;
 }
 
 bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
@@ -68,7 +49,7 @@ std::optional<ConvBlocks> FindConvBlocks(const Schedule& sch) {
   const tir::PrimFunc& f = sch.func();
   const tir::BlockNode* conv = nullptr;
   ConvBlocks cb;
-  for (const tir::BlockNode* b : Blocks(f)) {
+  for (const tir::BlockNode* b : NonRootBlocks(f)) {
     if (StartsWith(b->name_hint, tag::kConv2dNCHWc)) conv = b;
     else if (StartsWith(b->name_hint, tag::kDepthwiseConv2dNCHWc)) conv = b, cb.depthwise = true;
     if (conv) break;
@@ -79,15 +60,15 @@ std::optional<ConvBlocks> FindConvBlocks(const Schedule& sch) {
   cb.writes_param = IsParam(f, out);
   if (!cb.writes_param) {
     int readers = 0;
-    for (const tir::BlockNode* b : Blocks(f))
+    for (const tir::BlockNode* b : NonRootBlocks(f))
       if (b != conv && ReadsBuffer(b, out)) ++readers, cb.epilogue = b->name_hint;
     if (readers != 1) cb.epilogue.clear();
   }
   const tir::BlockNode* reader = conv;
-  for (const tir::BlockNode* b : Blocks(f))
+  for (const tir::BlockNode* b : NonRootBlocks(f))
     if (StartsWith(b->name_hint, kNCHWcIm2colName) && ReadsBuffer(conv, b->writes[0].buffer))
       cb.im2col = b->name_hint, reader = b;
-  for (const tir::BlockNode* b : Blocks(f))
+  for (const tir::BlockNode* b : NonRootBlocks(f))
     if (StartsWith(b->name_hint, kNCHWcPadName) && ReadsBuffer(reader, b->writes[0].buffer)) cb.pad = b->name_hint;
   return cb;
 }
@@ -158,7 +139,7 @@ struct ConvPlan {
 
 ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l, const ConvBlocks& cb) {
   const int64_t lanes = HostVectorLanes();
-  const int64_t oh = Extent(sch, l.oh), ow = Extent(sch, l.ow), ki = Extent(sch, l.ki);
+  const int64_t oh = ConstExtent(sch, l.oh), ow = ConstExtent(sch, l.ow), ki = ConstExtent(sch, l.ki);
   const ConvTile t = ChooseConvTile(oh, ow, ki, lanes, cb.depthwise);
   ConvPlan plan{t.oh_tile, t.ow_tile, t.oc_vectors};
   // TESSERA_CONV_TILE=R,T,V overrides the tile (for experiments; see ChooseConvTile).
@@ -171,7 +152,7 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
   // (oh, ow) into one pixel loop and tile it with T x 2 vectors (49 = 8 x 6 + 1; LoopPartition
   // splits off the tail).
   if (t.oc_vectors == 1 && !cb.depthwise && ki == 2 * lanes && !forced) {
-    if (l.red.size() == 4 && Extent(sch, l.red[1]) == 1 && Extent(sch, l.red[2]) == 1) {
+    if (l.red.size() == 4 && ConstExtent(sch, l.red[1]) == 1 && ConstExtent(sch, l.red[2]) == 1) {
       for (const tir::BufferRegion& r : sch.GetBlock(block)->reads)
         if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh &&
             ir::get_const_int(r.buffer->shape[3]) == ow)
@@ -192,9 +173,9 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
   // of the kernel (<= 16 KiB) stays in L1 across all tiles of the row (with fused pixels: of the
   // whole output block), accumulating them in a buffer between chunks.
   if (!cb.depthwise) {
-    const int64_t rco = Extent(sch, l.red.front());
+    const int64_t rco = ConstExtent(sch, l.red.front());
     int64_t per_block = 4 * ki;
-    for (size_t r = 1; r < l.red.size(); ++r) per_block *= Extent(sch, l.red[r]);
+    for (size_t r = 1; r < l.red.size(); ++r) per_block *= ConstExtent(sch, l.red[r]);
     if (rco > 1 && rco * per_block > 32 * 1024) {
       plan.chunk = 1;
       for (int64_t d = rco - 1; d >= 1; --d)
@@ -236,7 +217,7 @@ LoopRV TileConv(Schedule& sch, const BlockRV& block, ConvLoops& l, const ConvPla
   order.push_back(ows[0]);
   inner.push_back(ows[1]);
   LoopRV ki = l.ki;
-  const int64_t ki_ext = Extent(sch, ki);
+  const int64_t ki_ext = ConstExtent(sch, ki);
   if (ki_ext > lanes && ki_ext % lanes == 0) {
     std::vector<LoopRV> kis = sch.split(ki, {-1, plan.vecs, lanes});
     order.push_back(kis[0]);
@@ -274,14 +255,14 @@ void FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile
     handled->insert(epilogue);
     if (!opt.vectorize) return;
     std::vector<LoopRV> el = sch.get_loops(e);
-    const int64_t e_ext = Extent(sch, el.back());
+    const int64_t e_ext = ConstExtent(sch, el.back());
     if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
     const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
     size_t first = el.size();
     for (size_t i = 0; i < el.size(); ++i)
       if (sch.GetFor(el[i])->loop_var.get() == tile_var) first = i + 1;
     for (size_t i = first; i + 1 < el.size(); ++i)
-      if (Extent(sch, el[i]) > 1 && Extent(sch, el[i]) <= 16) sch.unroll(el[i]);
+      if (ConstExtent(sch, el[i]) > 1 && ConstExtent(sch, el[i]) <= 16) sch.unroll(el[i]);
   } catch (const ScheduleError& err) {
     Debug("epilogue", err);
     handled->erase(epilogue);
@@ -320,9 +301,9 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   std::vector<LoopRV> loops = sch.get_loops(block);
   if (loops.size() != (cb->depthwise ? 7u : 9u)) return {};  // not the compute's own nest: the default
   for (const LoopRV& l : loops)
-    if (Extent(sch, l) < 0) return {};
+    if (ConstExtent(sch, l) < 0) return {};
   ConvLoops l{loops[0], loops[1], loops[2], loops[3], loops[4], {loops.begin() + 5, loops.end()}};
-  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), Extent(sch, l.red.front()));
+  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()));
   try {
     const ConvPlan plan = PlanConv(sch, block, l, *cb);
     const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);

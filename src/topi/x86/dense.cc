@@ -12,21 +12,14 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-using tir::BlockRV;
-using tir::LoopRV;
-using tir::Schedule;
-using tir::ScheduleError;
-
 constexpr const char* kGemmName = "T_gemm_packed";
 constexpr const char* kPackName = "T_pack_b";
 
 std::vector<std::string> BlockNames(const tir::PrimFunc& f) {
   std::vector<std::string> out;
-  for (const auto* r : NonRootRealizes(f)) out.push_back(r->block_node()->name_hint);
+  for (const tir::BlockNode* b : NonRootBlocks(f)) out.push_back(b->name_hint);
   return out;
 }
-
-bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 
 int64_t Extent(const Schedule& sch, const LoopRV& l) {
   int64_t v = -1;

@@ -15,11 +15,6 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-using tir::BlockRV;
-using tir::LoopRV;
-using tir::Schedule;
-using tir::ScheduleError;
-
 std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) { return NonRootRealizes(f); }
 
 const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name) {
@@ -71,12 +66,6 @@ const tir::IterVar* SpatialIterOf(const tir::BlockRealizeNode* r, const ir::VarN
       return b->iter_vars[i].iter_type == tir::IterVarType::kDataPar ? &b->iter_vars[i] : nullptr;
   }
   return nullptr;
-}
-
-int64_t ConstExtent(const Schedule& sch, const LoopRV& l) {
-  int64_t v = -1;
-  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
-  return v;
 }
 
 // Whether the block's store writes its last dim with `iv` (contiguous lanes).
