@@ -54,14 +54,21 @@ TEST_F(ThreadPoolTest, RunsEveryTaskExactlyOnce) {
   EXPECT_FALSE(InParallelRegion());
 }
 
-TEST_F(ThreadPoolTest, NonPositiveTaskCountMeansThreadCount) {
+TEST_F(ThreadPoolTest, NonPositiveTaskCountMeansEightSharesPerThread) {
+  // The pool picks 8 shares per thread (claimed one at a time), and one share with one thread.
   SetNumThreads(3);
-  Counts c(3);
+  Counts c(24);
   EXPECT_EQ(TesseraParallelLaunch(&CountTask, &c, 0), 0);
   ExpectEachOnce(c);
-  Counts d(3);
+  EXPECT_EQ(c.seen_num_tasks.load(), 24);
+  Counts d(24);
   EXPECT_EQ(TesseraParallelLaunch(&CountTask, &d, -1), 0);
   ExpectEachOnce(d);
+  SetNumThreads(1);
+  Counts e(1);
+  EXPECT_EQ(TesseraParallelLaunch(&CountTask, &e, 0), 0);
+  ExpectEachOnce(e);
+  EXPECT_EQ(e.seen_num_tasks.load(), 1);
 }
 
 TEST_F(ThreadPoolTest, UsesSeveralThreads) {

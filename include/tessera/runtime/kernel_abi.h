@@ -30,8 +30,9 @@ typedef int32_t (*TesseraKernelFn)(void* const* args);
 /// `closure` points to the values the loop body captured. Returns 0 on success.
 typedef int32_t (*TesseraParallelTaskFn)(int32_t task_id, int32_t num_tasks, void* closure);
 
-/// Runs task(0..n-1, n, closure) on the thread pool, n = num_tasks, or the pool's
-/// thread count when num_tasks <= 0. Returns 0 when every task returned 0.
+/// Runs task(0..n-1, n, closure) on the thread pool, n = num_tasks, or when num_tasks <= 0
+/// the pool's choice (8 shares per thread, claimed dynamically; 1 with one thread). Returns 0
+/// when every task returned 0.
 typedef int32_t (*TesseraParallelLaunchFn)(TesseraParallelTaskFn task, void* closure,
                                            int32_t num_tasks);
 

@@ -28,7 +28,8 @@
 extern "C" {
 /// The runtime's TesseraParallelLaunchFn (kernel_abi.h), stored by Module into each
 /// model library's __tessera_parallel_launch. Runs task(i, n, closure) for i in
-/// [0, n), n = num_tasks or NumThreads() when num_tasks <= 0. Returns 0 when every
+/// [0, n), n = num_tasks or, when num_tasks <= 0, 8 x NumThreads() shares claimed one at a
+/// time (1 share with one thread). Returns 0 when every
 /// task returned 0, else the non-zero value of one failed task (all tasks still run).
 int32_t TesseraParallelLaunch(TesseraParallelTaskFn task, void* closure, int32_t num_tasks);
 }
