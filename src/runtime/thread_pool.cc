@@ -31,7 +31,7 @@ constexpr int kSpinIterations = 1 << 12;
 // a time: when one core runs slower (a busy SMT sibling; on this machine the second vCPU's FMA
 // throughput changes from run to run), the other takes more shares instead of waiting for it.
 // Static halves at 2 threads: ResNet-50 60.2 / 64.3 ms, 8 shares: 59.2 / 58.0 (medians of 6
-// alternated runs in two sessions); MobileNetV2 5.16 -> 4.91 ms.
+// alternated runs in two series); MobileNetV2 5.16 -> 4.91 ms.
 constexpr int kSharesPerThread = 8;
 
 constexpr uint64_t kClosed = uint64_t{1} << 31;
