@@ -12,12 +12,15 @@
 // Without an epilogue the conv accumulates into a cache_write "local" buffer copied out per
 // tile, so after CompactBufferAllocation every conv accumulates in a tile-sized stack buffer
 // that LLVM keeps in registers.
-// (T, V) = ChooseConvTile: see there. A stride-1 unpadded 1x1 conv whose OW has no good tile
-// (7x7) fuses (oh, ow) into one pixel loop tiled 6 x 2 vectors (pixels are contiguous across
-// rows in NCHWc); the tile that does not divide leaves a tail that LoopPartition splits off.
-// Reduction blocking (a kernel chunk <= 16 KiB kept in L1 across the row's tiles, the row
-// accumulated between chunks) when one output block's kernel exceeds 32 KiB; rows outermost in
-// the task order when the input exceeds 256 KiB (L2 reuse of the row across output blocks).
+// (T, V) = ChooseConvTile: see there; a tile that does not divide OW leaves a tail that
+// LoopPartition splits off. A conv whose OW has no good tile (7x7) fuses (oh, ow) into one pixel
+// loop tiled 6 x 2 vectors when its pixels are contiguous across rows: a stride-1 unpadded 1x1
+// conv (NCHWc), or a conv reading the im2col stage (UseIm2colConv); its epilogue then goes under
+// the output-channel block. Reduction blocking (a kernel chunk <= 16 KiB kept in L1 across the
+// row's tiles, or the whole block's with fused pixels, accumulated between chunks) when one
+// output block's kernel exceeds 32 KiB; rows outermost in the task order when the input exceeds
+// 256 KiB (L2 reuse of the row across output blocks). The code: conv2d_nchwc_schedule.cc, one
+// function per decision.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
 //   parallel(fuse(n, b, oh))                   (data_pad_NCHWc inlined on large maps, see below)
