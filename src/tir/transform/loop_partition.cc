@@ -64,6 +64,17 @@ class FreshCopier : public StmtExprMutator {
   }
 };
 
+/// Calls f(var) for every variable occurrence in e.
+template <typename F>
+void ForEachVar(const PrimExpr& e, F f) {
+  struct V : StmtExprVisitor {
+    F* f;
+    void VisitExpr_(const VarNode* op) override { (*f)(op); }
+  } v;
+  v.f = &f;
+  v.VisitExpr(e);
+}
+
 /// A guard of an `if` under the candidate loop, with the loops between them.
 struct Guard {
   PrimExpr term;                    ///< one conjunct that uses the candidate loop's variable
@@ -85,31 +96,16 @@ class GuardCollector : public StmtExprVisitor {
     if (!op->else_case.defined()) {
       // Upper bounds only (`a < b`, `a <= b`): the guards of a split's tail. Equalities such as
       // an unhoisted reduction init (`k == 0`) are left in place.
-      for (const PrimExpr& t : Conjuncts(op->condition))
-        if ((t.as<ir::LTNode>() || t.as<ir::LENode>()) && UsesVar(t)) guards.push_back({t, stack_});
+      for (const PrimExpr& t : detail::Conjuncts(op->condition)) {
+        bool uses = false;
+        ForEachVar(t, [&](const VarNode* v) { uses |= v == var_; });
+        if ((t.as<ir::LTNode>() || t.as<ir::LENode>()) && uses) guards.push_back({t, stack_});
+      }
     }
     StmtExprVisitor::VisitStmt_(op);
   }
 
  private:
-  static std::vector<PrimExpr> Conjuncts(const PrimExpr& e) {
-    if (auto* a = e.as<ir::AndNode>()) {
-      std::vector<PrimExpr> l = Conjuncts(a->a), r = Conjuncts(a->b);
-      l.insert(l.end(), r.begin(), r.end());
-      return l;
-    }
-    return {e};
-  }
-  bool UsesVar(const PrimExpr& e) const {
-    struct Finder : StmtExprVisitor {
-      const VarNode* var;
-      bool found = false;
-      void VisitExpr_(const VarNode* op) override { found |= op == var; }
-    } f;
-    f.var = var_;
-    f.VisitExpr(e);
-    return f.found;
-  }
   const VarNode* var_;
   std::vector<const ForNode*> stack_;
 };
@@ -162,15 +158,6 @@ class SelectBoundCollector : public StmtExprVisitor {
     if (!b) return;
     facts.push_back(c);
     (b->is_lower ? lower : upper).push_back(b->bound);
-  }
-  template <typename F>
-  static void ForEachVar(const PrimExpr& e, F f) {
-    struct V : StmtExprVisitor {
-      F* f;
-      void VisitExpr_(const VarNode* op) override { (*f)(op); }
-    } v;
-    v.f = &f;
-    v.VisitExpr(e);
   }
   Var var_;
   std::vector<const ForNode*> stack_;

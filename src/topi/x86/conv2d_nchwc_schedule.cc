@@ -115,10 +115,10 @@ void InlinePadding(Schedule& sch, const std::string& pad, std::set<std::string>*
 ///    separate padding pass is cheap and keeps every tile clean: small maps are mostly border
 ///    (5x5 at 16x16x240: 52 as a stage, 43 inlined).
 ///  * a dense conv keeps its stage: recomputed per tile it would repeat for every output block.
-bool InlinesPadding(const ConvBlocks& cb, const tir::BlockNode* conv, int64_t kh) {
+bool InlinesPadding(const ConvBlocks& cb, const tir::BlockNode* conv, int64_t kh, int64_t input_bytes) {
   if (!cb.im2col.empty()) return true;
   if (!cb.depthwise) return false;
-  return DepthwiseStrideH(conv, kh) > 1 || InputBytes(conv) > 512 * 1024;
+  return DepthwiseStrideH(conv, kh) > 1 || input_bytes > 512 * 1024;
 }
 
 /// The loops of the conv block: n, ko, oh, ow, ki | reduction (rco, ry, rx, rci; depthwise ry, rx).
@@ -303,7 +303,7 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   for (const LoopRV& l : loops)
     if (ConstExtent(sch, l) < 0) return {};
   ConvLoops l{loops[0], loops[1], loops[2], loops[3], loops[4], {loops.begin() + 5, loops.end()}};
-  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()));
+  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()), input_bytes);
   try {
     const ConvPlan plan = PlanConv(sch, block, l, *cb);
     const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);
