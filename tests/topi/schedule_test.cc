@@ -2,14 +2,18 @@
 // results equal to the unscheduled function on dividing and non-dividing shapes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 
 #include "tessera/tir/functor.h"
+#include "tessera/tir/printer.h"
 #include "tessera/topi/broadcast.h"
 #include "tessera/topi/math.h"
 #include "tessera/topi/nn/conv2d.h"
 #include "tessera/topi/nn/dense.h"
+#include "tessera/topi/nn/softmax.h"
+#include "tessera/topi/reduction.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
@@ -94,6 +98,70 @@ TEST(TopiX86Schedule, DenseNonDividing) {
   Data s = testing::Run({x, w}, {y}, {dx, dw}, testing::Mode::kScheduled)[0];
   testing::ExpectNear(s, u, 1e-6, "scheduled vs unscheduled dense");
   EXPECT_GE(Summarize(x86::DefaultSchedule(te::create_prim_func({x, w, y}, "d"))).parallel, 1);
+}
+
+// The blocks under each parallel loop, by name.
+struct ParallelScopes : tir::StmtExprVisitor {
+  std::vector<std::set<std::string>> scopes;
+  int depth = 0;
+  void VisitStmt_(const tir::ForNode* op) override {
+    const bool par = op->for_kind == tir::ForKind::kParallel;
+    if (par) scopes.emplace_back();
+    depth += par;
+    StmtExprVisitor::VisitStmt_(op);
+    depth -= par;
+  }
+  void VisitStmt_(const tir::BlockNode* op) override {
+    if (depth > 0) scopes.back().insert(op->name_hint);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+TEST(TopiX86Schedule, SoftmaxRowsShareOneParallelLoop) {
+  const int64_t rows = 4 * 8, n = 48;
+  Tensor x = te::placeholder(MakeShape({4, 8, n}), f32, "x");
+  Tensor y = softmax(x, -1);
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
+  ParallelScopes par;
+  par.VisitStmt(f->body);
+  // One row loop: the max, the exp (kept as a stage: the sum and the normalization both read
+  // it), the sum and the normalization of a row all run under it.
+  ASSERT_EQ(par.scopes.size(), 1u) << tir::AsText(f);
+  const std::set<std::string> want = {"T_softmax_maxelem_rf_init", "T_softmax_maxelem_rf", "T_softmax_maxelem",
+                                      "T_softmax_exp", "T_softmax_expsum_rf_init", "T_softmax_expsum_rf",
+                                      "T_softmax_expsum", "T_softmax_norm"};
+  EXPECT_EQ(par.scopes[0], want) << tir::AsText(f);
+  // Vectorized: both rf inits and updates (16 partial results per row), the exp and the norm.
+  EXPECT_EQ(Summarize(f).vectorized, 6) << tir::AsText(f);
+  Data d = testing::Random(rows * n, 9, -4.0, 4.0), want_y(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, sum = 0;
+    for (int64_t i = 0; i < n; ++i) m = std::max(m, d[r * n + i]);
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(d[r * n + i] - m);
+    for (int64_t i = 0; i < n; ++i) want_y[r * n + i] = std::exp(d[r * n + i] - m) / sum;
+  }
+  testing::CheckAllModes({x}, y, {d}, want_y, 1e-5);
+}
+
+TEST(TopiX86Schedule, RowReductionsAreRfactored) {
+  // A sum along the contiguous axis: 16 partial sums per row (rfactor), vectorized; a length
+  // that 16, 8 and 4 do not divide keeps the lanes across rows. Both equal the plain sum.
+  for (int64_t n : {64, 37}) {
+    Tensor x = te::placeholder(MakeShape({20, n}), f32, "x");
+    Tensor y = sum(x, {1});
+    tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
+    Summary s = Summarize(f);
+    EXPECT_EQ(s.blocks.count("T_sum_rf"), n == 64 ? 1u : 0u) << tir::AsText(f);
+    EXPECT_EQ(s.vectorized, 2) << tir::AsText(f);  // the init's lanes and the update's
+    EXPECT_EQ(s.parallel, 1);
+    Data d = testing::Random(20 * n, 3), want;
+    for (int64_t r = 0; r < 20; ++r) {
+      double acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc += d[r * n + i];
+      want.push_back(acc);
+    }
+    testing::CheckAllModes({x}, y, {d}, want, 1e-5);
+  }
 }
 
 }  // namespace

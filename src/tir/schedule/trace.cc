@@ -233,6 +233,8 @@ void Trace::ApplyToSchedule(Schedule& sch) const {
     } else if (k == "cache_write") {
       bind({sch.cache_write(B(0), static_cast<int>(GetAs<int64_t>(inst, "write_buffer_index")),
                             GetAs<std::string>(inst, "storage_scope")).id}, 'b');
+    } else if (k == "rfactor") {
+      bind({sch.rfactor(L(0), static_cast<int>(GetAs<int64_t>(inst, "factor_axis"))).id}, 'b');
     } else if (k == "decompose_reduction") {
       bind({sch.decompose_reduction(B(0), L(1)).id}, 'b');
     } else if (k == "transform_layout") {

@@ -62,7 +62,12 @@ Tensor softmax(const Tensor& x, int64_t axis) {
       ax.ReducedShape(), [&](const std::vector<Var>& r) { return te::sum(e(ax.WithAxis(r, k.var)), {k}); },
       "T_softmax_expsum", tag::kSoftmax);
   return te::compute(
-      x.shape(), [&](const std::vector<Var>& i) { return e(AsExprs(i)) / s(ax.DropAxis(i)); }, "T_softmax_norm",
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        // One division per row: e * (1 / s) (the reciprocal is invariant along the row).
+        return e(AsExprs(i)) * (ir::make_const(x.dtype(), 1.0) / s(ax.DropAxis(i)));
+      },
+      "T_softmax_norm",
       tag::kSoftmax);
 }
 

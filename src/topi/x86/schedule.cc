@@ -1,9 +1,12 @@
 #include "tessera/topi/x86/schedule.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
@@ -37,7 +40,44 @@ bool WritesParam(const tir::PrimFunc& f, const tir::BlockNode* b) {
   return false;
 }
 
-// Step 1: inline every spatial-only intermediate block that compute_inline accepts.
+// Whether a block calls an expensive intrinsic (exp, log, tanh, erf, ...; not fabs, floor,
+// sqrt and the like, which cost about as much as a load).
+bool CallsTranscendental(const tir::BlockNode* b) {
+  struct Calls : public tir::StmtExprVisitor {
+    bool found = false;
+    void VisitExpr_(const ir::CallNode* op) override {
+      static const std::set<std::string> cheap = {"fabs", "floor", "ceil", "round", "trunc", "fma", "sqrt", "rsqrt"};
+      found |= !cheap.count(op->op);
+      tir::StmtExprVisitor::VisitExpr_(op);
+    }
+  } calls;
+  calls.VisitStmt(b->body);
+  return calls.found;
+}
+
+// The number of blocks other than `b` that read what `b` writes.
+int ConsumerCount(const tir::PrimFunc& f, const tir::BlockNode* b) {
+  int n = 0;
+  for (const auto* other : NonRootBlocks(f)) {
+    if (other == b) continue;
+    struct Reads : public tir::StmtExprVisitor {
+      const tir::BufferNode* buf;
+      bool found = false;
+      void VisitExpr_(const tir::BufferLoadNode* op) override {
+        found |= op->buffer.get() == buf;
+        tir::StmtExprVisitor::VisitExpr_(op);
+      }
+    } reads;
+    reads.buf = b->writes.empty() ? nullptr : b->writes[0].buffer.get();
+    reads.VisitStmt(other->body);
+    n += reads.found;
+  }
+  return n;
+}
+
+// Step 1: inline every spatial-only intermediate block that compute_inline accepts, except
+// one that calls a transcendental and is read by two or more blocks (softmax's exp, read by
+// the sum and the division): inlining would compute it once per consumer.
 void InlineInjective(Schedule& sch) {
   std::set<std::string> refused;
   for (bool changed = true; changed;) {
@@ -47,6 +87,7 @@ void InlineInjective(Schedule& sch) {
       if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
       if (KeepAsStage(b->name_hint)) continue;  // e.g. the NCHWc conv padding stage
       if (KeepGemmStage(b->name_hint)) continue;  // the packing of a GEMM operand (dense.h)
+      if (CallsTranscendental(b) && ConsumerCount(sch.func(), b) >= 2) continue;
       try {
         sch.compute_inline(sch.get_block(b->name_hint));
         changed = true;
@@ -146,12 +187,89 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, std::vector<LoopRV>
   }
 }
 
+// The iter var a loop var is bound to directly; nullptr when none.
+const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var) {
+  const tir::BlockNode* b = r->block_node();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i)
+    if (r->iter_values[i].get() == loop_var) return &b->iter_vars[i];
+  return nullptr;
+}
+
+// How much an index advances when `v` does: e(v + 1) - e(v), simplified.
+PrimExpr Step(const PrimExpr& e, const tir::IterVar& v) {
+  arith::Analyzer an;
+  return an.Simplify(tir::Substitute(e, {{v.var.get_var(), v.var + 1}}) - e);
+}
+
+// Whether a load's last index advances by exactly 1 with `v`.
+bool UnitStride(const tir::BufferLoadNode* load, const tir::IterVar& v) {
+  const auto* c = Step(load->indices.back(), v).as<ir::IntImmNode>();
+  return c && c->value == 1;
+}
+
+// Whether a reduction reads along its innermost reduction loop and not along its innermost
+// spatial one: some load that changes in the reduction is contiguous in `red`, and none is
+// contiguous in `spatial` (a row sum, softmax's max and sum, layer norm's mean; not a matmul,
+// whose B[k, j] is contiguous in j). Vectorizing the spatial loop would gather with a stride.
+bool ReducesAlongRows(const tir::BlockRealizeNode* r, const tir::IterVar* spatial, const tir::IterVar& red) {
+  const tir::BlockNode* b = r->block_node();
+  const auto* store = b->body.as<tir::BufferStoreNode>();
+  if (!store) return false;
+  struct Loads : public tir::StmtExprVisitor {
+    std::vector<const tir::BufferLoadNode*> all;
+    void VisitExpr_(const tir::BufferLoadNode* op) override {
+      all.push_back(op);
+      tir::StmtExprVisitor::VisitExpr_(op);
+    }
+  } loads;
+  loads.VisitExpr(store->value);
+  bool along_red = false;
+  for (const auto* l : loads.all) {
+    if (l->buffer.same_as(store->buffer) || l->indices.empty()) continue;
+    bool varies = false;
+    for (const auto& x : l->indices) varies |= !ir::is_zero(Step(x, red));
+    if (!varies) continue;  // invariant in the reduction: read once per output
+    if (spatial && UnitStride(l, *spatial)) return false;
+    along_red |= UnitStride(l, red);
+  }
+  return along_red;
+}
+
+// A reduction along rows (ReducesAlongRows): the innermost reduction loop is split by the
+// lane count and rfactor-ed (TensorIR §3.3), so each output keeps `lanes` partial results,
+// read with contiguous vector loads; the write-back combines them (lanes scalar steps per
+// output). Returns false, leaving the block as it was, when the loop does not split evenly.
+bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>& reduction, const ScheduleOptions& opt) {
+  const LoopRV inner = reduction.back();
+  const int64_t ext = ConstExtent(sch, inner);
+  const int64_t f = LaneFactor(ext, opt);
+  if (f < 4 || ext % f != 0) return false;
+  try {
+    LoopRV lane = inner, first = reduction.front();
+    if (f < ext) {
+      std::vector<LoopRV> parts = sch.split(inner, {-1, f});
+      lane = parts[1];
+      if (reduction.size() == 1) first = parts[0];
+    }
+    BlockRV rf = sch.rfactor(lane, -1);
+    BlockRV init = sch.decompose_reduction(rf, first);
+    sch.vectorize(lane);
+    sch.vectorize(sch.get_loops(init).back());
+  } catch (const ScheduleError&) {
+    // Whatever was applied is a valid schedule; the rest stays serial.
+  }
+  return true;
+}
+
 // Step 2 for one block: fuse + parallelize the outer spatial loops, vectorize the inner one.
-void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+// The first `shared` loops are a row loop the block shares with others (ScheduleRows): they
+// are neither vectorized nor parallelized here.
+void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOptions& opt, size_t shared = 0) {
   BlockRV block = sch.get_block(name);
   std::vector<LoopRV> loops = sch.get_loops(block);
   const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
-  if (!r || loops.empty()) return;
+  if (!r || loops.size() <= shared) return;
+  loops.erase(loops.begin(), loops.begin() + static_cast<long>(shared));
   // The spatial loops outside any reduction loop.
   std::vector<LoopRV> spatial;
   const tir::IterVar* inner_iv = nullptr;
@@ -161,12 +279,17 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
     spatial.push_back(l);
     inner_iv = iv;
   }
-  if (spatial.empty()) return;
+  if (spatial.empty() && shared == 0) return;
 
   std::vector<LoopRV> reduction(loops.begin() + spatial.size(), loops.end());
   bool reduction_loops_ok = true;
   for (const LoopRV& l : reduction) reduction_loops_ok &= IsReductionLoop(r, sch.GetFor(l)->loop_var.get_var());
-  if (opt.vectorize && StoresContiguously(r->block_node(), *inner_iv)) {
+  const tir::IterVar* red_iv =
+      reduction.empty() ? nullptr : IterOf(r, sch.GetFor(reduction.back())->loop_var.get_var());
+  if (opt.vectorize && opt.vectorize_reductions && reduction_loops_ok && red_iv &&
+      ReducesAlongRows(r, inner_iv, *red_iv) && RfactorRows(sch, block, reduction, opt)) {
+    // vectorized along the reduction; the spatial loops are parallelized below
+  } else if (opt.vectorize && inner_iv && StoresContiguously(r->block_node(), *inner_iv)) {
     if (reduction.empty()) {
       VectorizeInner(sch, spatial, opt);
     } else if (opt.vectorize_reductions && reduction_loops_ok) {
@@ -174,7 +297,7 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
     }
   }
 
-  if (!opt.parallelize || spatial.empty()) return;
+  if (!opt.parallelize || spatial.empty() || shared > 0) return;
   size_t k = 1;
   int64_t prod = ConstExtent(sch, spatial[0]);
   while (prod < opt.min_parallel_extent && k < spatial.size()) prod *= ConstExtent(sch, spatial[k++]);
@@ -192,6 +315,116 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   }
 }
 
+// The number of leading loops of a block that are bound directly to spatial iter vars with
+// constant extents, and those extents.
+std::vector<int64_t> LeadingSpatialExtents(Schedule& sch, const std::string& name) {
+  std::vector<int64_t> ext;
+  const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
+  if (!r) return ext;
+  for (const LoopRV& l : sch.get_loops(sch.get_block(name))) {
+    const int64_t e = ConstExtent(sch, l);
+    if (!SpatialIterOf(r, sch.GetFor(l)->loop_var.get_var()) || e < 0) break;
+    ext.push_back(e);
+  }
+  return ext;
+}
+
+// Whether an access (a store's or a load's indices) in the block of `r` indexes the first
+// dimensions by the iter vars bound to the block's row loops, in order (or by 0 where the row
+// extent is 1: a broadcast dimension).
+bool RowAligned(const tir::BlockRealizeNode* r, const std::vector<const ir::VarNode*>& row_loops,
+                const std::vector<int64_t>& rows, const std::vector<PrimExpr>& indices) {
+  if (indices.size() < row_loops.size()) return false;
+  const tir::BlockNode* b = r->block_node();
+  for (size_t d = 0; d < row_loops.size(); ++d) {
+    if (rows[d] == 1 && ir::is_zero(indices[d])) continue;
+    const ir::VarNode* v = indices[d].as<ir::VarNode>();
+    bool ok = false;
+    for (size_t i = 0; v && i < b->iter_vars.size(); ++i)
+      ok |= b->iter_vars[i].var.get_var() == v && r->iter_values[i].get() == row_loops[d];
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Step 2 for a kernel of several blocks over the same rows (softmax: max, exp, sum, divide;
+// layer norm: mean, variance, normalize), where each block reads what the earlier ones
+// wrote only in the same row: the leading spatial loops of the last block are fused into a
+// row loop, every earlier block is compute_at that loop (TensorIR §3.3), so one row is
+// finished while it is in L1 and its intermediates shrink to one row, and the row loop is
+// parallelized. Under it each block is vectorized as in ScheduleMainBlock (reductions along
+// the row are rfactor-ed). Returns the names of the blocks it scheduled; none when the
+// kernel is not of that form.
+std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::string>& names, const ScheduleOptions& opt) {
+  if (names.size() < 2) return {};
+  bool any_reduction = false;
+  size_t m = SIZE_MAX;
+  std::vector<int64_t> rows;
+  for (const std::string& n : names) {
+    const tir::BlockRealizeNode* r = FindRealize(sch.func(), n);
+    if (!r) return {};
+    any_reduction |= IsReduction(r->block_node());
+    std::vector<int64_t> ext = LeadingSpatialExtents(sch, n);
+    if (rows.empty() && m == SIZE_MAX) rows = ext;
+    size_t k = 0;
+    while (k < ext.size() && k < rows.size() && ext[k] == rows[k]) ++k;
+    m = std::min(m, k);
+  }
+  if (!any_reduction || m == 0 || m == SIZE_MAX) return {};
+  int64_t count = 1;
+  for (size_t d = 0; d < m; ++d) count *= rows[d];
+  if (count < opt.min_parallel_extent) return {};
+  // Every buffer a block writes is stored and read (by the later blocks) in its own row only.
+  for (size_t i = 0; i < names.size(); ++i) {
+    const tir::BlockRealizeNode* r = FindRealize(sch.func(), names[i]);
+    const auto* st = r->block_node()->body.as<tir::BufferStoreNode>();
+    std::vector<const ir::VarNode*> loops_i;
+    for (size_t d = 0; d < m; ++d) loops_i.push_back(sch.GetFor(sch.get_loops(sch.get_block(names[i]))[d])->loop_var.get_var());
+    if (!st || !RowAligned(r, loops_i, rows, st->indices)) return {};
+    for (size_t j = i + 1; j < names.size(); ++j) {
+      const tir::BlockRealizeNode* c = FindRealize(sch.func(), names[j]);
+      std::vector<const ir::VarNode*> loops_j;
+      for (size_t d = 0; d < m; ++d) loops_j.push_back(sch.GetFor(sch.get_loops(sch.get_block(names[j]))[d])->loop_var.get_var());
+      struct Loads : public tir::StmtExprVisitor {
+        tir::Buffer buf;
+        std::vector<const tir::BufferLoadNode*> all;
+        void VisitExpr_(const tir::BufferLoadNode* op) override {
+          if (op->buffer.same_as(buf)) all.push_back(op);
+          tir::StmtExprVisitor::VisitExpr_(op);
+        }
+      } loads;
+      loads.buf = st->buffer;
+      loads.VisitStmt(c->block_node()->body);
+      for (const auto* l : loads.all)
+        if (!RowAligned(c, loops_j, rows, l->indices)) return {};
+    }
+  }
+  std::vector<LoopRV> last = sch.get_loops(sch.get_block(names.back()));
+  LoopRV row = last[0];
+  if (m > 1) {
+    try {
+      row = sch.fuse(std::vector<LoopRV>(last.begin(), last.begin() + static_cast<long>(m)));
+    } catch (const ScheduleError&) {
+      return {};  // nothing changed: the blocks get the per-block schedule
+    }
+  }
+  // A producer that cannot move stays in its own nest (and so do the ones before it).
+  std::set<std::string> moved{names.back()};
+  for (size_t i = names.size() - 1; i-- > 0;) {
+    try {
+      sch.compute_at(sch.get_block(names[i]), row);
+      moved.insert(names[i]);
+    } catch (const ScheduleError&) {
+    }
+  }
+  for (const std::string& n : names) ScheduleMainBlock(sch, n, opt, moved.count(n) ? 1 : 0);
+  try {
+    if (opt.parallelize) sch.parallel(row);
+  } catch (const ScheduleError&) {
+  }
+  return names;
+}
+
 }  // namespace
 
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
@@ -206,6 +439,7 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     // Only blocks directly under the root's loop nests; nested blocks (blockize) are left alone.
     names.push_back(r->block_node()->name_hint);
   }
+  if (handled.empty() && !ScheduleRows(sch, names, opt).empty()) return sch;
   for (const std::string& n : names) ScheduleMainBlock(sch, n, opt);
   return sch;
 }

@@ -1,5 +1,5 @@
 // compute_inline, reverse_compute_inline, compute_at, reverse_compute_at, cache_read,
-// cache_write, decompose_reduction, annotate.
+// cache_write, decompose_reduction, rfactor, annotate.
 #include <gtest/gtest.h>
 
 #include "block_interp.h"
@@ -142,6 +142,70 @@ TEST(ScheduleDecomposeReduction, Matmul) {
   sch2.reorder({l2[2], l2[0]});
   EXPECT_SCHEDULE_ERROR(sch2.decompose_reduction(sch2.get_block("C"), l2[0]),
                         "decompose_reduction: loop k above loop i is bound to a reduction iter var");
+}
+
+TEST(ScheduleRfactor, RowSumExpectedIR) {
+  PrimFunc f = RowSum(3, 32);
+  Schedule sch(f);
+  BlockRV b = sch.get_block("B");
+  auto l = sch.get_loops(b);
+  auto k = sch.split(l[1], {-1, 8});
+  BlockRV rf = sch.rfactor(k[1], -1);
+  EXPECT_EQ(sch.GetBlock(rf)->name_hint, "B_rf");
+  EXPECT_EQ(sch.GetBlock(b)->name_hint, "B");  // the handle now names the write-back block
+  // Expected: 8 partial sums per row, spatial in k_1, then the write-back adds them.
+  const std::string expected = R"(@prim_func
+def rowsum(A: Buffer((3, 32), "float32"), B: Buffer((3,), "float32")):
+  with block("root"):
+    B_rf = alloc_buffer((3, 8), "float32")
+    for i in range(0, 3):
+      for k_0 in range(0, 4):
+        for k_1 in range(0, 8):
+          with block("B_rf"):
+            vi = spatial(0, 3, i)
+            vk_0 = reduce(0, 4, k_0)
+            vk_1 = spatial(0, 8, k_1)
+            reads(A[vi, vk_0 * 8 + vk_1])
+            writes(B_rf[vi, vk_1])
+            with init():
+              B_rf[vi, vk_1] = 0.0f
+            B_rf[vi, vk_1] = B_rf[vi, vk_1] + A[vi, vk_0 * 8 + vk_1]
+      for k_1_wb in range(0, 8):
+        with block("B"):
+          vi_1 = spatial(0, 3, i)
+          vk_1_1 = reduce(0, 8, k_1_wb)
+          reads(B_rf[vi_1, vk_1_1])
+          writes(B[vi_1])
+          with init():
+            B[vi_1] = 0.0f
+          B[vi_1] = B[vi_1] + B_rf[vi_1, vk_1_1]
+)";
+  EXPECT_EQ(AsText(sch.func()), expected);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  ExpectTraceRoundTrip(sch, [] { return RowSum(3, 32); });
+
+  // The rf block's factored loop is spatial: it can be vectorized after decompose_reduction.
+  auto lrf = sch.get_loops(rf);
+  sch.decompose_reduction(rf, lrf[1]);
+  sch.vectorize(lrf[2]);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+}
+
+TEST(ScheduleRfactor, FactorAxisFirstAndErrors) {
+  PrimFunc f = RowSum(3, 32);
+  Schedule sch(f);
+  auto l = sch.get_loops(sch.get_block("B"));
+  EXPECT_SCHEDULE_ERROR(sch.rfactor(l[0], 0), "rfactor: loop i is not bound to a reduction iter var of block 'B'");
+  EXPECT_SCHEDULE_ERROR(sch.rfactor(l[1], 2), "rfactor: factor_axis is out of range for 'B' of rank 1 (expected -2 .. 1)");
+  BlockRV rf = sch.rfactor(l[1], 0);
+  EXPECT_EQ(sch.GetBlock(rf)->writes[0].buffer->shape.size(), 2u);
+  EXPECT_EQ(ir::get_const_int(sch.GetBlock(rf)->writes[0].buffer->shape[0]), 32);
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+
+  Schedule sch2(MatmulRelu(4, 4, 4));
+  EXPECT_SCHEDULE_ERROR(sch2.rfactor(sch2.get_loops(sch2.get_block("C"))[1], 0),
+                        "rfactor: loop j is not bound to a reduction iter var of block 'C'");
+  EXPECT_SCHEDULE_ERROR(sch2.rfactor(sch2.get_loops(sch2.get_block("D"))[1], 0), "rfactor: block 'D' is not a reduction");
 }
 
 TEST(ScheduleAnnotate, LoopAndBlock) {

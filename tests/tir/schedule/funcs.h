@@ -86,6 +86,14 @@ inline PrimFunc Matmul(int64_t M, int64_t N, int64_t K) {
   return MakeFunc("matmul", {A, B, C}, {c});
 }
 
+/// B[i] = sum_k A[i, k]  (a row sum: the reduction runs along A's contiguous axis)
+inline PrimFunc RowSum(int64_t M, int64_t K) {
+  Buffer A = F32("A", {M, K}), B = F32("B", {M});
+  Stmt b = MakeCompute("B", B, {{"i", M}}, {{"k", K}}, [&](auto& s, auto& r) { return BufferLoadNode::make(A, {s[0], r[0]}); },
+                       make_const(DataType::Float(32), 0.0));
+  return MakeFunc("rowsum", {A, B}, {b});
+}
+
 /// B = A + 1; C = B * 2; D = C + A   (2-D, intermediates B and C)
 inline PrimFunc ElementwiseChain(int64_t M, int64_t N) {
   Buffer A = F32("A", {M, N}), B = F32("B", {M, N}), C = F32("C", {M, N}), D = F32("D", {M, N});

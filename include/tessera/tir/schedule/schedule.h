@@ -115,6 +115,28 @@ class Schedule {
   /// Returns the init block.
   BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
 
+  /// Factors a reduction over `loop` (TensorIR arXiv 2207.04296 §3.3; TVM's
+  /// Schedule.rfactor). The block under `loop`, `out[s] = combine(out[s], x(s, r))` with an
+  /// init, combine one of + * min max, becomes two:
+  ///   - `<name>_rf` (returned), in its place under the same loops: one iter var per loop bound
+  ///     to a reduction iter var, `loop`'s data-parallel. It reduces into the new buffer
+  ///     `<out>_rf`: out's shape with extent(loop) inserted at dimension factor_axis, indexed
+  ///     there by loop - min(loop);
+  ///   - the write-back block, which keeps the name `<name>` (so handles to it stay valid):
+  ///     out[s] = combine over f < extent(loop) of out_rf[..., f, ...], under copies of the
+  ///     spatial loops inside the outermost reduction loop and a new loop `<loop>_wb` over f,
+  ///     placed right after that outermost reduction loop.
+  /// E.g. split a row sum's k into (k_0, k_1 = 16) and rfactor(k_1): the rf block's k_1 is
+  /// spatial, so it can be vectorized with contiguous loads (16 partial sums per row), and
+  /// the write-back adds 16 numbers per row. factor_axis may be negative (counted from the
+  /// end, -1: the new dimension last). For floats the result is reassociated.
+  /// ScheduleError when: `loop` does not have exactly one block under it; the block is not
+  /// of that form (its output read outside the combiner, a stored index using a reduction
+  /// iter var); `loop` is not bound to a reduction iter var, or a reduction loop also binds a
+  /// spatial iter var or has a range depending on an enclosing loop; factor_axis is out of
+  /// [-(rank + 1), rank].
+  BlockRV rfactor(const LoopRV& loop, int factor_axis);
+
   // ------------------------------------------------------------ layout and padding
   /// Gives the block's `buffer_index`-th read (is_write_buffer = false) or write buffer B,
   /// of shape S, a new layout: B' of the shape index_map maps S onto, with every access

@@ -2,8 +2,16 @@
 //
 // A simple, always-correct baseline (tuned schedules replace it, issue #3):
 //   1. every spatial-only block that writes an intermediate buffer (pad, elemwise, broadcast,
-//      injective stages) is compute_inline'd into its consumers when the primitive allows it;
-//   2. for every remaining block (outputs and reductions), the spatial loops outside its
+//      injective stages) is compute_inline'd into its consumers when the primitive allows it,
+//      except a stage that calls a transcendental (exp, erf, ...) and has two or more
+//      consumers (softmax's exp): inlining would compute it once per consumer;
+//   2. a kernel of several blocks over the same rows, at least one a reduction, where each
+//      block reads the earlier ones' results in its own row only (softmax: max, exp, sum,
+//      normalize; layer norm: mean, variance, normalize) is scheduled row by row: the last
+//      block's leading spatial loops are fused into one parallel row loop and every earlier
+//      block is compute_at it, so a row's intermediates stay in L1. The blocks under it are
+//      vectorized as below;
+//   3. for every remaining block (outputs and reductions), the spatial loops outside its
 //      reduction loops are handled: the outer ones are fused while their combined extent is
 //      below `min_parallel_extent` (batch 1 gives no parallelism alone) and the result is
 //      parallelized; when the innermost loop is spatial and indexes the last (contiguous)
@@ -12,7 +20,12 @@
 //      For a reduction block whose innermost spatial loop indexes the output's last dim, that
 //      loop (or its inner split part) is moved inside the reduction loops, the init is split
 //      off with decompose_reduction, and both the update's and the init's lane loops are
-//      vectorized (out[.., x:x+16] += ... per reduction step).
+//      vectorized (out[.., x:x+16] += ... per reduction step). A reduction that reads along
+//      its innermost reduction loop instead (a row sum: x[i, k], contiguous in k, not in i)
+//      would gather with a stride that way: its innermost reduction loop is split by the lane
+//      count and rfactor-ed (tir::Schedule::rfactor), and the partial results' lane loop is
+//      vectorized (16 partial sums per row, then 16 scalar steps); when the lane count (or
+//      half / a quarter of it) does not divide that loop, the lanes stay across rows.
 // Other extents are split by vector_lanes with a predicate (or, with `vectorize_partial`
 // off, left unvectorized); tir's VectorizeLoop then keeps that loop serial, correctly. Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
