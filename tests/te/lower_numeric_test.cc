@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "ref_eval.h"
+#include "tir_interp.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/functor.h"
 #include "tessera/tir/printer.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 
-#include "ref_eval.h"
+#include "tir_interp.h"
 #include "schedule/funcs.h"
 #include "schedule/schedule_test_util.h"
 #include "tessera/tir/printer.h"

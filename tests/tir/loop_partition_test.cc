@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 
-#include "ref_eval.h"
+#include "tir_interp.h"
 #include "schedule/funcs.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"

@@ -7,8 +7,11 @@
 
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
+#include "tir_interp.h"
 
 namespace tessera::topi::testing {
+
+using tir::testing::RunPrimFunc;  // the reference interpreter (tests/tir/tir_interp.h)
 
 using Data = std::vector<double>;
 

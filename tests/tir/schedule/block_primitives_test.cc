@@ -2,7 +2,7 @@
 // cache_write, decompose_reduction, rfactor, annotate.
 #include <gtest/gtest.h>
 
-#include "block_interp.h"
+#include "tir_interp.h"
 #include "funcs.h"
 #include "schedule_test_util.h"
 #include "tessera/tir/printer.h"
@@ -181,14 +181,15 @@ def rowsum(A: Buffer((3, 32), "float32"), B: Buffer((3,), "float32")):
           B[vi_1] = B[vi_1] + B_rf[vi_1, vk_1_1]
 )";
   EXPECT_EQ(AsText(sch.func()), expected);
-  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  // Equal up to float32 reassociation (partial sums of 8, then their sum).
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-5) << AsText(sch.func());
   ExpectTraceRoundTrip(sch, [] { return RowSum(3, 32); });
 
   // The rf block's factored loop is spatial: it can be vectorized after decompose_reduction.
   auto lrf = sch.get_loops(rf);
   sch.decompose_reduction(rf, lrf[1]);
   sch.vectorize(lrf[2]);
-  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-5) << AsText(sch.func());
 }
 
 TEST(ScheduleRfactor, FactorAxisFirstAndErrors) {
@@ -200,7 +201,7 @@ TEST(ScheduleRfactor, FactorAxisFirstAndErrors) {
   BlockRV rf = sch.rfactor(l[1], 0);
   EXPECT_EQ(sch.GetBlock(rf)->writes[0].buffer->shape.size(), 2u);
   EXPECT_EQ(ir::get_const_int(sch.GetBlock(rf)->writes[0].buffer->shape[0]), 32);
-  EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-5) << AsText(sch.func());
 
   Schedule sch2(MatmulRelu(4, 4, 4));
   EXPECT_SCHEDULE_ERROR(sch2.rfactor(sch2.get_loops(sch2.get_block("C"))[1], 0),

@@ -2,10 +2,9 @@
 // are not padding, and the trace (print, JSON, replay), also with transform_layout.
 #include <gtest/gtest.h>
 
-#include "block_interp.h"
+#include "tir_interp.h"
 #include "funcs.h"
 #include "schedule_test_util.h"
-#include "lowered_run.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/tir/structural_equal.h"

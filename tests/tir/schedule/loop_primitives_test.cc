@@ -1,7 +1,7 @@
 // get_block, get_loops, split, fuse, reorder, parallel, vectorize, unroll.
 #include <gtest/gtest.h>
 
-#include "block_interp.h"
+#include "tir_interp.h"
 #include "funcs.h"
 #include "schedule_test_util.h"
 #include "tessera/tir/printer.h"

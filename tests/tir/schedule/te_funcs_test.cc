@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #ifdef TESSERA_SCHEDULE_TEST_TE
-#include "block_interp.h"
+#include "tir_interp.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/schedule/schedule.h"

@@ -1,7 +1,7 @@
 // Trace printing, JSON round trip and replay.
 #include <gtest/gtest.h>
 
-#include "block_interp.h"
+#include "tir_interp.h"
 #include "funcs.h"
 #include "schedule_test_util.h"
 #include "tessera/tir/printer.h"

@@ -1,7 +1,6 @@
 // graph_lower::PackGemmWeights end to end: constant dense / matmul weights are packed at compile
 // time into nn.contrib_dense_pack, and the compiled model (driver::BuildJIT + graph executor)
 // equals a C++ reference; a non-constant matmul operand keeps nn.matmul (packed in the kernel).
-// (Lives with the topi tests because it checks the packed GEMM kernels; it links the driver.)
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,18 +1,20 @@
 #include "tir_interp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 
 #include "tessera/ir/expr_functor.h"
-#include "tessera/te/tensor.h"
 #include "tessera/tir/expr.h"
 #include "tessera/tir/stmt.h"
+#include "tessera/tir/transform/lower.h"
 
-namespace tessera::topi::testing {
+namespace tessera::tir::testing {
 
 namespace {
 
@@ -53,7 +55,7 @@ class Interp {
   void Alloc(const tir::Buffer& b) {
     int64_t n = 1;
     for (const PrimExpr& e : b->shape) n *= Scalar(e);
-    owned.push_back(std::make_unique<std::vector<double>>(static_cast<size_t>(n), 0.0));
+    owned.push_back(std::make_unique<std::vector<double>>(static_cast<size_t>(n), std::nan("")));
     Bind(b, owned.back().get());
   }
 
@@ -322,4 +324,72 @@ void RunPrimFunc(const tir::PrimFunc& f, const std::vector<std::vector<double>*>
   in.Exec(f->body);
 }
 
-}  // namespace tessera::topi::testing
+void RunFlat(const PrimFunc& func, const std::vector<std::vector<float>*>& args) {
+  std::vector<std::vector<double>> mem;
+  for (const auto* a : args) mem.emplace_back(a->begin(), a->end());
+  std::vector<std::vector<double>*> ptrs;
+  for (auto& m : mem) ptrs.push_back(&m);
+  RunPrimFunc(func, ptrs);
+  for (size_t i = 0; i < args.size(); ++i)
+    for (size_t j = 0; j < mem[i].size(); ++j) (*args[i])[j] = static_cast<float>(mem[i][j]);
+}
+
+std::vector<std::vector<float>> RunFlatOnRandomInputs(const PrimFunc& flat, const PrimFunc& signature, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<std::vector<float>> data;
+  for (const Buffer& p : signature->params) {
+    data.emplace_back(p.NumElements());
+    for (float& x : data.back()) x = u(rng);
+  }
+  std::vector<std::vector<float>*> args;
+  for (auto& d : data) args.push_back(&d);
+  RunFlat(flat, args);
+  return data;
+}
+
+std::vector<std::vector<double>> RandomArgs(const PrimFunc& f, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<std::vector<double>> args;
+  for (const auto& p : f->params) {
+    std::vector<double> v(static_cast<size_t>(p.NumElements()));
+    const bool f32 = p->dtype == DataType::Float(32);
+    for (auto& x : v) x = f32 ? static_cast<double>(static_cast<float>(dist(rng))) : dist(rng);
+    args.push_back(std::move(v));
+  }
+  return args;
+}
+
+namespace {
+double MaxAbsDiff(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t j = 0; j < a[i].size(); ++j) {
+      const double d = std::fabs(a[i][j] - b[i][j]);
+      if (std::isnan(d)) return INFINITY;
+      m = std::max(m, d);
+    }
+  }
+  return m;
+}
+
+std::vector<std::vector<double>> RunOn(const PrimFunc& f, std::vector<std::vector<double>> args) {
+  std::vector<std::vector<double>*> ptrs;
+  for (auto& a : args) ptrs.push_back(&a);
+  RunPrimFunc(f, ptrs);
+  return args;
+}
+}  // namespace
+
+double MaxDiff(const PrimFunc& a, const PrimFunc& b, unsigned seed) {
+  const auto args = RandomArgs(a, seed);
+  return MaxAbsDiff(RunOn(a, args), RunOn(b, args));
+}
+
+double LoweredMaxDiff(const PrimFunc& a, const PrimFunc& b, unsigned seed) {
+  const auto args = RandomArgs(a, seed);
+  return MaxAbsDiff(RunOn(transform::LowerToFlat(a), args), RunOn(transform::LowerToFlat(b), args));
+}
+
+}  // namespace tessera::tir::testing
