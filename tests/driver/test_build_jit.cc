@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "driver_test_util.h"
 #include "tessera/driver/build.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/runtime/graph_executor.h"
@@ -13,19 +14,11 @@ namespace tessera::driver {
 namespace {
 
 using namespace tessera::graph;
+using testing::F32;
+using testing::Call;
+using testing::Random;
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
-Expr Call1(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
-  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
-}
 
-runtime::NDArray Random(std::vector<int64_t> shape, uint32_t seed) {
-  auto a = runtime::NDArray::Empty(shape, DataType::Float(32));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = u(rng);
-  return a;
-}
 
 class BuildJITTest : public ::testing::TestWithParam<int> {};
 
@@ -34,10 +27,10 @@ TEST_P(BuildJITTest, ConvBiasReluMatchesReference) {
   Var x = VarNode::make("x", F32({N, C, H, W}));
   auto w = Random({K, C, 3, 3}, 1);
   auto b = Random({1, K, 1, 1}, 2);
-  Expr conv = Call1("nn.conv2d", {x, ConstantNode::make(w)},
+  Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)},
                     Attrs{{"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}},
                           {"dilation", std::vector<int64_t>{1, 1}}, {"groups", int64_t{1}}});
-  Expr y = Call1("nn.relu", {Call1("add", {conv, ConstantNode::make(b)})});
+  Expr y = Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})});
   IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
   BuildOptions options;
   options.opt_level = GetParam();

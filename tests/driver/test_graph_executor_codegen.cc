@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "driver_test_util.h"
 #include "tessera/driver/graph_executor_codegen.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/transform/fuse_ops.h"
@@ -11,9 +12,10 @@ namespace tessera::driver {
 namespace {
 
 using namespace tessera::graph;
+using testing::F32;
+using testing::Call;
+using testing::Random;
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
-Expr Call1(const std::string& op, std::vector<Expr> args) { return CallNode::make(OpNode::Get(op), std::move(args)); }
 
 IRModule Fused(Function main, int opt_level = 1) {
   transform::FuseOpsOptions o;
@@ -25,7 +27,7 @@ TEST(GraphExecutorCodegen, ChainOfUnfusedKernelsSharesStoragesAndKernels) {
   Var x = VarNode::make("data", F32({16}));
   // exp(exp(exp(exp(x)))): one kernel reused four times; storages ping-pong.
   Expr y = x;
-  for (int i = 0; i < 4; ++i) y = Call1("exp", {y});
+  for (int i = 0; i < 4; ++i) y = Call("exp", {y});
   ExecutorPlan plan = GraphExecutorCodegen(Fused(FunctionNode::make({x}, y), 0), {"out"});
   auto j = nlohmann::json::parse(plan.graph_json);
   EXPECT_EQ(j["format"], "tessera-graph");
@@ -47,8 +49,8 @@ TEST(GraphExecutorCodegen, ConstantsBecomeParamsAndTupleBodyGivesOutputs) {
   Var x = VarNode::make("x", F32({2, 2}));
   auto c = runtime::NDArray::Empty({2, 2}, DataType::Float(32));
   for (int i = 0; i < 4; ++i) c.data<float>()[i] = static_cast<float>(i);
-  Expr a = Call1("add", {x, ConstantNode::make(c)});
-  Expr body = TupleNode::make({Call1("nn.relu", {a}), Call1("exp", {a})});
+  Expr a = Call("add", {x, ConstantNode::make(c)});
+  Expr body = TupleNode::make({Call("nn.relu", {a}), Call("exp", {a})});
   ExecutorPlan plan = GraphExecutorCodegen(Fused(FunctionNode::make({x}, body)), {"r", "e"});
   auto j = nlohmann::json::parse(plan.graph_json);
   ASSERT_EQ(plan.params.size(), 1u);

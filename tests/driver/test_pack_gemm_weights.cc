@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "driver_test_util.h"
 #include "tessera/driver/build.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph_lower/pack_gemm_weights.h"
@@ -15,18 +16,10 @@ namespace tessera {
 namespace {
 
 using namespace tessera::graph;
+using driver::testing::F32;
+using driver::testing::Call;
+using driver::testing::Random;
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
-Expr Call1(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
-  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
-}
-runtime::NDArray Random(std::vector<int64_t> shape, uint32_t seed) {
-  auto a = runtime::NDArray::Empty(shape, DataType::Float(32));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = u(rng);
-  return a;
-}
 int CountOp(const IRModule& m, const std::string& name) {
   int n = 0;
   PostOrderVisit(m.main(), [&](const Expr& e) {
@@ -42,7 +35,7 @@ TEST(TopiDensePackGraph, ConstantDenseWeightIsPackedAtCompileTime) {
     SCOPED_TRACE(::testing::Message() << M << "x" << N << "x" << K);
     Var x = VarNode::make("x", F32({M, K}));
     auto w = Random({N, K}, 1), b = Random({N}, 2);
-    Expr y = Call1("nn.relu", {Call1("add", {Call1("nn.dense", {x, ConstantNode::make(w)}), ConstantNode::make(b)})});
+    Expr y = Call("nn.relu", {Call("add", {Call("nn.dense", {x, ConstantNode::make(w)}), ConstantNode::make(b)})});
     IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
     IRModule packed = graph_lower::PackGemmWeights(mod);
     EXPECT_EQ(CountOp(packed, "nn.dense"), 0);
@@ -73,7 +66,7 @@ TEST(TopiDensePackGraph, MatmulConstantAndNonConstantOperands) {
   Var x = VarNode::make("x", F32({M, K}));
   Var z = VarNode::make("z", F32({K, N}));
   auto c = Random({K, N}, 4);
-  Expr y = Call1("add", {Call1("nn.matmul", {x, ConstantNode::make(c)}), Call1("nn.matmul", {x, z})});
+  Expr y = Call("add", {Call("nn.matmul", {x, ConstantNode::make(c)}), Call("nn.matmul", {x, z})});
   IRModule packed = graph_lower::PackGemmWeights(IRModule::FromMain(FunctionNode::make({x, z}, y)));
   EXPECT_EQ(CountOp(packed, "nn.contrib_dense_pack"), 1);
   EXPECT_EQ(CountOp(packed, "nn.matmul"), 1);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "driver_test_util.h"
 #include "tessera/driver/build.h"
 #include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
@@ -20,18 +21,10 @@ namespace tessera::driver {
 namespace {
 
 using namespace tessera::graph;
+using testing::F32;
+using testing::Call;
+using testing::Random;
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
-Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
-  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
-}
-runtime::NDArray Random(std::vector<int64_t> shape, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  auto a = runtime::NDArray::Empty(shape, DataType::Float(32));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = u(rng);
-  return a;
-}
 
 TEST(ConstantEvaluator, EvaluatesAllExpressionsInOneBuild) {
   auto a = Random({4, 3}, 1), b = Random({4, 3}, 2);

@@ -29,46 +29,22 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
                     "'; decompose at a loop outside every reduction loop");
     }
   }
-  // Copies of the spatial loops at and below `loop`.
-  std::map<const VarNode*, PrimExpr> loop_map;
-  std::vector<const ForNode*> copied;
-  std::vector<Var> copies;
   for (size_t i = k; i < info.loops.size(); ++i) {
     const VarNode* v = info.loops[i]->loop_var.get_var();
-    if (!spatial.count(v)) continue;
-    if (red.count(v)) {
+    if (spatial.count(v) && red.count(v)) {
       TESSERA_THROW(ScheduleError, kPrim, ": loop ", LoopName(info.loops[i]),
                     " is bound to both spatial and reduction iter vars of block '", name, "'");
     }
-    copied.push_back(info.loops[i]);
-    copies.emplace_back(v->name_hint + "_init", v->dtype);
-    loop_map[v] = copies.back();
   }
-  // The init block: fresh spatial iter vars, bound like the originals.
-  std::vector<IterVar> ivs;
-  std::vector<PrimExpr> bindings;
-  std::map<const VarNode*, PrimExpr> iv_map;
-  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-    const IterVar& iv = b->iter_vars[i];
-    if (iv.iter_type != IterVarType::kDataPar) continue;
-    Var nv(iv.var->name_hint, iv.var.dtype());
-    iv_map[iv.var.get_var()] = nv;
-    ivs.push_back(IterVar{nv, iv.dom, IterVarType::kDataPar});
-    bindings.push_back(Simplify(Substitute(info.realize->iter_values[i], loop_map)));
-  }
+  // Copies of the spatial loops at and below `loop`, and the init block's fresh spatial iter
+  // vars, bound like the originals.
+  const LoopCopies loops = CopySpatialLoops(info, k, spatial, "_init");
+  IterVarCopies ivc = CopySpatialIterVars(info.realize, loops.map);
+  const std::map<const VarNode*, PrimExpr>& iv_map = ivc.map;
   for (const auto& iv : b->iter_vars) {
     if (iv.iter_type == IterVarType::kCommReduce && UsesAnyVar(b->init, {iv.var.get_var()})) {
       TESSERA_THROW(ScheduleError, kPrim, ": the init of block '", name, "' uses reduction iter var '", iv.var->name_hint, "'");
     }
-  }
-  // Keep the predicate terms that only involve loops the init block still has.
-  std::set<const VarNode*> red_only;
-  for (size_t i = k; i < info.loops.size(); ++i) {
-    if (!loop_map.count(info.loops[i]->loop_var.get_var())) red_only.insert(info.loops[i]->loop_var.get_var());
-  }
-  std::vector<PrimExpr> preds;
-  for (const auto& p : SplitConjuncts(info.realize->predicate)) {
-    if (!UsesAnyVar(p, red_only)) preds.push_back(Substitute(p, loop_map));
   }
   Stmt init_body = Substitute(b->init, iv_map);
   std::vector<BufferRegion> writes = b->writes;
@@ -76,14 +52,10 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
     for (auto& r : w.region) r = Range(Substitute(r.min, iv_map), Substitute(r.extent, iv_map));
   }
   std::string init_name = ScheduleAccess::FreshBlockName(*this, name + "_init");
-  Stmt init_block = BlockNode::make(init_name, ivs, {}, writes, init_body);
+  Stmt init_block = BlockNode::make(init_name, ivc.ivs, {}, writes, init_body);
   init_block = WithRegions(init_block.as<BlockNode>(), init_body, Stmt(), writes);
-  Stmt nest = BlockRealizeNode::make(bindings, Conjoin(preds), init_block);
-  for (int i = static_cast<int>(copied.size()) - 1; i >= 0; --i) {
-    const ForNode* f = copied[i];
-    nest = ForNode::make(copies[i], Substitute(f->min, loop_map), Substitute(f->extent, loop_map), f->for_kind, nest,
-                         f->annotations);
-  }
+  // The predicate terms that only involve loops the init block still has.
+  Stmt nest = loops.Wrap(BlockRealizeNode::make(ivc.bindings, loops.Predicate(info), init_block));
   // The reduction block without its init.
   Stmt nb = BlockNode::make(name, b->iter_vars, b->reads, b->writes, b->body, Stmt(), b->alloc_buffers, b->annotations);
   Stmt nr = BlockRealizeNode::make(info.realize->iter_values, info.realize->predicate, nb);

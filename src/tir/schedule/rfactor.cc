@@ -145,18 +145,11 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
 
   // ---- The rfactor block: one iter var per loop bound to a reduction iter var; `loop`'s is
   // data-parallel and indexes the new dimension of <out>_rf.
-  std::vector<IterVar> rf_ivs;
-  std::vector<PrimExpr> rf_bind;
-  std::map<const VarNode*, PrimExpr> loop_to_iv, iv_map;
+  IterVarCopies rf_sp = CopySpatialIterVars(info.realize, {});
+  std::vector<IterVar> rf_ivs = rf_sp.ivs;
+  std::vector<PrimExpr> rf_bind = rf_sp.bindings;
+  std::map<const VarNode*, PrimExpr> loop_to_iv, iv_map = rf_sp.map;
   PrimExpr rf_index;
-  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-    const IterVar& iv = b->iter_vars[i];
-    if (iv.iter_type != IterVarType::kDataPar) continue;
-    Var nv(iv.var->name_hint, iv.var.dtype());
-    iv_map[iv.var.get_var()] = nv;
-    rf_ivs.push_back(IterVar{nv, iv.dom, IterVarType::kDataPar});
-    rf_bind.push_back(info.realize->iter_values[i]);
-  }
   for (int i = top; i < static_cast<int>(info.loops.size()); ++i) {
     const ForNode* f = info.loops[i];
     const VarNode* v = f->loop_var.get_var();
@@ -187,29 +180,13 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
 
   // ---- The write-back block, after the outermost reduction loop: copies of the spatial loops
   // inside it, then a loop over the factored axis.
-  std::map<const VarNode*, PrimExpr> copy_map;
-  std::vector<const ForNode*> copied;
-  std::vector<Var> copies;
-  for (size_t i = top; i < info.loops.size(); ++i) {
-    const VarNode* v = info.loops[i]->loop_var.get_var();
-    if (!sp_vars.count(v)) continue;
-    copied.push_back(info.loops[i]);
-    copies.emplace_back(v->name_hint + "_wb", v->dtype);
-    copy_map[v] = copies.back();
-  }
+  const LoopCopies wb_loops = CopySpatialLoops(info, top, sp_vars, "_wb");
   Var rf_loop(lv->name_hint + "_wb", lv->dtype);
   Var rv("v" + lv->name_hint, lv->dtype);
-  std::vector<IterVar> wb_ivs;
-  std::vector<PrimExpr> wb_bind;
-  std::map<const VarNode*, PrimExpr> wb_map;
-  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-    const IterVar& iv = b->iter_vars[i];
-    if (iv.iter_type != IterVarType::kDataPar) continue;
-    Var nv(iv.var->name_hint, iv.var.dtype());
-    wb_map[iv.var.get_var()] = nv;
-    wb_ivs.push_back(IterVar{nv, iv.dom, IterVarType::kDataPar});
-    wb_bind.push_back(Simplify(Substitute(info.realize->iter_values[i], copy_map)));
-  }
+  IterVarCopies wb_sp = CopySpatialIterVars(info.realize, wb_loops.map);
+  std::vector<IterVar> wb_ivs = wb_sp.ivs;
+  std::vector<PrimExpr> wb_bind = wb_sp.bindings;
+  const std::map<const VarNode*, PrimExpr>& wb_map = wb_sp.map;
   wb_ivs.push_back(IterVar{rv, Range(ir::make_zero(lv->dtype), linfo.loop->extent), IterVarType::kCommReduce});
   wb_bind.push_back(rf_loop);
   std::vector<PrimExpr> wb_idx, wb_rf_idx;
@@ -219,21 +196,8 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   Stmt wb_block = ReductionBlock(name, wb_ivs, out, wb_idx, red.kind, BufferLoadNode::make(rf_buf, wb_rf_idx),
                                  Substitute(init_value, wb_map), b);
   // Predicate terms over loops the write-back keeps (those outside `top`, and the spatial copies).
-  std::set<const VarNode*> dropped;
-  for (size_t i = top; i < info.loops.size(); ++i) {
-    if (!copy_map.count(info.loops[i]->loop_var.get_var())) dropped.insert(info.loops[i]->loop_var.get_var());
-  }
-  std::vector<PrimExpr> preds;
-  for (const auto& p : SplitConjuncts(info.realize->predicate)) {
-    if (!UsesAnyVar(p, dropped)) preds.push_back(Substitute(p, copy_map));
-  }
-  Stmt wb = BlockRealizeNode::make(wb_bind, Conjoin(preds), wb_block);
-  wb = ForNode::make(rf_loop, ir::make_zero(lv->dtype), linfo.loop->extent, ForKind::kSerial, wb);
-  for (int i = static_cast<int>(copied.size()) - 1; i >= 0; --i) {
-    const ForNode* f = copied[i];
-    wb = ForNode::make(copies[i], Substitute(f->min, copy_map), Substitute(f->extent, copy_map), f->for_kind, wb,
-                       f->annotations);
-  }
+  Stmt wb = BlockRealizeNode::make(wb_bind, wb_loops.Predicate(info), wb_block);
+  wb = wb_loops.Wrap(ForNode::make(rf_loop, ir::make_zero(lv->dtype), linfo.loop->extent, ForKind::kSerial, wb));
 
   const Stmt& top_loop = info.loop_stmts[top];
   Stmt new_top = ReplaceStmts(top_loop, {{info.realize, rf_realize}});

@@ -575,6 +575,54 @@ std::set<const VarNode*> SpatialLoopVars(const BlockRealizeNode* realize) {
 
 std::string LoopName(const ForNode* loop) { return loop->loop_var->name_hint; }
 
+LoopCopies CopySpatialLoops(const BlockInfo& info, size_t from, const std::set<const VarNode*>& spatial,
+                            const std::string& suffix) {
+  LoopCopies c;
+  c.from = from;
+  for (size_t i = from; i < info.loops.size(); ++i) {
+    const VarNode* v = info.loops[i]->loop_var.get_var();
+    if (!spatial.count(v)) continue;
+    c.loops.push_back(info.loops[i]);
+    c.vars.emplace_back(v->name_hint + suffix, v->dtype);
+    c.map[v] = c.vars.back();
+  }
+  return c;
+}
+
+Stmt LoopCopies::Wrap(Stmt body) const {
+  for (int i = static_cast<int>(loops.size()) - 1; i >= 0; --i) {
+    const ForNode* f = loops[i];
+    body = ForNode::make(vars[i], Substitute(f->min, map), Substitute(f->extent, map), f->for_kind, body, f->annotations);
+  }
+  return body;
+}
+
+PrimExpr LoopCopies::Predicate(const BlockInfo& info) const {
+  std::set<const VarNode*> dropped;
+  for (size_t i = from; i < info.loops.size(); ++i) {
+    if (!map.count(info.loops[i]->loop_var.get_var())) dropped.insert(info.loops[i]->loop_var.get_var());
+  }
+  std::vector<PrimExpr> preds;
+  for (const auto& p : SplitConjuncts(info.realize->predicate)) {
+    if (!UsesAnyVar(p, dropped)) preds.push_back(Substitute(p, map));
+  }
+  return Conjoin(preds);
+}
+
+IterVarCopies CopySpatialIterVars(const BlockRealizeNode* realize, const std::map<const VarNode*, PrimExpr>& loop_map) {
+  IterVarCopies c;
+  const BlockNode* b = realize->block_node();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+    const IterVar& iv = b->iter_vars[i];
+    if (iv.iter_type != IterVarType::kDataPar) continue;
+    Var nv(iv.var->name_hint, iv.var.dtype());
+    c.map[iv.var.get_var()] = nv;
+    c.ivs.push_back(IterVar{nv, iv.dom, IterVarType::kDataPar});
+    c.bindings.push_back(Simplify(Substitute(realize->iter_values[i], loop_map)));
+  }
+  return c;
+}
+
 Stmt UpdateRootAllocs(const Stmt& body, const std::vector<Buffer>& add, const Buffer& remove) {
   auto* realize = body.as<BlockRealizeNode>();
   TESSERA_ICHECK(realize != nullptr, "schedule: function body is not a root BlockRealize");

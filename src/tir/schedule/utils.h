@@ -90,6 +90,32 @@ std::set<const VarNode*> ReductionLoopVars(const BlockRealizeNode* realize);
 std::set<const VarNode*> SpatialLoopVars(const BlockRealizeNode* realize);
 
 std::string LoopName(const ForNode* loop);
+
+/// Copies of the loops info.loops[from..] whose vars are in `spatial` (fresh vars named
+/// <loop var><suffix>), for a block placed beside the original one (decompose_reduction's
+/// init, rfactor's write-back).
+struct LoopCopies {
+  std::vector<const ForNode*> loops;           ///< the originals, outermost first
+  std::vector<Var> vars;                       ///< their copies' loop vars
+  std::map<const VarNode*, PrimExpr> map;      ///< original loop var -> copy
+  size_t from = 0;                             ///< the first loop of info.loops considered
+  /// `body` under the copies (outermost first), their bounds substituted.
+  Stmt Wrap(Stmt body) const;
+  /// The conjuncts of the block's predicate that use no loop of info.loops[from..] left
+  /// uncopied, with the copies substituted: the predicate of a block under the copies.
+  PrimExpr Predicate(const BlockInfo& info) const;
+};
+LoopCopies CopySpatialLoops(const BlockInfo& info, size_t from, const std::set<const VarNode*>& spatial,
+                            const std::string& suffix);
+
+/// Fresh copies of a block's spatial iter vars (same names and domains), bound like the
+/// originals with `loop_map` substituted into the bindings.
+struct IterVarCopies {
+  std::vector<IterVar> ivs;
+  std::vector<PrimExpr> bindings;
+  std::map<const VarNode*, PrimExpr> map;  ///< original iter var -> copy
+};
+IterVarCopies CopySpatialIterVars(const BlockRealizeNode* realize, const std::map<const VarNode*, PrimExpr>& loop_map);
 /// Simplifies block bindings, predicates and loop bounds under s (after a substitution).
 Stmt SimplifyBindings(const Stmt& s);
 /// Replaces the root block's alloc_buffers (added / removed) in the function body.
