@@ -30,7 +30,7 @@ int CountOp(const IRModule& m, const std::string& name) {
 }
 
 // y = relu(x · w^T + b) with x [M, K], w [N, K] constant; M, N, K not dividing the tiles.
-TEST(TopiDensePackGraph, ConstantDenseWeightIsPackedAtCompileTime) {
+TEST(PackGemmWeights, ConstantDenseWeightIsPackedAtCompileTime) {
   for (auto [M, N, K] : std::vector<std::array<int64_t, 3>>{{7, 13, 19}, {1, 1000, 64}, {30, 48, 40}}) {
     SCOPED_TRACE(::testing::Message() << M << "x" << N << "x" << K);
     Var x = VarNode::make("x", F32({M, K}));
@@ -61,7 +61,7 @@ TEST(TopiDensePackGraph, ConstantDenseWeightIsPackedAtCompileTime) {
 }
 
 // matmul(x, Constant b [K, N]) is packed; matmul(x, x2) with a non-constant operand is not.
-TEST(TopiDensePackGraph, MatmulConstantAndNonConstantOperands) {
+TEST(PackGemmWeights, MatmulConstantAndNonConstantOperands) {
   const int64_t M = 5, K = 11, N = 21;
   Var x = VarNode::make("x", F32({M, K}));
   Var z = VarNode::make("z", F32({K, N}));
