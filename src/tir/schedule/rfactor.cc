@@ -78,14 +78,16 @@ std::vector<Range> PointRegion(const std::vector<PrimExpr>& idx) {
   return r;
 }
 
-/// A block with the given iter vars, `out[idx] = combine(out[idx], rhs)` and `out[idx] = init`.
+/// A block with the given iter vars, `out[idx] = combine(out[idx], rhs)` and `out[idx] = init`,
+/// with the annotations of `like` and, when `allocs`, its alloc_buffers.
 Stmt ReductionBlock(const std::string& name, std::vector<IterVar> ivs, const Buffer& out,
                     const std::vector<PrimExpr>& idx, ExprKind kind, const PrimExpr& rhs, const PrimExpr& init,
-                    const BlockNode* like) {
+                    const BlockNode* like, bool allocs) {
   Stmt body = BufferStoreNode::make(out, Combine(kind, BufferLoadNode::make(out, idx), rhs), idx);
   Stmt init_stmt = BufferStoreNode::make(out, init, idx);
   std::vector<BufferRegion> writes{BufferRegion{out, PointRegion(idx)}};
-  Stmt tmp = BlockNode::make(name, std::move(ivs), {}, writes, body, init_stmt, like->alloc_buffers, like->annotations);
+  Stmt tmp = BlockNode::make(name, std::move(ivs), {}, writes, body, init_stmt,
+                             allocs ? like->alloc_buffers : std::vector<Buffer>{}, like->annotations);
   return WithRegions(tmp.as<BlockNode>(), body, init_stmt, writes);
 }
 
@@ -175,7 +177,7 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   const PrimExpr init_value = b->init.as<BufferStoreNode>()->value;
   const std::string rf_name = ScheduleAccess::FreshBlockName(*this, name + "_rf");
   Stmt rf_block = ReductionBlock(rf_name, rf_ivs, rf_buf, rf_idx, red.kind, Substitute(red.rhs, iv_map),
-                                 Substitute(init_value, iv_map), b);
+                                 Substitute(init_value, iv_map), b, /*allocs=*/true);
   Stmt rf_realize = BlockRealizeNode::make(rf_bind, info.realize->predicate, rf_block);
 
   // ---- The write-back block, after the outermost reduction loop: copies of the spatial loops
@@ -194,7 +196,7 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   wb_rf_idx = wb_idx;
   wb_rf_idx.insert(wb_rf_idx.begin() + factor_axis, rv);
   Stmt wb_block = ReductionBlock(name, wb_ivs, out, wb_idx, red.kind, BufferLoadNode::make(rf_buf, wb_rf_idx),
-                                 Substitute(init_value, wb_map), b);
+                                 Substitute(init_value, wb_map), b, /*allocs=*/false);
   // Predicate terms over loops the write-back keeps (those outside `top`, and the spatial copies).
   Stmt wb = BlockRealizeNode::make(wb_bind, wb_loops.Predicate(info), wb_block);
   wb = wb_loops.Wrap(ForNode::make(rf_loop, ir::make_zero(lv->dtype), linfo.loop->extent, ForKind::kSerial, wb));

@@ -203,7 +203,8 @@ PrimExpr Step(const PrimExpr& e, const tir::IterVar& v) {
 
 // Whether a load's last index advances by exactly 1 with `v`.
 bool UnitStride(const tir::BufferLoadNode* load, const tir::IterVar& v) {
-  const auto* c = Step(load->indices.back(), v).as<ir::IntImmNode>();
+  const PrimExpr step = Step(load->indices.back(), v);
+  const auto* c = step.as<ir::IntImmNode>();
   return c && c->value == 1;
 }
 
@@ -315,8 +316,8 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   }
 }
 
-// The number of leading loops of a block that are bound directly to spatial iter vars with
-// constant extents, and those extents.
+// The extents of a block's leading loops that are bound directly to spatial iter vars and
+// have constant extents (stopping at the first other loop).
 std::vector<int64_t> LeadingSpatialExtents(Schedule& sch, const std::string& name) {
   std::vector<int64_t> ext;
   const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
@@ -353,8 +354,8 @@ bool RowAligned(const tir::BlockRealizeNode* r, const std::vector<const ir::VarN
 // row loop, every earlier block is compute_at that loop (TensorIR §3.3), so one row is
 // finished while it is in L1 and its intermediates shrink to one row, and the row loop is
 // parallelized. Under it each block is vectorized as in ScheduleMainBlock (reductions along
-// the row are rfactor-ed). Returns the names of the blocks it scheduled; none when the
-// kernel is not of that form.
+// the row are rfactor-ed). Returns `names` when it scheduled them; none (and nothing
+// changed) when the kernel is not of that form.
 std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::string>& names, const ScheduleOptions& opt) {
   if (names.size() < 2) return {};
   bool any_reduction = false;
