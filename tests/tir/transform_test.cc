@@ -176,6 +176,19 @@ TEST(UnrollLoop, ReplicatesBodies) {
   EXPECT_IR_EQ(got, Func("f", {a}, expected));
 }
 
+TEST(UnrollLoop, InnerLoopsGetFreshVariablesPerCopy) {
+  // An unrolled loop around a serial one (a conv epilogue: 2 rows unrolled, 22 pixels each):
+  // each copy defines its own inner loop variable, so the result is valid flat TIR.
+  Buffer a = Buffer::make("A", f32, {PrimExpr(6)});
+  Var i("i"), j("j");
+  Stmt s = Loop(i, 2, Loop(j, 3, St(a, PrimExpr(1.0f), {i * 3 + j})), ForKind::kUnrolled);
+  PrimFunc got = T::Simplify(T::UnrollLoop(Func("f", {a}, s)));
+  EXPECT_NO_THROW(T::VerifyFlat(got)) << AsText(got);
+  Var j0("j"), j1("j_t");
+  Stmt expected = SeqStmtNode::make({Loop(j0, 3, St(a, PrimExpr(1.0f), {j0})), Loop(j1, 3, St(a, PrimExpr(1.0f), {j1 + 3}))});
+  EXPECT_IR_EQ(got, Func("f", {a}, expected));
+}
+
 TEST(RemoveNoOp, DropsEmptyLoopsAndSelfStores) {
   Buffer a = Buffer::make("A", f32, {PrimExpr(8)});
   Var i("i"), j("j");

@@ -10,6 +10,7 @@
 #include "tessera/ir/structural_equal.h"
 #include "tessera/tir/functor.h"
 
+#include "fresh_copy.h"
 #include "select_interior.h"
 
 namespace tessera::tir::transform {
@@ -17,52 +18,6 @@ namespace tessera::tir::transform {
 namespace {
 
 using ir::VarNode;
-
-/// Replaces accesses of some buffers by others (the fresh copies of allocations).
-class BufferRenamer : public StmtExprMutator {
- public:
-  explicit BufferRenamer(std::map<const BufferNode*, Buffer> m) : map_(std::move(m)) {}
-
- protected:
-  PrimExpr VisitExpr_(const BufferLoadNode* op, const PrimExpr& e) override {
-    PrimExpr v = StmtExprMutator::VisitExpr_(op, e);
-    auto* l = v.as<BufferLoadNode>();
-    auto it = map_.find(l->buffer.get());
-    return it == map_.end() ? v : BufferLoadNode::make(it->second, l->indices);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op, const Stmt& s) override {
-    Stmt v = StmtExprMutator::VisitStmt_(op, s);
-    auto* st = v.as<BufferStoreNode>();
-    auto it = map_.find(st->buffer.get());
-    return it == map_.end() ? v : BufferStoreNode::make(it->second, st->value, st->indices);
-  }
-
- private:
-  std::map<const BufferNode*, Buffer> map_;
-};
-
-/// A copy of a statement in which every loop, let and allocation it defines has a fresh
-/// variable (flat TIR defines each variable once).
-class FreshCopier : public StmtExprMutator {
- protected:
-  Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
-    Var v = op->loop_var.copy_with_suffix("_t");
-    Stmt body = Substitute(VisitStmt(op->body), {{op->loop_var.get_var(), v}});
-    return ForNode::make(v, op->min, op->extent, op->for_kind, body, op->annotations);
-  }
-  Stmt VisitStmt_(const LetStmtNode* op, const Stmt& s) override {
-    Var v = op->var.copy_with_suffix("_t");
-    Stmt body = Substitute(VisitStmt(op->body), {{op->var.get_var(), v}});
-    return LetStmtNode::make(v, op->value, body);
-  }
-  Stmt VisitStmt_(const AllocateNode* op, const Stmt& s) override {
-    auto n = std::make_shared<BufferNode>(*op->buffer.get());
-    n->data = Var(op->buffer->data->name_hint + "_t", op->buffer->data.dtype());
-    Buffer fresh(std::move(n));
-    Stmt body = BufferRenamer({{op->buffer.get(), fresh}}).VisitStmt(VisitStmt(op->body));
-    return AllocateNode::make(fresh, body);
-  }
-};
 
 /// Calls f(var) for every variable occurrence in e.
 template <typename F>
@@ -196,7 +151,7 @@ class Partitioner : public StmtExprMutator {
     DataType t = op->min.dtype();
     Stmt body = VisitStmt(op->body);
     Stmt main = ForNode::make(op->loop_var, op->min, ir::make_const(t, lo), op->for_kind, body, op->annotations);
-    Stmt tail = FreshCopier().VisitStmt(
+    Stmt tail = detail::FreshCopy(
         ForNode::make(op->loop_var, ir::make_const(t, m + lo), ir::make_const(t, e - lo), op->for_kind, body,
                       op->annotations));
     return SeqStmtNode::make({main, tail});
@@ -236,7 +191,7 @@ class Partitioner : public StmtExprMutator {
         Stmt inner = VisitStmt(body);
         loop = ForNode::make(op->loop_var, from, an.Simplify(to - from), op->for_kind, inner, op->annotations);
       }
-      pieces.push_back(fresh ? FreshCopier().VisitStmt(loop) : loop);
+      pieces.push_back(fresh ? detail::FreshCopy(loop) : loop);
     };
     piece(lo, a, op->body, true);
     piece(a, b, detail::AssumeFacts(op->body, sc.facts), false);

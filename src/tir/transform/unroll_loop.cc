@@ -4,6 +4,8 @@
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 
+#include "fresh_copy.h"
+
 namespace tessera::tir::transform {
 
 namespace {
@@ -21,7 +23,9 @@ class Unroller : public StmtExprMutator {
     std::vector<Stmt> copies;
     for (int64_t i = 0; i < n; ++i) {
       PrimExpr value = op->min + ir::make_const(op->min.dtype(), i);
-      copies.push_back(Substitute(body, {{op->loop_var.get_var(), value}}));
+      Stmt copy = Substitute(body, {{op->loop_var.get_var(), value}});
+      // Loops, lets and allocations inside the body are defined once per copy: fresh variables.
+      copies.push_back(i == 0 ? copy : detail::FreshCopy(copy));
     }
     return SeqStmtNode::make(std::move(copies));
   }
