@@ -40,6 +40,21 @@ bool WritesParam(const tir::PrimFunc& f, const tir::BlockNode* b) {
   return false;
 }
 
+// The loads in a statement, in visiting order; only those of `buffer` when it is given.
+std::vector<const tir::BufferLoadNode*> LoadsIn(const tir::Stmt& s, const tir::BufferNode* buffer = nullptr) {
+  struct Loads : public tir::StmtExprVisitor {
+    const tir::BufferNode* buffer;
+    std::vector<const tir::BufferLoadNode*> all;
+    void VisitExpr_(const tir::BufferLoadNode* op) override {
+      if (!buffer || op->buffer.get() == buffer) all.push_back(op);
+      tir::StmtExprVisitor::VisitExpr_(op);
+    }
+  } loads;
+  loads.buffer = buffer;
+  loads.VisitStmt(s);
+  return loads.all;
+}
+
 // Whether a block calls an expensive intrinsic (exp, log, tanh, erf, ...; not fabs, floor,
 // sqrt and the like, which cost about as much as a load).
 bool CallsTranscendental(const tir::BlockNode* b) {
@@ -57,21 +72,10 @@ bool CallsTranscendental(const tir::BlockNode* b) {
 
 // The number of blocks other than `b` that read what `b` writes.
 int ConsumerCount(const tir::PrimFunc& f, const tir::BlockNode* b) {
+  if (b->writes.empty()) return 0;
   int n = 0;
-  for (const auto* other : NonRootBlocks(f)) {
-    if (other == b) continue;
-    struct Reads : public tir::StmtExprVisitor {
-      const tir::BufferNode* buf;
-      bool found = false;
-      void VisitExpr_(const tir::BufferLoadNode* op) override {
-        found |= op->buffer.get() == buf;
-        tir::StmtExprVisitor::VisitExpr_(op);
-      }
-    } reads;
-    reads.buf = b->writes.empty() ? nullptr : b->writes[0].buffer.get();
-    reads.VisitStmt(other->body);
-    n += reads.found;
-  }
+  for (const auto* other : NonRootBlocks(f))
+    n += other != b && !LoadsIn(other->body, b->writes[0].buffer.get()).empty();
   return n;
 }
 
@@ -216,16 +220,8 @@ bool ReducesAlongRows(const tir::BlockRealizeNode* r, const tir::IterVar* spatia
   const tir::BlockNode* b = r->block_node();
   const auto* store = b->body.as<tir::BufferStoreNode>();
   if (!store) return false;
-  struct Loads : public tir::StmtExprVisitor {
-    std::vector<const tir::BufferLoadNode*> all;
-    void VisitExpr_(const tir::BufferLoadNode* op) override {
-      all.push_back(op);
-      tir::StmtExprVisitor::VisitExpr_(op);
-    }
-  } loads;
-  loads.VisitExpr(store->value);
   bool along_red = false;
-  for (const auto* l : loads.all) {
+  for (const auto* l : LoadsIn(b->body)) {
     if (l->buffer.same_as(store->buffer) || l->indices.empty()) continue;
     bool varies = false;
     for (const auto& x : l->indices) varies |= !ir::is_zero(Step(x, red));
@@ -316,18 +312,26 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   }
 }
 
-// The extents of a block's leading loops that are bound directly to spatial iter vars and
-// have constant extents (stopping at the first other loop).
-std::vector<int64_t> LeadingSpatialExtents(Schedule& sch, const std::string& name) {
-  std::vector<int64_t> ext;
-  const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
-  if (!r) return ext;
+// A block's leading loops that are bound directly to spatial iter vars and have constant
+// extents (up to the first other loop): their loop vars and extents.
+struct LeadingLoops {
+  const tir::BlockRealizeNode* realize = nullptr;  ///< nullptr when the block is not found
+  std::vector<const ir::VarNode*> vars;
+  std::vector<int64_t> extents;
+};
+
+LeadingLoops LeadingSpatialLoops(Schedule& sch, const std::string& name) {
+  LeadingLoops out;
+  out.realize = FindRealize(sch.func(), name);
+  if (!out.realize) return out;
   for (const LoopRV& l : sch.get_loops(sch.get_block(name))) {
     const int64_t e = ConstExtent(sch, l);
-    if (!SpatialIterOf(r, sch.GetFor(l)->loop_var.get_var()) || e < 0) break;
-    ext.push_back(e);
+    const ir::VarNode* v = sch.GetFor(l)->loop_var.get_var();
+    if (!SpatialIterOf(out.realize, v) || e < 0) break;
+    out.vars.push_back(v);
+    out.extents.push_back(e);
   }
-  return ext;
+  return out;
 }
 
 // Whether an access (a store's or a load's indices) in the block of `r` indexes the first
@@ -359,46 +363,32 @@ bool RowAligned(const tir::BlockRealizeNode* r, const std::vector<const ir::VarN
 std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::string>& names, const ScheduleOptions& opt) {
   if (names.size() < 2) return {};
   bool any_reduction = false;
-  size_t m = SIZE_MAX;
-  std::vector<int64_t> rows;
+  std::vector<LeadingLoops> blocks;
   for (const std::string& n : names) {
-    const tir::BlockRealizeNode* r = FindRealize(sch.func(), n);
-    if (!r) return {};
-    any_reduction |= IsReduction(r->block_node());
-    std::vector<int64_t> ext = LeadingSpatialExtents(sch, n);
-    if (rows.empty() && m == SIZE_MAX) rows = ext;
-    size_t k = 0;
-    while (k < ext.size() && k < rows.size() && ext[k] == rows[k]) ++k;
-    m = std::min(m, k);
+    blocks.push_back(LeadingSpatialLoops(sch, n));
+    if (!blocks.back().realize) return {};
+    any_reduction |= IsReduction(blocks.back().realize->block_node());
   }
-  if (!any_reduction || m == 0 || m == SIZE_MAX) return {};
+  // The rows: the leading extents every block shares.
+  const std::vector<int64_t>& rows = blocks[0].extents;
+  size_t m = rows.size();
+  for (const LeadingLoops& b : blocks) {
+    size_t k = 0;
+    while (k < m && k < b.extents.size() && b.extents[k] == rows[k]) ++k;
+    m = k;
+  }
+  if (!any_reduction || m == 0) return {};
   int64_t count = 1;
   for (size_t d = 0; d < m; ++d) count *= rows[d];
   if (count < opt.min_parallel_extent) return {};
+  for (LeadingLoops& b : blocks) b.vars.resize(m);
   // Every buffer a block writes is stored and read (by the later blocks) in its own row only.
-  for (size_t i = 0; i < names.size(); ++i) {
-    const tir::BlockRealizeNode* r = FindRealize(sch.func(), names[i]);
-    const auto* st = r->block_node()->body.as<tir::BufferStoreNode>();
-    std::vector<const ir::VarNode*> loops_i;
-    for (size_t d = 0; d < m; ++d) loops_i.push_back(sch.GetFor(sch.get_loops(sch.get_block(names[i]))[d])->loop_var.get_var());
-    if (!st || !RowAligned(r, loops_i, rows, st->indices)) return {};
-    for (size_t j = i + 1; j < names.size(); ++j) {
-      const tir::BlockRealizeNode* c = FindRealize(sch.func(), names[j]);
-      std::vector<const ir::VarNode*> loops_j;
-      for (size_t d = 0; d < m; ++d) loops_j.push_back(sch.GetFor(sch.get_loops(sch.get_block(names[j]))[d])->loop_var.get_var());
-      struct Loads : public tir::StmtExprVisitor {
-        tir::Buffer buf;
-        std::vector<const tir::BufferLoadNode*> all;
-        void VisitExpr_(const tir::BufferLoadNode* op) override {
-          if (op->buffer.same_as(buf)) all.push_back(op);
-          tir::StmtExprVisitor::VisitExpr_(op);
-        }
-      } loads;
-      loads.buf = st->buffer;
-      loads.VisitStmt(c->block_node()->body);
-      for (const auto* l : loads.all)
-        if (!RowAligned(c, loops_j, rows, l->indices)) return {};
-    }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto* st = blocks[i].realize->block_node()->body.as<tir::BufferStoreNode>();
+    if (!st || !RowAligned(blocks[i].realize, blocks[i].vars, rows, st->indices)) return {};
+    for (size_t j = i + 1; j < blocks.size(); ++j)
+      for (const auto* l : LoadsIn(blocks[j].realize->block_node()->body, st->buffer.get()))
+        if (!RowAligned(blocks[j].realize, blocks[j].vars, rows, l->indices)) return {};
   }
   std::vector<LoopRV> last = sch.get_loops(sch.get_block(names.back()));
   LoopRV row = last[0];
