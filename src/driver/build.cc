@@ -20,6 +20,7 @@
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
 #include "tessera/graph_lower/pack_gemm_weights.h"
+#include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/tir/printer.h"
@@ -42,6 +43,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options) {
       EliminateCommonSubexprPass(),
       DeadCodeEliminationPass(),
       AlterOpLayoutPass(),
+      graph_lower::WinogradConv2dPass(),
       graph_lower::PackGemmWeightsPass(),
       FuseOpsPass(),
       InferTypePass(),

@@ -47,6 +47,7 @@ void RegisterComputes() {
     detail::RegisterActivationComputes(r);
     detail::RegisterIndexingComputes(r);
     detail::RegisterDenseComputes(r);
+    detail::RegisterWinogradComputes(r);
   });
 }
 

@@ -25,6 +25,7 @@ void RegisterLogicalComputes(graph::OpRegistry& r);    // computes_logical.cc
 void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
 void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
+void RegisterWinogradComputes(graph::OpRegistry& r);   // computes_winograd.cc: the Winograd conv ops
 
 /// An FCompute calling a one-input / two-input topi compute that takes no attrs.
 inline graph::FCompute UnaryCompute(te::Tensor (*f)(const te::Tensor&)) {

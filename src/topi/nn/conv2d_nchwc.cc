@@ -7,28 +7,6 @@ namespace tessera::topi {
 
 namespace {
 
-// The explicit padding stage: zeros outside [pt, pt + H) x [pl, pl + W) of dims 2 and 3.
-// Unlike topi::pad, the select reads a clamped address only to stay in bounds; the stage
-// is computed once into its own buffer, so the convolution's inner loop has no select.
-Tensor PadNCHWc(const Tensor& data, const Conv2DParams& p) {
-  const auto [pt, pl, pb, pr] = p.padding;
-  if (!pt && !pl && !pb && !pr) return data;
-  std::vector<int64_t> ds = ConstShape(data);
-  const int64_t h = ds[2], w = ds[3];
-  std::vector<int64_t> out = {ds[0], ds[1], h + pt + pb, w + pl + pr, ds[4]};
-  return te::compute(
-      MakeShape(out),
-      [&](const std::vector<Var>& i) {
-        PrimExpr y = i[2] - Index(pt), x = i[3] - Index(pl);
-        PrimExpr inside = y >= Index(0) && y < Index(h) && x >= Index(0) && x < Index(w);
-        PrimExpr yc = ir::min(ir::max(y, Index(0)), Index(h - 1));
-        PrimExpr xc = ir::min(ir::max(x, Index(0)), Index(w - 1));
-        return ir::select(inside, data({PrimExpr(i[0]), PrimExpr(i[1]), yc, xc, PrimExpr(i[4])}),
-                          ir::make_zero(data.dtype()));
-      },
-      kNCHWcPadName, tag::kInjective);
-}
-
 // The subsampling stage of a strided 1x1 convolution (conv2d_nchwc.h kNCHWcSubsampleName).
 Tensor SubsampleNCHWc(const Tensor& data, int64_t sh, int64_t sw, int64_t oh, int64_t ow) {
   std::vector<int64_t> ds = ConstShape(data);
@@ -63,6 +41,27 @@ void CheckParams(const Conv2DParams& p, const char* op) {
 
 }  // namespace
 
+// The select reads a clamped address only to stay in bounds; the stage is computed once into its
+// own buffer, so the convolution's inner loop has no select.
+Tensor PadNCHWcStage(const Tensor& data, const std::array<int64_t, 4>& padding) {
+  const auto [pt, pl, pb, pr] = padding;
+  if (!pt && !pl && !pb && !pr) return data;
+  std::vector<int64_t> ds = ConstShape(data);
+  const int64_t h = ds[2], w = ds[3];
+  std::vector<int64_t> out = {ds[0], ds[1], h + pt + pb, w + pl + pr, ds[4]};
+  return te::compute(
+      MakeShape(out),
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = i[2] - Index(pt), x = i[3] - Index(pl);
+        PrimExpr inside = y >= Index(0) && y < Index(h) && x >= Index(0) && x < Index(w);
+        PrimExpr yc = ir::min(ir::max(y, Index(0)), Index(h - 1));
+        PrimExpr xc = ir::min(ir::max(x, Index(0)), Index(w - 1));
+        return ir::select(inside, data({PrimExpr(i[0]), PrimExpr(i[1]), yc, xc, PrimExpr(i[4])}),
+                          ir::make_zero(data.dtype()));
+      },
+      kNCHWcPadName, tag::kInjective);
+}
+
 std::array<int64_t, 2> Conv2DOutHW(int64_t h, int64_t w, int64_t kh, int64_t kw, const Conv2DParams& p) {
   const auto [pt, pl, pb, pr] = p.padding;
   const int64_t eh = (kh - 1) * p.dilation[0] + 1, ew = (kw - 1) * p.dilation[1] + 1;
@@ -80,7 +79,7 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
                 " do not match data ", ds[1], "x", ds[4]);
   CheckParams(p, "conv2d_NCHWc");
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
-  Tensor in = PadNCHWc(data, p);
+  Tensor in = PadNCHWcStage(data, p.padding);
   int64_t sh = p.strides[0], sw = p.strides[1];
   const int64_t dh = p.dilation[0], dw = p.dilation[1];
   const bool unpadded = p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
@@ -117,7 +116,7 @@ Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Co
                 " do not match data ", ds[1], "x", ds[4]);
   CheckParams(p, "depthwise_conv2d_NCHWc");
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
-  Tensor in = PadNCHWc(data, p);
+  Tensor in = PadNCHWcStage(data, p.padding);
   const int64_t sh = p.strides[0], sw = p.strides[1], dh = p.dilation[0], dw = p.dilation[1];
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");

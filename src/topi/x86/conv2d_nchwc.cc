@@ -2,6 +2,10 @@
 // schedule itself is in conv2d_nchwc_schedule.cc.
 #include "tessera/topi/x86/conv2d_nchwc.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
 #include "tessera/topi/util.h"
 
 #include "block_util.h"
@@ -51,6 +55,25 @@ bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& k
   if (ChooseConvTile(oh, ow, ks[5], lanes, false).oc_vectors != 1) return false;
   const int64_t bytes = 4 * ks[2] * ks[3] * oh * ow * ds[1] * ds[4];
   return bytes <= 4 * 1024 * 1024;
+}
+
+int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
+  if (ds.size() != 5 || ks.size() != 6 || p.groups != 1 || ks[2] != 3 || ks[3] != 3) return 0;
+  if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation != std::array<int64_t, 2>{1, 1}) return 0;
+  const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
+  const int64_t channels = ds[1] * ds[4], units = ks[0] * ks[5];
+  int64_t m = 0;
+  if (const char* env = std::getenv("TESSERA_WINOGRAD")) {  // experiments: 0 (off), 2 or 4
+    m = std::atoi(env);
+    if (m != 2 && m != 4) return 0;
+  } else {
+    if (channels < 32 || units < 32 || ks[5] != 2 * HostVectorLanes()) return 0;
+    m = 2;
+  }
+  if (oh % m != 0 || ow % m != 0) return 0;
+  const int64_t alpha = m + 2, tiles = ds[0] * (oh / m) * (ow / m);
+  const int64_t bytes = 4 * alpha * alpha * tiles * std::max(channels, units);  // V or M
+  return bytes <= 16 * 1024 * 1024 ? m : 0;
 }
 
 te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p) {

@@ -11,6 +11,7 @@
 #include "tessera/tir/functor.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
+#include "tessera/topi/x86/winograd.h"
 
 #include "block_util.h"
 
@@ -91,6 +92,7 @@ void InlineInjective(Schedule& sch) {
       if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
       if (KeepAsStage(b->name_hint)) continue;  // e.g. the NCHWc conv padding stage
       if (KeepGemmStage(b->name_hint)) continue;  // the packing of a GEMM operand (dense.h)
+      if (KeepWinogradStage(b->name_hint)) continue;  // its epilogue is inlined into it (winograd.h)
       if (CallsTranscendental(b) && ConsumerCount(sch.func(), b) >= 2) continue;
       try {
         sch.compute_inline(sch.get_block(b->name_hint));
@@ -424,6 +426,7 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
   // Blocks with their own x86 schedule (conv2d_nchwc.h) first; the rest get the default.
   std::set<std::string> handled = ScheduleConv2dNCHWc(sch, opt);
   for (const std::string& n : ScheduleGemmPacked(sch, opt)) handled.insert(n);  // dense.h
+  for (const std::string& n : ScheduleWinograd(sch, opt)) handled.insert(n);    // winograd.h
   std::vector<std::string> names;
   for (const auto* r : Realizes(sch.func())) {
     if (handled.count(r->block_node()->name_hint)) continue;

@@ -30,6 +30,10 @@ inline constexpr const char* kDepthwiseConv2dNCHWc = "depthwise_conv2d_NCHWc";
 
 /// Name of the explicit padding stage of the NCHWc convolutions.
 inline constexpr const char* kNCHWcPadName = "data_pad_NCHWc";
+/// The padding stage kNCHWcPadName of data [N, C/c, H, W, c]: zeros outside
+/// [top, top + H) x [left, left + W) of dims 2 and 3; data itself when the padding is all zero.
+Tensor PadNCHWcStage(const Tensor& data, const std::array<int64_t, 4>& padding);
+
 /// Name of the subsampling stage of a strided 1x1 conv2d_NCHWc: out[.., y, x, .] =
 /// data[.., y * sh, x * sw, .], after which the conv runs with stride 1 on contiguous pixels
 /// (as oneDNN's 1x1 convolution does: the micro-kernel's broadcasts then read consecutive

@@ -1,0 +1,113 @@
+// WinogradConv2d (graph_lower/winograd_conv2d.h).
+#include "tessera/graph_lower/winograd_conv2d.h"
+
+#include <cstring>
+
+#include "computes.h"
+#include "tessera/graph/functor.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph_lower/compute_registry.h"
+#include "tessera/support/error.h"
+#include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/nn/winograd.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
+#include "tessera/topi/x86/dense.h"
+
+namespace tessera::graph_lower {
+
+namespace {
+
+using graph::Expr;
+
+std::optional<std::vector<int64_t>> F32ShapeOf(const Expr& e) {
+  if (!e->has_checked_type()) return std::nullopt;
+  const auto* tt = e->checked_type()->as<graph::TensorTypeNode>();
+  if (!tt || tt->dtype != DataType::Float(32)) return std::nullopt;
+  return graph::StaticShape(tt->shape);
+}
+
+// kernel [K/k, C/c, 3, 3, c, k] -> Up [alpha^2, NB, C, bn]: Up[e, nb, ci, l] = U[e, ci, nb * bn + l],
+// U[e, ci, ko] = (G W[ko, ci] G^T)[e]; zero past K.
+runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::WinogradMatrices& wm,
+                                 const topi::GemmPackTile& tile) {
+  const std::vector<int64_t>& ws = w.shape();
+  const int64_t kb = ws[0], cb = ws[1], c = ws[4], k = ws[5], channels = cb * c, units = kb * k;
+  const int64_t a2 = wm.alpha * wm.alpha, bn = tile.bn, nb = tile.PaddedN(units) / bn;
+  runtime::NDArray out = runtime::NDArray::Empty({a2, nb, channels, bn}, w.dtype());
+  auto* dst = static_cast<float*>(out.raw_data());
+  std::memset(dst, 0, static_cast<size_t>(a2 * nb * channels * bn) * sizeof(float));
+  const auto* src = static_cast<const float*>(w.raw_data());
+  float g[9];
+  for (int64_t ko = 0; ko < units; ++ko)
+    for (int64_t ci = 0; ci < channels; ++ci) {
+      for (int64_t y = 0; y < 3; ++y)
+        for (int64_t x = 0; x < 3; ++x)
+          g[y * 3 + x] = src[((((ko / k * cb + ci / c) * 3 + y) * 3 + x) * c + ci % c) * k + ko % k];
+      std::vector<double> u = topi::WinogradKernelTransform(wm, g);
+      for (int64_t e = 0; e < a2; ++e)
+        dst[((e * nb + ko / bn) * channels + ci) * bn + ko % bn] = static_cast<float>(u[static_cast<size_t>(e)]);
+    }
+  return out;
+}
+
+graph::Call MakeCall(const std::string& op, std::vector<Expr> args, graph::Attrs attrs) {
+  return graph::CallNode::make(graph::OpNode::Get(op), std::move(args), std::move(attrs));
+}
+
+class Rewriter : public graph::ExprMutator {
+ protected:
+  Expr MutateCall_(const graph::Call& call) override {
+    Expr rewritten = graph::ExprMutator::MutateCall_(call);
+    const auto* op = call->op->as<graph::OpNode>();
+    if (!op || op->name != "nn.contrib_conv2d_NCHWc" || call->args.size() != 2) return rewritten;
+    const auto* kernel = call->args[1]->as<graph::ConstantNode>();
+    auto xs = F32ShapeOf(call->args[0]), os = F32ShapeOf(call);
+    if (!kernel || !xs || !os || xs->size() != 5 || kernel->data.dtype() != DataType::Float(32)) return rewritten;
+    const graph::Attrs& attrs = call->attrs;
+    topi::Conv2DParams p;
+    p.strides = detail::Pair(attrs, "strides", {1, 1});
+    p.dilation = detail::Pair(attrs, "dilation", {1, 1});
+    p.padding = detail::Padding4(attrs);
+    p.groups = attrs.GetInt("groups", 1);
+    const std::vector<int64_t>& ks = kernel->data.shape();
+    const int64_t m = topi::x86::WinogradTileSize(*xs, ks, p);
+    if (m == 0) return rewritten;
+    const topi::WinogradMatrices wm = topi::Winograd3x3(m);
+    const int64_t n = (*xs)[0], oh = (*os)[2], ow = (*os)[3], channels = (*xs)[1] * (*xs)[4], units = ks[0] * ks[5];
+    const int64_t tiles = topi::WinogradTile(oh, ow, m).Tiles(n);
+    const topi::GemmPackTile tile = topi::x86::ChooseGemmTile(tiles, units, channels);
+    const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
+    const auto* rc = rewritten->as<graph::CallNode>();
+    graph::Attrs in_attrs;
+    in_attrs.Set("tile_size", m).Set("padding", std::vector<int64_t>(p.padding.begin(), p.padding.end())).Set("rows", rows);
+    Expr v = MakeCall("nn.contrib_conv2d_winograd_input_transform", {rc->args[0]}, in_attrs);
+    graph::Attrs mm_attrs;
+    mm_attrs.Set("units", units).Set("gemm_mr", tile.mr).Set("gemm_nv", tile.nv);
+    Expr mm = MakeCall("nn.contrib_batch_matmul_pack",
+                       {v, graph::ConstantNode::make(TransformKernel(kernel->data, wm, tile))}, mm_attrs);
+    graph::Attrs out_attrs;
+    out_attrs.Set("tile_size", m).Set("batch", n).Set("out_h", oh).Set("out_w", ow).Set("channel_block", ks[5]);
+    return MakeCall("nn.contrib_conv2d_winograd_output_transform", {mm}, out_attrs);
+  }
+};
+
+}  // namespace
+
+graph::IRModule WinogradConv2d(const graph::IRModule& input) {
+  RegisterComputes();  // registers the Winograd ops
+  graph::IRModule mod = graph::InferType(input);
+  graph::IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    Expr e = Rewriter().Mutate(fn);
+    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(e));
+  }
+  return graph::InferType(out);
+}
+
+graph::transform::Pass WinogradConv2dPass() {
+  return graph::transform::Pass(
+      {"WinogradConv2d", "3x3 stride-1 NCHWc convolutions -> Winograd input transform, batch GEMM, output transform", 3},
+      [](const graph::IRModule& m, const graph::transform::PassContext&) { return WinogradConv2d(m); });
+}
+
+}  // namespace tessera::graph_lower

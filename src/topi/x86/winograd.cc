@@ -1,0 +1,121 @@
+// ScheduleWinograd (x86/winograd.h).
+#include "tessera/topi/x86/winograd.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "tessera/ir/op.h"
+#include "tessera/topi/nn/winograd.h"
+
+#include "block_util.h"
+
+namespace tessera::topi::x86 {
+
+namespace {
+
+void Debug(const char* step, const ScheduleError& err) {
+  if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "winograd %s: %s\n", step, err.what());
+}
+
+const tir::BlockNode* FindBlock(const tir::PrimFunc& f, const std::string& name) {
+  for (const tir::BlockNode* b : NonRootBlocks(f))
+    if (b->name_hint == name) return b;
+  return nullptr;
+}
+
+// The channel block of the NCHWc tensor the input transform reads (its 5-D read), or 0.
+int64_t InputChannelBlock(const tir::BlockNode* b) {
+  for (const auto& r : b->reads) {
+    int64_t c = 0;
+    if (r.buffer->shape.size() == 5 && ir::as_const_int(r.buffer->shape[4], &c)) return c;
+  }
+  return 0;
+}
+
+// parallel(p), co, unroll e, vectorize ci.
+void ScheduleInput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  const int64_t cb = InputChannelBlock(FindBlock(sch.func(), name));
+  BlockRV block = sch.get_block(name);
+  std::vector<LoopRV> loops = sch.get_loops(block);  // e, p, c
+  if (loops.size() != 3 || cb <= 0) return;
+  try {
+    std::vector<LoopRV> c = sch.split(loops[2], {-1, cb});
+    sch.reorder({loops[1], c[0], loops[0], c[1]});
+    sch.unroll(loops[0]);
+    if (opt.vectorize) sch.vectorize(c[1]);
+    if (opt.parallelize) sch.parallel(loops[1]);
+  } catch (const ScheduleError& e) {
+    Debug("input", e);
+  }
+}
+
+// Inlines every block that reads the output transform's result (the conv's epilogue, after the
+// default inlining: one block) into it.
+void InlineEpilogue(Schedule& sch, const std::string& name) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    const tir::BlockNode* out = FindBlock(sch.func(), name);
+    if (!out || out->writes.empty()) return;
+    for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
+      bool reads = false;
+      for (const auto& r : b->reads) reads |= r.buffer.same_as(out->writes[0].buffer);
+      if (!reads || b == out) continue;
+      try {
+        sch.reverse_compute_inline(sch.get_block(b->name_hint));
+        changed = true;
+      } catch (const ScheduleError& e) {
+        Debug("epilogue", e);
+      }
+      break;
+    }
+  }
+}
+
+// parallel(fuse(n, ko, yo)), xo, unroll yi, unroll xi, vectorize ki.
+void ScheduleOutput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  const tir::BlockNode* b = FindBlock(sch.func(), name);
+  int64_t m = 0;
+  auto it = b->annotations.find(kWinogradTileAttr);
+  if (it == b->annotations.end() || !ir::as_const_int(it->second, &m)) return;
+  BlockRV block = sch.get_block(name);
+  std::vector<LoopRV> loops = sch.get_loops(block);  // n, ko, y, x, ki
+  if (loops.size() != 5) return;
+  try {
+    std::vector<LoopRV> y = sch.split(loops[2], {-1, m});
+    std::vector<LoopRV> x = sch.split(loops[3], {-1, m});
+    sch.reorder({loops[0], loops[1], y[0], x[0], y[1], x[1], loops[4]});
+    sch.unroll(y[1]);
+    sch.unroll(x[1]);
+    if (opt.vectorize) sch.vectorize(loops[4]);
+    LoopRV tasks = sch.fuse({loops[0], loops[1], y[0]});
+    if (opt.parallelize) sch.parallel(tasks);
+  } catch (const ScheduleError& e) {
+    Debug("output", e);
+  }
+}
+
+}  // namespace
+
+bool KeepWinogradStage(const std::string& block_name) { return StartsWith(block_name, kWinogradOutputName); }
+
+std::set<std::string> ScheduleWinograd(Schedule& sch, const ScheduleOptions& opt) {
+  std::vector<std::string> inputs, outputs;
+  for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
+    if (StartsWith(b->name_hint, kWinogradInputName)) inputs.push_back(b->name_hint);
+    if (StartsWith(b->name_hint, kWinogradOutputName)) outputs.push_back(b->name_hint);
+  }
+  std::set<std::string> handled;
+  for (const std::string& n : inputs) {
+    ScheduleInput(sch, n, opt);
+    handled.insert(n);
+  }
+  for (const std::string& n : outputs) {
+    InlineEpilogue(sch, n);
+    ScheduleOutput(sch, n, opt);
+    handled.insert(n);
+  }
+  return handled;
+}
+
+}  // namespace tessera::topi::x86
