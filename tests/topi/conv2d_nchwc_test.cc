@@ -178,20 +178,7 @@ TEST(TopiConv2dNCHWc, DepthwiseMatchesReference) {
   RunCase(Case{16, 8, 14, 16, 3, 3, P(1, 1), 16, 16}, true, true);
 }
 
-struct Kinds : tir::StmtExprVisitor {
-  std::set<std::string> blocks;
-  int parallel = 0, vectorized = 0, unrolled = 0;
-  void VisitStmt_(const tir::BlockNode* op) override {
-    blocks.insert(op->name_hint);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const tir::ForNode* op) override {
-    parallel += op->for_kind == tir::ForKind::kParallel;
-    vectorized += op->for_kind == tir::ForKind::kVectorized;
-    unrolled += op->for_kind == tir::ForKind::kUnrolled;
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
+using Kinds = testing::LoopKinds;
 
 TEST(TopiConv2dNCHWc, ScheduleStructure) {
   Tensor data = te::placeholder(MakeShape({1, 4, 56, 56, 16}), f32, "data");

@@ -178,15 +178,7 @@ TEST(TopiDensePack, BatchMatmulAllLayouts) {
   }
 }
 
-struct LoopKinds : tir::StmtExprVisitor {
-  int parallel = 0, vectorized = 0, unrolled = 0;
-  void VisitStmt_(const tir::ForNode* op) override {
-    parallel += op->for_kind == tir::ForKind::kParallel;
-    vectorized += op->for_kind == tir::ForKind::kVectorized;
-    unrolled += op->for_kind == tir::ForKind::kUnrolled;
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
+using testing::LoopKinds;
 
 TEST(TopiDensePack, ScheduleIsRegisterBlocked) {
   GemmPackTile t;

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
+#include "tessera/tir/functor.h"
 #include "tir_interp.h"
 
 namespace tessera::topi::testing {
@@ -40,6 +43,22 @@ void RunJIT(const tir::PrimFunc& flat, std::vector<Data>& storage);
 /// Runs every mode (kJIT when HaveJIT()) and checks each against `want` (relative + absolute tol).
 void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& output, const std::vector<Data>& in_data,
                    const Data& want, double tol = 1e-4);
+
+/// The block names and the loop kinds of a scheduled function (visit its body).
+struct LoopKinds : tir::StmtExprVisitor {
+  std::set<std::string> blocks;
+  int parallel = 0, vectorized = 0, unrolled = 0;
+  void VisitStmt_(const tir::BlockNode* op) override {
+    blocks.insert(op->name_hint);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const tir::ForNode* op) override {
+    parallel += op->for_kind == tir::ForKind::kParallel;
+    vectorized += op->for_kind == tir::ForKind::kVectorized;
+    unrolled += op->for_kind == tir::ForKind::kUnrolled;
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
 
 void ExpectNear(const Data& got, const Data& want, double tol, const char* what);
 

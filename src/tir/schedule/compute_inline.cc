@@ -190,24 +190,40 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
   } lf;
   lf.buf = buf;
   lf.VisitStmt(c->body);
-  std::vector<int> pos;
-  if (!IndicesAreIterVars(c, lf.idx[0], &pos)) {
+  // Each load index is a distinct iter var of the block, or 0 on a dimension of extent 1 (a
+  // broadcast helper indexes a unit dimension by 0); every iter var not among them has extent 1.
+  std::vector<int> pos;  // buffer dim -> the consumer's iter var, -1 for a 0 on a unit dimension
+  std::set<int> used;
+  bool iter_var_indices = lf.idx[0].size() == buf->shape.size();
+  for (size_t d = 0; iter_var_indices && d < lf.idx[0].size(); ++d) {
+    std::vector<int> one;
+    if (IndicesAreIterVars(c, {lf.idx[0][d]}, &one) && used.insert(one[0]).second) {
+      pos.push_back(one[0]);
+    } else {
+      iter_var_indices = ir::is_zero(lf.idx[0][d]) && ir::is_one(buf->shape[d]);
+      pos.push_back(-1);
+    }
+  }
+  if (!iter_var_indices) {
     TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' reads ", IndexStr(buf, lf.idx[0]),
-                  "; the load indices must be the block's iter vars, each once");
+                  "; the load indices must be the block's iter vars, each once (or 0 on a dimension of extent 1)");
   }
   for (const auto& other : lf.idx) {
     for (size_t d = 0; d < other.size(); ++d) {
-      if (!other[d].same_as(lf.idx[0][d])) {
+      if (!other[d].same_as(lf.idx[0][d]) && !(pos[d] < 0 && ir::is_zero(other[d]))) {
         TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' reads '", buf->name,
                       "' at two different points; it must read it once per iteration");
       }
     }
   }
-  if (pos.size() != c->iter_vars.size()) {
-    TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' has ", c->iter_vars.size(), " iter vars but reads ",
-                  IndexStr(buf, lf.idx[0]), "; every iter var must index the producer's buffer");
+  for (size_t i = 0; i < c->iter_vars.size(); ++i) {
+    if (!used.count(static_cast<int>(i)) && !ir::is_one(c->iter_vars[i].dom.extent)) {
+      TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' has ", c->iter_vars.size(), " iter vars but reads ",
+                    IndexStr(buf, lf.idx[0]), "; every iter var must index the producer's buffer");
+    }
   }
   for (size_t d = 0; d < pos.size(); ++d) {
+    if (pos[d] < 0) continue;
     const IterVar& iv = c->iter_vars[pos[d]];
     int64_t diff;
     if (!ir::is_zero(iv.dom.min) || !ConstDiff(iv.dom.extent, buf->shape[d], &diff) || diff != 0) {
@@ -238,8 +254,11 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
     }
   }
   // Consumer var at buffer dim d := producer's store index d.
+  // (an iter var of extent 1 that indexes no dimension := 0).
   std::map<const VarNode*, PrimExpr> vmap;
-  for (size_t d = 0; d < pos.size(); ++d) vmap[c->iter_vars[pos[d]].var.get_var()] = pstore->indices[d];
+  for (const auto& iv : c->iter_vars) vmap[iv.var.get_var()] = ir::make_zero(iv.var.dtype());
+  for (size_t d = 0; d < pos.size(); ++d)
+    if (pos[d] >= 0) vmap[c->iter_vars[pos[d]].var.get_var()] = pstore->indices[d];
   struct Replace : StmtExprMutator {
     Buffer buf;
     PrimExpr value;

@@ -94,7 +94,9 @@ class Schedule {
   /// B must not be a function parameter.
   void compute_inline(const BlockRV& block);
   /// Inlines a consumer block `C[g(v)] = f(B[v0, v1, ...], ...)` into the single block
-  /// that produces B (a single store, no reduction), which then stores C directly.
+  /// that produces B (a single store, no reduction), which then stores C directly. A load index
+  /// may also be 0 on a dimension of extent 1 (how broadcasts index unit dims), and the block
+  /// may have iter vars of extent 1 that index nothing.
   void reverse_compute_inline(const BlockRV& block);
   /// Moves a producer block under `loop` of its consumers, computing exactly the region of
   /// its output that the blocks under `loop` read (TensorIR §3.3 region analysis; a

@@ -95,8 +95,7 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
 
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
 /// [N, C/c, H, W, c], kernel [K/k, C/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2 for
-/// a 3x3, stride-1, dilation-1, groups-1 conv with C and K >= 32, k = 2 vector lanes, an output
-/// that 2 divides, and a transformed input / product (16 x tiles x channels floats) of at most
+/// a 3x3, stride-1, dilation-1, groups-1 conv with C and K >= 32, an output that 2 divides, and a transformed input / product (16 x tiles x channels floats) of at most
 /// 16 MiB. The environment variable TESSERA_WINOGRAD=0|2|4 overrides the choice (experiments).
 int64_t WinogradTileSize(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                          const Conv2DParams& p);

@@ -1,0 +1,196 @@
+// Winograd F(m x m, 3x3) (topi/nn/winograd.h): the three kernels the pipeline builds (input
+// transform, packed batch GEMM, output transform with a bias + relu epilogue) against a direct
+// C++ convolution in every mode (unscheduled, scheduled, flat, LLVM JIT); the x86 schedule's
+// structure; the errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tessera/support/error.h"
+#include "tessera/topi/broadcast.h"
+#include "tessera/topi/math.h"
+#include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/nn/layout.h"
+#include "tessera/topi/nn/winograd.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
+#include "tessera/topi/x86/schedule.h"
+#include "topi_test_util.h"
+
+namespace tessera::topi {
+namespace {
+
+using testing::Data;
+using testing::LoopKinds;
+using testing::Mode;
+const DataType f32 = DataType::Float(32);
+
+struct Case {
+  int64_t m, c, h, w, k;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+  int64_t cb, kb;              // data / output channel blocks
+};
+
+// relu(conv3x3(x, w) + bias), N = 1, NCHW, in double.
+Data Direct(const Case& cc, const Data& x, const Data& w, const Data& bias, int64_t oh, int64_t ow) {
+  Data out(static_cast<size_t>(cc.k * oh * ow));
+  for (int64_t o = 0; o < cc.k; ++o)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t xx = 0; xx < ow; ++xx) {
+        double acc = bias[o];
+        for (int64_t c = 0; c < cc.c; ++c)
+          for (int64_t ky = 0; ky < 3; ++ky)
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              const int64_t iy = y + ky - cc.pad[0], ix = xx + kx - cc.pad[1];
+              if (iy < 0 || iy >= cc.h || ix < 0 || ix >= cc.w) continue;
+              acc += x[(c * cc.h + iy) * cc.w + ix] * w[((o * cc.c + c) * 3 + ky) * 3 + kx];
+            }
+        out[(o * oh + y) * ow + xx] = std::max(acc, 0.0);
+      }
+  return out;
+}
+
+// NCHW (N = 1) -> NCHW<b>c with zero channels past C.
+Data Block(const Data& x, int64_t C, int64_t HW, int64_t b) {
+  const int64_t Cb = (C + b - 1) / b;
+  Data out(static_cast<size_t>(Cb * HW * b), 0.0);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < HW; ++i) out[((c / b) * HW + i) * b + c % b] = x[c * HW + i];
+  return out;
+}
+
+// w [K, C, 3, 3] -> Up [alpha^2, NB, Cp, bn] (Up[e, nb, c, l] = (G w[nb * bn + l, c] G^T)[e], zero
+// past K and C): what graph_lower::WinogradConv2d computes at compile time.
+Data TransformWeights(const Case& cc, const Data& w, int64_t cp, const GemmPackTile& t, int64_t kp) {
+  const WinogradMatrices wm = Winograd3x3(cc.m);
+  const int64_t a2 = wm.alpha * wm.alpha, nb = t.PaddedN(kp) / t.bn;
+  Data up(static_cast<size_t>(a2 * nb * cp * t.bn), 0.0);
+  for (int64_t o = 0; o < cc.k; ++o)
+    for (int64_t c = 0; c < cc.c; ++c) {
+      float g[9];
+      for (int i = 0; i < 9; ++i) g[i] = static_cast<float>(w[(o * cc.c + c) * 9 + i]);
+      std::vector<double> u = WinogradKernelTransform(wm, g);
+      for (int64_t e = 0; e < a2; ++e)
+        up[((e * nb + o / t.bn) * cp + c) * t.bn + o % t.bn] = static_cast<float>(u[static_cast<size_t>(e)]);
+    }
+  return up;
+}
+
+void RunCase(const Case& cc) {
+  SCOPED_TRACE(::testing::Message() << "F(" << cc.m << ") C=" << cc.c << " " << cc.h << "x" << cc.w << " K=" << cc.k
+                                    << " pad=" << cc.pad[0] << "," << cc.pad[1] << "," << cc.pad[2] << "," << cc.pad[3]
+                                    << " cb=" << cc.cb << " kb=" << cc.kb);
+  Conv2DParams p;
+  p.padding = cc.pad;
+  const auto [oh, ow] = Conv2DOutHW(cc.h, cc.w, 3, 3, p);
+  const int64_t alpha = cc.m + 2, cbn = (cc.c + cc.cb - 1) / cc.cb, cp = cbn * cc.cb;
+  const int64_t kp = (cc.k + cc.kb - 1) / cc.kb * cc.kb, tiles = WinogradTile(oh, ow, cc.m).Tiles(1);
+  GemmPackTile tile;
+  tile.mr = 4, tile.nv = 1;
+  const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
+  Data x = testing::Random(static_cast<size_t>(cc.c * cc.h * cc.w), 1);
+  Data w = testing::Random(static_cast<size_t>(cc.k * cc.c * 9), 2, -0.5, 0.5);
+  Data bias = testing::Random(static_cast<size_t>(cc.k), 3);
+  Data want = Block(Direct(cc, x, w, bias, oh, ow), cc.k, oh * ow, cc.kb);
+
+  Tensor data = te::placeholder(MakeShape({1, cbn, cc.h, cc.w, cc.cb}), f32, "data");
+  Tensor v = winograd_input_transform(data, cc.m, cc.pad, rows);
+  Tensor vin = te::placeholder(MakeShape({alpha * alpha, rows, cp}), f32, "V");
+  Tensor up = te::placeholder(MakeShape({alpha * alpha, tile.PaddedN(kp) / tile.bn, cp, tile.bn}), f32, "Up");
+  Tensor mm = batch_matmul_packed(vin, up, kp, tile);
+  Tensor min = te::placeholder(MakeShape({alpha * alpha, rows, kp}), f32, "M");
+  Tensor b = te::placeholder(MakeShape({1, kp / cc.kb, 1, 1, cc.kb}), f32, "bias");
+  Tensor out = relu(add(winograd_output_transform(min, cc.m, 1, oh, ow, cc.kb), b));
+  const double tol = cc.m == 2 ? 1e-5 : 1e-4;
+  for (Mode mode : {Mode::kUnscheduled, Mode::kScheduled, Mode::kScheduledFlat, Mode::kJIT}) {
+    if (mode == Mode::kJIT && !testing::HaveJIT()) continue;
+    SCOPED_TRACE(::testing::Message() << "mode " << static_cast<int>(mode));
+    Data vd = testing::Run({data}, {v}, {Block(x, cc.c, cc.h * cc.w, cc.cb)}, mode)[0];
+    Data md = testing::Run({vin, up}, {mm}, {vd, TransformWeights(cc, w, cp, tile, kp)}, mode)[0];
+    Data got = testing::Run({min, b}, {out}, {md, Block(bias, cc.k, 1, cc.kb)}, mode)[0];
+    // Channels past K are relu(0 + 0): the reference's zero padding.
+    testing::ExpectNear(got, want, tol, "winograd conv");
+  }
+}
+
+TEST(TopiWinograd, F2MatchesDirectConvolution) {
+  for (const Case& cc : {Case{2, 32, 6, 6, 32, {1, 1, 1, 1}, 16, 16},    // ResNet-like, two blocks
+                         Case{2, 20, 4, 8, 24, {1, 1, 1, 1}, 16, 16},    // channels padded to the blocks
+                         Case{2, 8, 10, 6, 16, {0, 0, 0, 0}, 8, 16},     // no padding, block 8
+                         Case{2, 16, 5, 7, 16, {1, 0, 2, 1}, 16, 16}}) {  // asymmetric padding: 6x6
+    RunCase(cc);
+  }
+}
+
+TEST(TopiWinograd, F4MatchesDirectConvolution) {
+  for (const Case& cc : {Case{4, 16, 8, 8, 16, {1, 1, 1, 1}, 16, 16}, Case{4, 12, 6, 8, 20, {0, 1, 0, 1}, 4, 16}}) {
+    RunCase(cc);
+  }
+}
+
+// The kernel transform of a filter that is a delta at the centre: G g G^T is the outer product of
+// G's middle column with itself.
+TEST(TopiWinograd, KernelTransformOfACentredDelta) {
+  for (int64_t m : {2, 4}) {
+    const WinogradMatrices wm = Winograd3x3(m);
+    const float g[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+    std::vector<double> u = WinogradKernelTransform(wm, g);
+    ASSERT_EQ(u.size(), static_cast<size_t>(wm.alpha * wm.alpha));
+    for (int64_t i = 0; i < wm.alpha; ++i)
+      for (int64_t j = 0; j < wm.alpha; ++j)
+        EXPECT_DOUBLE_EQ(u[i * wm.alpha + j], wm.G[i * 3 + 1] * wm.G[j * 3 + 1]) << m << ": " << i << "," << j;
+  }
+}
+
+// Input transform: one task per tile, the alpha^2 elements unrolled, the channel lanes
+// vectorized, the padding its own stage. Output transform: the bias and relu inlined into it
+// (one block), parallel over rows of tiles, the m x m tile unrolled, the channel lanes vectorized.
+TEST(TopiWinograd, ScheduleStructure) {
+  Tensor data = te::placeholder(MakeShape({1, 4, 56, 56, 16}), f32, "data");
+  tir::PrimFunc in = x86::DefaultSchedule(
+      te::create_prim_func({data, winograd_input_transform(data, 2, {1, 1, 1, 1}, 786)}, "input"));
+  LoopKinds ki;
+  ki.VisitStmt(in->body);
+  EXPECT_EQ(ki.blocks, (std::set<std::string>{"root", kNCHWcPadName, kWinogradInputName}));
+  EXPECT_EQ(ki.parallel, 2) << "the padding stage and the tiles";
+  EXPECT_EQ(ki.unrolled, 1) << "the 16 elements of a tile";
+  EXPECT_GE(ki.vectorized, 2);
+
+  Tensor mm = te::placeholder(MakeShape({16, 786, 64}), f32, "M");
+  Tensor bias = te::placeholder(MakeShape({1, 4, 1, 1, 16}), f32, "bias");
+  Tensor y = relu(add(winograd_output_transform(mm, 2, 1, 56, 56, 16), bias));
+  tir::PrimFunc out = x86::DefaultSchedule(te::create_prim_func({mm, bias, y}, "output"));
+  LoopKinds ko;
+  ko.VisitStmt(out->body);
+  EXPECT_EQ(ko.blocks, (std::set<std::string>{"root", kWinogradOutputName})) << "the epilogue is inlined";
+  EXPECT_EQ(ko.parallel, 1);
+  EXPECT_EQ(ko.unrolled, 2) << "the 2 x 2 outputs of a tile";
+  EXPECT_EQ(ko.vectorized, 1);
+}
+
+TEST(TopiWinograd, Strategy) {
+  Conv2DParams p;
+  p.padding = {1, 1, 1, 1};
+  const std::vector<int64_t> k64 = {4, 4, 3, 3, 16, 16};
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, p), 2) << "ResNet-50's 56x56 3x3 conv";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 7, 7, 16}, k64, p), 0) << "an odd output";
+  EXPECT_EQ(x86::WinogradTileSize({1, 1, 56, 56, 16}, {4, 1, 3, 3, 16, 16}, p), 0)
+      << "16 input channels";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, {4, 4, 1, 1, 16, 16}, {}), 0) << "1x1";
+  Conv2DParams s2 = p;
+  s2.strides = {2, 2};
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, s2), 0) << "stride 2";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 224, 224, 16}, k64, p), 0) << "V of 16 x 112^2 x 64 floats: 49 MiB";
+}
+
+TEST(TopiWinograd, Errors) {
+  EXPECT_THROW(Winograd3x3(3), UserError);
+  EXPECT_THROW(WinogradTile(7, 8, 2), UserError);
+  Tensor data = te::placeholder(MakeShape({1, 2, 8, 8, 16}), f32, "data");
+  EXPECT_THROW(winograd_input_transform(data, 2, {1, 1, 1, 1}, 15), UserError) << "16 tiles, 15 rows";
+  Tensor mm = te::placeholder(MakeShape({16, 16, 40}), f32, "M");
+  EXPECT_THROW(winograd_output_transform(mm, 2, 1, 8, 8, 16), UserError) << "40 channels, block 16";
+  EXPECT_THROW(winograd_output_transform(mm, 4, 1, 8, 8, 8), UserError) << "36 elements per tile for F(4)";
+}
+
+}  // namespace
+}  // namespace tessera::topi
