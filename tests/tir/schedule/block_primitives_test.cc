@@ -62,6 +62,41 @@ TEST(ScheduleReverseComputeInline, MatmulRelu) {
                         "reverse_compute_inline: block 'C' is a reduction");
 }
 
+// A consumer that reads a unit dimension at 0 (as broadcasts index it) and has an iter var of
+// extent 1 that indexes nothing: B[i, j] = A[i, j] * 2, C[i, j] = B[0, j] + 1 over [1, 6].
+TEST(ScheduleReverseComputeInline, UnitDimensionIndexedByZero) {
+  Buffer A = F32("A", {1, 6}), B = F32("B", {1, 6}), C = F32("C", {1, 6});
+  auto f1 = make_const(DataType::Float(32), 1.0), f2 = make_const(DataType::Float(32), 2.0);
+  auto zero = make_const(DataType::Int(32), 0);
+  Stmt b = MakeCompute("B", B, {{"i", 1}, {"j", 6}}, {}, [&](auto& s, auto&) { return BufferLoadNode::make(A, {s[0], s[1]}) * f2; });
+  Stmt c = MakeCompute("C", C, {{"i", 1}, {"j", 6}}, {}, [&](auto& s, auto&) { return BufferLoadNode::make(B, {zero, s[1]}) + f1; });
+  PrimFunc f = MakeFunc("unit", {A, C}, {b, c}, {B});
+  Schedule sch(f);
+  sch.reverse_compute_inline(sch.get_block("C"));
+  // Expected: one block B (its iter vars and loops) storing C[0, j] = A[i, j] * 2 + 1.
+  EXPECT_EQ(AsText(sch.func()), R"(@prim_func
+def unit(A: Buffer((1, 6), "float32"), C: Buffer((1, 6), "float32")):
+  with block("root"):
+    for i in range(0, 1):
+      for j in range(0, 6):
+        with block("B"):
+          vi = spatial(0, 1, i)
+          vj = spatial(0, 6, j)
+          reads(A[vi, vj])
+          writes(C[0, vj])
+          C[0, vj] = A[vi, vj] * 2.0f + 1.0f
+)");
+  EXPECT_LT(MaxDiff(f, sch.func()), 1e-12);
+  // A 0 on a dimension of extent 2 is not the whole buffer.
+  Buffer A2 = F32("A", {2, 6}), B2 = F32("B", {2, 6}), C2 = F32("C", {1, 6});
+  Stmt b2 = MakeCompute("B", B2, {{"i", 2}, {"j", 6}}, {}, [&](auto& s, auto&) { return BufferLoadNode::make(A2, {s[0], s[1]}) * f2; });
+  Stmt c2 = MakeCompute("C", C2, {{"i", 1}, {"j", 6}}, {}, [&](auto& s, auto&) { return BufferLoadNode::make(B2, {zero, s[1]}) + f1; });
+  Schedule sch2(MakeFunc("row0", {A2, C2}, {b2, c2}, {B2}));
+  EXPECT_SCHEDULE_ERROR(sch2.reverse_compute_inline(sch2.get_block("C")),
+                        "reverse_compute_inline: block 'C' reads B[0, vj]; the load indices must be the block's iter vars, "
+                        "each once (or 0 on a dimension of extent 1)");
+}
+
 TEST(ScheduleComputeAt, PadConvTiled) {
   for (int64_t n : {16, 13}) {  // 13: the tile size 4 does not divide
     PrimFunc f = PadConv1D(n);

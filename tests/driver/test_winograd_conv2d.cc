@@ -1,0 +1,126 @@
+// graph_lower::WinogradConv2d: a 3x3 stride-1 NCHWc conv becomes input transform -> packed batch
+// GEMM -> output transform (IR before -> IR after), convs it does not take stay, and a compiled
+// model with Winograd convs (driver::BuildJIT + graph executor) equals a C++ reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "driver_test_util.h"
+#include "tessera/driver/build.h"
+#include "tessera/graph/functor.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph/printer.h"
+#include "tessera/graph/transform/alter_op_layout.h"
+#include "tessera/graph_lower/winograd_conv2d.h"
+#include "tessera/runtime/graph_executor.h"
+#include "tessera/topi/x86/dense.h"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::graph;
+using driver::testing::Call;
+using driver::testing::F32;
+using driver::testing::Random;
+
+Attrs ConvAttrs(int64_t stride, std::vector<int64_t> padding) {
+  return Attrs{{"strides", std::vector<int64_t>{stride, stride}}, {"padding", std::move(padding)},
+               {"dilation", std::vector<int64_t>{1, 1}}, {"groups", int64_t{1}}};
+}
+
+std::vector<std::string> Ops(const IRModule& m) {
+  std::vector<std::string> ops;
+  PostOrderVisit(m.main(), [&](const Expr& e) {
+    if (const auto* c = e->as<CallNode>())
+      if (const auto* op = c->op->as<OpNode>()) ops.push_back(op->name);
+  });
+  return ops;
+}
+
+// x [1, 2, 8, 8, 16] (NCHW16c, 32 channels), a 3x3 pad-1 conv to 32 channels: 16 tiles of 2x2.
+TEST(WinogradConv2d, RewritesA3x3ConvExpectedIR) {
+  Var x = VarNode::make("x", F32({1, 2, 8, 8, 16}));
+  Attrs attrs = ConvAttrs(1, {1, 1, 1, 1});
+  attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
+  Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({2, 2, 3, 3, 16, 16}, 1))}, attrs);
+  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {conv}))));
+  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32);
+  const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
+  const std::string r = std::to_string(rows), n = std::to_string(nb);
+  EXPECT_EQ(PrintModule(after),
+            "def @main(%x: Tensor[(1, 2, 8, 8, 16), float32]) -> Tensor[(1, 2, 8, 8, 16), float32] {\n"
+            "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=[1, 1, 1, 1], rows=" + r +
+                ") /* ty=Tensor[(16, " + r + ", 32), float32] */;\n"
+            "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(16, " + n +
+                ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
+                ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(16, " + r + ", 32), float32] */;\n"
+            "  %2 = nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
+                "channel_block=16) /* ty=Tensor[(1, 2, 8, 8, 16), float32] */;\n"
+            "  nn.relu(%2) /* ty=Tensor[(1, 2, 8, 8, 16), float32] */\n"
+            "}\n");
+}
+
+// Stride 2, an odd output (7x7), 16 channels, a 1x1 kernel: the direct convolution stays.
+TEST(WinogradConv2d, LeavesOtherConvsAlone) {
+  struct Case {
+    std::vector<int64_t> x, w;
+    int64_t stride;
+    std::vector<int64_t> pad;
+  };
+  for (const Case& c : {Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 2, {1, 1, 1, 1}},
+                        Case{{1, 2, 7, 7, 16}, {2, 2, 3, 3, 16, 16}, 1, {1, 1, 1, 1}},
+                        Case{{1, 1, 8, 8, 16}, {1, 1, 3, 3, 16, 16}, 1, {1, 1, 1, 1}},
+                        Case{{1, 2, 8, 8, 16}, {2, 2, 1, 1, 16, 16}, 1, {0, 0, 0, 0}}}) {
+    Var x = VarNode::make("x", F32(c.x));
+    Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random(c.w, 1))}, ConvAttrs(c.stride, c.pad));
+    IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)));
+    EXPECT_EQ(Ops(after), std::vector<std::string>{"nn.contrib_conv2d_NCHWc"}) << PrintModule(after);
+  }
+}
+
+// relu(conv3x3(x) + b) + x on a batch of 2 (tiles of both images in one GEMM), 40 channels (padded
+// to 48 in NCHW16c), 10x6, compiled at opt level 3, against a double-precision C++ loop.
+TEST(WinogradConv2d, CompiledModelMatchesReference) {
+  const int64_t N = 2, C = 40, H = 10, W = 6;
+  Var x = VarNode::make("x", F32({N, C, H, W}));
+  auto w = Random({C, C, 3, 3}, 1, -0.2f, 0.2f);
+  auto b = Random({1, C, 1, 1}, 2);
+  Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(1, {1, 1, 1, 1}));
+  Expr y = Call("add", {Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})}), x});
+  IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
+  const std::vector<std::string> ops = Ops(graph_lower::WinogradConv2d(transform::AlterOpLayout(mod)));
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_winograd_output_transform"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_NCHWc"), 0);
+  driver::BuildOptions options;
+  options.opt_level = 3;
+  runtime::GraphExecutor exec(driver::BuildJIT(mod, {"y"}, options), 2);
+  auto in = Random({N, C, H, W}, 3);
+  exec.SetInput("x", in);
+  exec.Run();
+  runtime::NDArray out = exec.GetOutput("y");
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{N, C, H, W}));
+  const float* xi = in.data<float>();
+  const float* wi = w.data<float>();
+  int bad = 0;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < C; ++k)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t ww = 0; ww < W; ++ww) {
+          double acc = b.data<float>()[k];
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s) {
+                const int64_t ih = h + r - 1, iw = ww + s - 1;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                acc += double(xi[((n * C + c) * H + ih) * W + iw]) * wi[((k * C + c) * 3 + r) * 3 + s];
+              }
+          const int64_t i = ((n * C + k) * H + h) * W + ww;
+          const double ref = std::max(acc, 0.0) + xi[i];
+          if (std::fabs(out.data<float>()[i] - ref) > 1e-4 + 1e-4 * std::fabs(ref) && bad++ < 5)
+            ADD_FAILURE() << "y[" << n << "," << k << "," << h << "," << ww << "] = " << out.data<float>()[i] << ", want " << ref;
+        }
+}
+
+}  // namespace
+}  // namespace tessera
