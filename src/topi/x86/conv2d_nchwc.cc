@@ -62,7 +62,7 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
   if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation != std::array<int64_t, 2>{1, 1}) return 0;
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
   const int64_t channels = ds[1] * ds[4], units = ks[0] * ks[5];
-  int64_t max_m = 2;  // F(4x4, 3x3): 2-3 % faster on ResNet-50, 2x the rounding error
+  int64_t max_m = 2;  // see the header: F(4x4, 3x3) only on request
   if (const char* env = std::getenv("TESSERA_WINOGRAD")) {  // experiments: 0 (off), 2 or 4
     max_m = std::atoi(env);
   } else if (channels < 32 || units < 32) {
