@@ -97,9 +97,8 @@ std::vector<double> WinogradKernelTransform(const WinogradMatrices& w, const flo
 }
 
 WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m) {
-  TESSERA_CHECK(m > 0 && oh % m == 0 && ow % m == 0, "Winograd F(", m, "x", m, ", 3x3): the output ", oh, "x", ow,
-                " is not a whole number of ", m, "x", m, " tiles");
-  return {m, oh / m, ow / m};
+  TESSERA_CHECK(m > 0 && oh > 0 && ow > 0, "Winograd F(", m, "x", m, ", 3x3): bad output ", oh, "x", ow);
+  return {m, (oh + m - 1) / m, (ow + m - 1) / m};
 }
 
 Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows) {
@@ -112,7 +111,8 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
   const WinogradTiling t = WinogradTile(oh, ow, m);
   const int64_t tiles = t.Tiles(ds[0]), a = w.alpha, cb = ds[4];
   TESSERA_CHECK(rows >= tiles, "winograd_input_transform: ", rows, " rows for ", tiles, " tiles");
-  Tensor in = PadNCHWcStage(data, padding);
+  // The last row / column of tiles may reach past the output: more padding below and right.
+  Tensor in = PadNCHWcStage(data, {padding[0], padding[1], padding[2] + t.th * m - oh, padding[3] + t.tw * m - ow});
   return te::compute(
       MakeShape({a * a, rows, ds[1] * cb}),
       [&](const std::vector<Var>& i) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "tessera/topi/nn/winograd.h"
 #include "tessera/topi/util.h"
 
 #include "block_util.h"
@@ -69,8 +70,11 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
     return 0;
   }
   for (int64_t m : {4, 2}) {
-    if (m > max_m || oh % m != 0 || ow % m != 0) continue;
-    const int64_t alpha = m + 2, tiles = ds[0] * (oh / m) * (ow / m);
+    if (m > max_m) continue;
+    const WinogradTiling t = WinogradTile(oh, ow, m);
+    if (t.th * t.tw * m * m * 3 > oh * ow * 4) continue;  // partial tiles waste more than a third
+    const int64_t alpha = m + 2, tiles = t.Tiles(ds[0]);
+    if (tiles < 16) continue;  // each transformed weight feeds < 16 GEMM rows: streaming 16/9 x the weights
     const int64_t bytes = 4 * alpha * alpha * tiles * std::max(channels, units);  // V or M
     if (bytes <= 16 * 1024 * 1024) return m;
   }

@@ -48,14 +48,15 @@ inline constexpr const char* kWinogradOutputName = "winograd_output_transform";
 /// Block annotation of both transform blocks: the output tile m.
 inline constexpr const char* kWinogradTileAttr = "winograd_tile";
 
-/// The tiles of a Winograd convolution: th x tw tiles of m x m outputs per image.
+/// The tiles of a Winograd convolution: th x tw tiles of m x m outputs per image (the last row and
+/// column of tiles are partial when m does not divide the output).
 struct WinogradTiling {
   int64_t m = 2, th = 0, tw = 0;
   /// tiles of all n images
   int64_t Tiles(int64_t n) const { return n * th * tw; }
 };
 
-/// The tiling of an oh x ow output; UserError unless m divides both.
+/// The tiling of an oh x ow output: th = ceil(oh / m), tw = ceil(ow / m). UserError on an empty output.
 WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m);
 
 /// data [N, C/c, H, W, c] (float32, NCHWc), a 3x3 stride-1 convolution's `padding` (top, left,
@@ -64,8 +65,9 @@ WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m);
 /// for tile p = (n * th + ty) * tw + tx; rows >= N * th * tw (rows past the last tile repeat it,
 /// for a GEMM whose row count is a multiple of its micro-kernel's). Zero coefficients are left
 /// out and +-1 ones become additions, so a schedule that unrolls e folds each V element to its
-/// few terms. Padding is its own stage (kNCHWcPadName, conv2d_nchwc.h). Block
-/// kWinogradInputName. UserError on a bad rank, rows, or an output that m does not tile.
+/// few terms. Padding is its own stage (kNCHWcPadName, conv2d_nchwc.h), extended below and right
+/// by th * m - OH and tw * m - OW zeros for partial tiles. Block kWinogradInputName. UserError on
+/// a bad rank or rows.
 Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows);
 
 /// M [alpha^2, rows, Kp] (the batch GEMM's product, Kp >= K) -> out [N, Kp / k, OH, OW, k]:
