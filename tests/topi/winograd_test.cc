@@ -116,13 +116,15 @@ TEST(TopiWinograd, F2MatchesDirectConvolution) {
   for (const Case& cc : {Case{2, 32, 6, 6, 32, {1, 1, 1, 1}, 16, 16},    // ResNet-like, two blocks
                          Case{2, 20, 4, 8, 24, {1, 1, 1, 1}, 16, 16},    // channels padded to the blocks
                          Case{2, 8, 10, 6, 16, {0, 0, 0, 0}, 8, 16},     // no padding, block 8
-                         Case{2, 16, 5, 7, 16, {1, 0, 2, 1}, 16, 16}}) {  // asymmetric padding: 6x6
+                         Case{2, 16, 5, 7, 16, {1, 0, 2, 1}, 16, 16},    // asymmetric padding: 6x6
+                         Case{2, 32, 7, 5, 16, {1, 1, 1, 1}, 16, 16}}) {  // partial tiles: 7x5 in 4x3
     RunCase(cc);
   }
 }
 
 TEST(TopiWinograd, F4MatchesDirectConvolution) {
-  for (const Case& cc : {Case{4, 16, 8, 8, 16, {1, 1, 1, 1}, 16, 16}, Case{4, 12, 6, 8, 20, {0, 1, 0, 1}, 4, 16}}) {
+  for (const Case& cc : {Case{4, 16, 8, 8, 16, {1, 1, 1, 1}, 16, 16}, Case{4, 12, 6, 8, 20, {0, 1, 0, 1}, 4, 16},
+                         Case{4, 8, 7, 9, 16, {1, 1, 1, 1}, 8, 16}}) {  // partial tiles: 7x9 in 2x3
     RunCase(cc);
   }
 }
@@ -172,19 +174,23 @@ TEST(TopiWinograd, Strategy) {
   p.padding = {1, 1, 1, 1};
   const std::vector<int64_t> k64 = {4, 4, 3, 3, 16, 16};
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, p), 2) << "ResNet-50's 56x56 3x3 conv";
-  EXPECT_EQ(x86::WinogradTileSize({1, 4, 7, 7, 16}, k64, p), 0) << "an odd output";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 7, 7, 16}, k64, p), 2) << "7x7: 16 partial tiles";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 5, 5, 16}, k64, p), 0) << "5x5: 9 tiles, 36 % waste";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 6, 6, 16}, k64, p), 0) << "6x6: 9 tiles";
   EXPECT_EQ(x86::WinogradTileSize({1, 1, 56, 56, 16}, {4, 1, 3, 3, 16, 16}, p), 0)
       << "16 input channels";
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, {4, 4, 1, 1, 16, 16}, {}), 0) << "1x1";
   Conv2DParams s2 = p;
   s2.strides = {2, 2};
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, s2), 0) << "stride 2";
-  EXPECT_EQ(x86::WinogradTileSize({1, 4, 224, 224, 16}, k64, p), 0) << "V of 16 x 112^2 x 64 floats: 49 MiB";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 224, 224, 16}, k64, p), 2) << "V of 16 x 112^2 x 64 floats: 49 MiB";
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 320, 320, 16}, k64, p), 0) << "V of 16 x 160^2 x 64 floats: 100 MiB";
 }
 
 TEST(TopiWinograd, Errors) {
   EXPECT_THROW(Winograd3x3(3), UserError);
-  EXPECT_THROW(WinogradTile(7, 8, 2), UserError);
+  EXPECT_THROW(WinogradTile(0, 8, 2), UserError);
+  EXPECT_EQ(WinogradTile(7, 8, 2).Tiles(2), 2 * 4 * 4) << "partial tiles";
   Tensor data = te::placeholder(MakeShape({1, 2, 8, 8, 16}), f32, "data");
   EXPECT_THROW(winograd_input_transform(data, 2, {1, 1, 1, 1}, 15), UserError) << "16 tiles, 15 rows";
   Tensor mm = te::placeholder(MakeShape({16, 16, 40}), f32, "M");

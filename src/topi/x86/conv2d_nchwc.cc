@@ -76,7 +76,7 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
     const int64_t alpha = m + 2, tiles = t.Tiles(ds[0]);
     if (tiles < 16) continue;  // each transformed weight feeds < 16 GEMM rows: streaming 16/9 x the weights
     const int64_t bytes = 4 * alpha * alpha * tiles * std::max(channels, units);  // V or M
-    if (bytes <= 16 * 1024 * 1024) return m;
+    if (bytes <= 64 * 1024 * 1024) return m;
   }
   return 0;
 }

@@ -95,11 +95,17 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
 
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
 /// [N, C/c, H, W, c], kernel [K/k, C/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2 for
-/// a 3x3, stride-1, dilation-1, groups-1 conv with C and K >= 32, an output that 2 divides, and a
-/// transformed input / product (alpha^2 x tiles x max(C, K) floats) of at most 16 MiB (ResNet-50's
-/// 3x3 convs at 56x56, 28x28 and 14x14: 3.4 / 3.1 / 3.5 -> 1.9 / 1.7 / 1.7 ms with bias + relu,
-/// 1 thread). F(4x4, 3x3) is not chosen: 2-3 % faster on ResNet-50, but its error on one conv is
-/// 10-20x F(2x2)'s (5e-5 against 3e-6 on outputs of magnitude 8). The environment variable
+/// a 3x3, stride-1, dilation-1, groups-1 conv with C and K >= 32, when
+///  * the partial tiles of an output that 2 does not divide waste at most a third (7x7: 16 tiles
+///    for 49 pixels),
+///  * there are >= 16 tiles (each transformed weight, 16/9 x the direct conv's, feeds >= 16 GEMM
+///    rows), and
+///  * the transformed input / product (alpha^2 x tiles x max(C, K) floats) is at most 64 MiB.
+/// ResNet-50's 3x3 convs with bias + relu, 1 thread: 56x56 / 28x28 / 14x14 alone 3.4 / 3.1 / 3.5
+/// -> 1.9 / 1.7 / 1.7 ms; 7x7 in the model 3.2 -> 2.55 ms. super-resolution-10's two 224x224
+/// convs (V 49 MiB): the model 1 / 2 threads 85 / 44 -> 70 / 39 ms, peak activation memory
+/// 25 -> 98 MiB. F(4x4, 3x3) is not chosen: 2-3 % faster on ResNet-50, but its error on one conv
+/// is 10-20x F(2x2)'s (5e-5 against 3e-6 on outputs of magnitude 8). The environment variable
 /// TESSERA_WINOGRAD=0|2|4 overrides the choice (the largest m allowed; experiments).
 int64_t WinogradTileSize(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                          const Conv2DParams& p);
