@@ -8,7 +8,9 @@
 #include "tessera/graph/expr.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/op_registry.h"
+#include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
+#include "tessera/support/error.h"
 #include "tessera/tir/transform/lower.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
@@ -113,7 +115,16 @@ TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
       {"max", {{2, 3, 4}}, Attrs({{"axis", V{2}}, {"exclude", int64_t{1}}})},
       {"min", {{2, 3, 4}}, {}},
       {"prod", {{2, 3}}, Attrs({{"axis", V{1}}})},
+      // The Winograd convolution's ops (graph_lower/winograd_conv2d.h): 8x6 output, 12 tiles.
+      {"nn.contrib_conv2d_winograd_input_transform", {{1, 2, 8, 6, 4}},
+       Attrs({{"tile_size", int64_t{2}}, {"padding", V{1, 1, 1, 1}}, {"rows", int64_t{12}}})},
+      {"nn.contrib_batch_matmul_pack", {{16, 12, 8}, {16, 1, 8, 16}},
+       Attrs({{"units", int64_t{16}}, {"gemm_mr", int64_t{4}}, {"gemm_nv", int64_t{1}}})},
+      {"nn.contrib_conv2d_winograd_output_transform", {{16, 12, 16}},
+       Attrs({{"tile_size", int64_t{2}}, {"batch", int64_t{1}}, {"out_h", int64_t{8}}, {"out_w", int64_t{6}},
+              {"channel_block", int64_t{8}}})},
   };
+  RegisterComputes();
   for (const OpCase& c : cases) {
     SCOPED_TRACE(c.op);
     if (!graph::OpRegistry::Global().Has(c.op)) continue;
@@ -121,6 +132,39 @@ TEST(GraphLowerOps, EveryComputeLowersAndRuns) {
     ASSERT_NO_THROW(out = LowerAndRun(c));
     for (double v : out) EXPECT_TRUE(std::isfinite(v)) << c.op;
   }
+}
+
+// The type relations of the Winograd ops name the op and what is wrong.
+TEST(GraphLowerOps, WinogradOpErrors) {
+  RegisterComputes();
+  auto infer = [](const std::string& op, std::vector<std::vector<int64_t>> shapes, Attrs attrs) {
+    std::vector<graph::Var> params;
+    for (size_t i = 0; i < shapes.size(); ++i)
+      params.push_back(graph::VarNode::make("p" + std::to_string(i), graph::TensorTypeNode::make(shapes[i], f32)));
+    Expr body = graph::CallNode::make(graph::OpNode::Get(op), std::vector<Expr>(params.begin(), params.end()), attrs);
+    graph::InferExprType(graph::FunctionNode::make(params, body));
+  };
+  auto expect_error = [&](const std::string& op, std::vector<std::vector<int64_t>> shapes, Attrs attrs,
+                          const std::string& what) {
+    try {
+      infer(op, std::move(shapes), std::move(attrs));
+      ADD_FAILURE() << op << ": no error, expected '" << what << "'";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_error("nn.contrib_conv2d_winograd_input_transform", {{1, 8, 8, 6}}, Attrs({{"tile_size", int64_t{2}}}),
+               "nn.contrib_conv2d_winograd_input_transform: data must be 5-D NCHWc, got (1, 8, 8, 6)");
+  expect_error("nn.contrib_conv2d_winograd_input_transform", {{1, 2, 8, 6, 4}},
+               Attrs({{"tile_size", int64_t{3}}, {"padding", V{1, 1, 1, 1}}}), "m must be 2 or 4, got 3");
+  expect_error("nn.contrib_conv2d_winograd_input_transform", {{1, 2, 8, 6, 4}},
+               Attrs({{"tile_size", int64_t{2}}, {"padding", V{1, 1, 1, 1}}, {"rows", int64_t{11}}}), "rows 11 < 12 tiles");
+  expect_error("nn.contrib_batch_matmul_pack", {{16, 12, 8}, {16, 1, 9, 16}}, Attrs({{"units", int64_t{16}}}),
+               "need a [B, M, K] and wp [B, NB, K, bn]");
+  expect_error("nn.contrib_conv2d_winograd_output_transform", {{16, 12, 12}},
+               Attrs({{"tile_size", int64_t{2}}, {"batch", int64_t{1}}, {"out_h", int64_t{8}}, {"out_w", int64_t{6}},
+                      {"channel_block", int64_t{8}}}),
+               "12 channels are not a multiple of the block 8");
 }
 
 TEST(GraphLowerOps, AttrsReachTheCompute) {
