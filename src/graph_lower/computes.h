@@ -8,6 +8,7 @@
 
 #include "tessera/graph/op_registry.h"
 #include "tessera/te/tensor.h"
+#include "tessera/topi/nn/dense_pack.h"
 
 namespace tessera::graph_lower::detail {
 
@@ -38,6 +39,9 @@ inline graph::FCompute BinaryCompute(te::Tensor (*f)(const te::Tensor&, const te
     return std::vector<te::Tensor>{f(in[0], in[1])};
   };
 }
+
+/// The GEMM tile of a call on a pre-packed weight wp [..., bn] (attrs gemm_mr, gemm_nv).
+topi::GemmPackTile PackedGemmTile(const graph::Attrs& attrs, const te::Tensor& wp);
 
 /// The static shape of a tensor type; InternalError otherwise (lowering checks params first).
 std::vector<int64_t> StaticOutShape(const graph::Type& t);

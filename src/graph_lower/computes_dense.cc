@@ -36,6 +36,14 @@ Type DensePackRel(const std::vector<Type>& args, const Attrs& attrs) {
 
 }  // namespace
 
+topi::GemmPackTile PackedGemmTile(const Attrs& a, const te::Tensor& wp) {
+  topi::GemmPackTile tile;
+  tile.mr = a.GetInt("gemm_mr");
+  tile.nv = a.GetInt("gemm_nv");
+  tile.bn = topi::ConstShape(wp).back();
+  return tile;
+}
+
 void RegisterDenseComputes(graph::OpRegistry& r) {
   if (!r.Has("nn.contrib_dense_pack")) {
     r.Register("nn.contrib_dense_pack", 2, graph::kOutEWiseFusable, DensePackRel,
@@ -43,11 +51,7 @@ void RegisterDenseComputes(graph::OpRegistry& r) {
                "attrs: units (N), gemm_mr, gemm_nv");
   }
   r.SetCompute("nn.contrib_dense_pack", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    topi::GemmPackTile tile;
-    tile.mr = a.GetInt("gemm_mr");
-    tile.nv = a.GetInt("gemm_nv");
-    tile.bn = topi::ConstShape(in[1]).back();
-    return {topi::dense_packed(in[0], in[1], a.GetInt("units"), tile)};
+    return {topi::dense_packed(in[0], in[1], a.GetInt("units"), PackedGemmTile(a, in[1]))};
   });
   // Non-constant operands: the packing is a stage of the kernel itself.
   r.SetCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {

@@ -88,11 +88,7 @@ void RegisterWinogradComputes(graph::OpRegistry& r) {
     return {topi::winograd_input_transform(in[0], a.GetInt("tile_size"), Padding4(a), StaticOutShape(t)[1])};
   });
   r.SetCompute("nn.contrib_batch_matmul_pack", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    topi::GemmPackTile tile;
-    tile.mr = a.GetInt("gemm_mr");
-    tile.nv = a.GetInt("gemm_nv");
-    tile.bn = topi::ConstShape(in[1]).back();
-    return {topi::batch_matmul_packed(in[0], in[1], a.GetInt("units"), tile)};
+    return {topi::batch_matmul_packed(in[0], in[1], a.GetInt("units"), PackedGemmTile(a, in[1]))};
   });
   r.SetCompute("nn.contrib_conv2d_winograd_output_transform", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::winograd_output_transform(in[0], a.GetInt("tile_size"), a.GetInt("batch"), a.GetInt("out_h"),

@@ -24,19 +24,7 @@ namespace {
 using testing::Data;
 const DataType f32 = DataType::Float(32);
 
-struct Summary : tir::StmtExprVisitor {
-  std::set<std::string> blocks;
-  int parallel = 0, vectorized = 0;
-  void VisitStmt_(const tir::BlockNode* op) override {
-    blocks.insert(op->name_hint);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const tir::ForNode* op) override {
-    parallel += op->for_kind == tir::ForKind::kParallel;
-    vectorized += op->for_kind == tir::ForKind::kVectorized;
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
+using Summary = testing::LoopKinds;  // blocks, parallel and vectorized loops
 
 Summary Summarize(const tir::PrimFunc& f) {
   Summary s;
