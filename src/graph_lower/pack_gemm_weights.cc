@@ -3,9 +3,8 @@
 
 #include <cstring>
 
-#include "tessera/graph/functor.h"
-#include "tessera/graph/infer_type.h"
-#include "tessera/graph_lower/compute_registry.h"
+#include "rewrite_util.h"
+
 #include "tessera/support/error.h"
 #include "tessera/topi/x86/dense.h"
 
@@ -35,13 +34,6 @@ runtime::NDArray Pack(const runtime::NDArray& w, bool k_major, const topi::GemmP
   return out;
 }
 
-std::optional<std::vector<int64_t>> ShapeOf(const Expr& e) {
-  if (!e->has_checked_type()) return std::nullopt;
-  const auto* tt = e->checked_type()->as<graph::TensorTypeNode>();
-  if (!tt) return std::nullopt;
-  return graph::StaticShape(tt->shape);
-}
-
 class Packer : public graph::ExprMutator {
  protected:
   Expr MutateCall_(const graph::Call& call) override {
@@ -51,7 +43,7 @@ class Packer : public graph::ExprMutator {
     const bool dense = op->name == "nn.dense", matmul = op->name == "nn.matmul";
     if (!dense && !matmul) return rewritten;
     const auto* c = call->args[1]->as<graph::ConstantNode>();
-    auto xs = ShapeOf(call->args[0]);
+    auto xs = detail::StaticShapeOf(call->args[0]);
     if (!c || !xs || xs->empty() || c->data.ndim() != 2 || c->data.dtype() != DataType::Float(32)) return rewritten;
     if (matmul && xs->size() < 1) return rewritten;
     const int64_t n = dense ? c->data.shape()[0] : c->data.shape()[1];
@@ -73,14 +65,7 @@ class Packer : public graph::ExprMutator {
 }  // namespace
 
 graph::IRModule PackGemmWeights(const graph::IRModule& input) {
-  RegisterComputes();  // registers nn.contrib_dense_pack
-  graph::IRModule mod = graph::InferType(input);
-  graph::IRModule out;
-  for (const auto& [name, fn] : mod.functions()) {
-    Expr e = Packer().Mutate(fn);
-    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(e));
-  }
-  return graph::InferType(out);
+  return detail::MutateEachFunction<Packer>(input);  // registers nn.contrib_dense_pack first
 }
 
 graph::transform::Pass PackGemmWeightsPass() {

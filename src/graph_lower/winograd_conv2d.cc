@@ -4,9 +4,7 @@
 #include <cstring>
 
 #include "computes.h"
-#include "tessera/graph/functor.h"
-#include "tessera/graph/infer_type.h"
-#include "tessera/graph_lower/compute_registry.h"
+#include "rewrite_util.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/nn/winograd.h"
@@ -18,13 +16,6 @@ namespace tessera::graph_lower {
 namespace {
 
 using graph::Expr;
-
-std::optional<std::vector<int64_t>> F32ShapeOf(const Expr& e) {
-  if (!e->has_checked_type()) return std::nullopt;
-  const auto* tt = e->checked_type()->as<graph::TensorTypeNode>();
-  if (!tt || tt->dtype != DataType::Float(32)) return std::nullopt;
-  return graph::StaticShape(tt->shape);
-}
 
 // kernel [K/k, C/c, 3, 3, c, k] -> Up [alpha^2, NB, C, bn]: Up[e, nb, ci, l] = U[e, ci, nb * bn + l],
 // U[e, ci, ko] = (G W[ko, ci] G^T)[e]; zero past K.
@@ -61,7 +52,7 @@ class Rewriter : public graph::ExprMutator {
     const auto* op = call->op->as<graph::OpNode>();
     if (!op || op->name != "nn.contrib_conv2d_NCHWc" || call->args.size() != 2) return rewritten;
     const auto* kernel = call->args[1]->as<graph::ConstantNode>();
-    auto xs = F32ShapeOf(call->args[0]), os = F32ShapeOf(call);
+    auto xs = detail::StaticShapeOf(call->args[0]), os = detail::StaticShapeOf(call);
     if (!kernel || !xs || !os || xs->size() != 5 || kernel->data.dtype() != DataType::Float(32)) return rewritten;
     const graph::Attrs& attrs = call->attrs;
     topi::Conv2DParams p;
@@ -94,14 +85,7 @@ class Rewriter : public graph::ExprMutator {
 }  // namespace
 
 graph::IRModule WinogradConv2d(const graph::IRModule& input) {
-  RegisterComputes();  // registers the Winograd ops
-  graph::IRModule mod = graph::InferType(input);
-  graph::IRModule out;
-  for (const auto& [name, fn] : mod.functions()) {
-    Expr e = Rewriter().Mutate(fn);
-    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(e));
-  }
-  return graph::InferType(out);
+  return detail::MutateEachFunction<Rewriter>(input);  // registers the Winograd ops first
 }
 
 graph::transform::Pass WinogradConv2dPass() {

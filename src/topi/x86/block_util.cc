@@ -1,5 +1,8 @@
 #include "block_util.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 
@@ -33,6 +36,10 @@ std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f) {
   std::vector<const tir::BlockNode*> blocks;
   for (const auto* r : NonRootRealizes(f)) blocks.push_back(r->block_node());
   return blocks;
+}
+
+void DebugRefusedStep(const char* schedule, const char* step, const ScheduleError& err) {
+  if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "%s %s: %s\n", schedule, step, err.what());
 }
 
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {

@@ -25,6 +25,10 @@ std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f);
 /// The constant extent of a loop; -1 when it is not constant.
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop);
 
+/// Reports a refused schedule step on stderr when TESSERA_DEBUG_SCHEDULE is set (the schedules
+/// skip a step the library refuses; this says which and why): "<schedule> <step>: <error>".
+void DebugRefusedStep(const char* schedule, const char* step, const ScheduleError& err);
+
 /// Whether a block name starts with a prefix (blocks are matched by their compute's name).
 inline bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;

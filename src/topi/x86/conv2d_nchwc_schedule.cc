@@ -19,9 +19,7 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-void Debug(const char* step, const ScheduleError& err) {
-  if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "conv %s: %s\n", step, err.what());
-}
+void Debug(const char* step, const ScheduleError& err) { DebugRefusedStep("conv", step, err); }
 
 bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
   for (const auto& r : b->reads)

@@ -1,8 +1,6 @@
 // ScheduleWinograd (x86/winograd.h).
 #include "tessera/topi/x86/winograd.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "tessera/ir/op.h"
@@ -14,15 +12,7 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-void Debug(const char* step, const ScheduleError& err) {
-  if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "winograd %s: %s\n", step, err.what());
-}
-
-const tir::BlockNode* FindBlock(const tir::PrimFunc& f, const std::string& name) {
-  for (const tir::BlockNode* b : NonRootBlocks(f))
-    if (b->name_hint == name) return b;
-  return nullptr;
-}
+void Debug(const char* step, const ScheduleError& err) { DebugRefusedStep("winograd", step, err); }
 
 // The channel block of the NCHWc tensor the input transform reads (its 5-D read), or 0.
 int64_t InputChannelBlock(const tir::BlockNode* b) {
@@ -35,8 +25,8 @@ int64_t InputChannelBlock(const tir::BlockNode* b) {
 
 // parallel(p), co, unroll e, vectorize ci.
 void ScheduleInput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
-  const int64_t cb = InputChannelBlock(FindBlock(sch.func(), name));
   BlockRV block = sch.get_block(name);
+  const int64_t cb = InputChannelBlock(sch.GetBlock(block));
   std::vector<LoopRV> loops = sch.get_loops(block);  // e, p, c
   if (loops.size() != 3 || cb <= 0) return;
   try {
@@ -55,8 +45,8 @@ void ScheduleInput(Schedule& sch, const std::string& name, const ScheduleOptions
 void InlineEpilogue(Schedule& sch, const std::string& name) {
   for (bool changed = true; changed;) {
     changed = false;
-    const tir::BlockNode* out = FindBlock(sch.func(), name);
-    if (!out || out->writes.empty()) return;
+    const tir::BlockNode* out = sch.GetBlock(sch.get_block(name));
+    if (out->writes.empty()) return;
     for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
       bool reads = false;
       for (const auto& r : b->reads) reads |= r.buffer.same_as(out->writes[0].buffer);
@@ -74,11 +64,11 @@ void InlineEpilogue(Schedule& sch, const std::string& name) {
 
 // parallel(fuse(n, ko, yo)), xo, unroll yi, unroll xi, vectorize ki.
 void ScheduleOutput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
-  const tir::BlockNode* b = FindBlock(sch.func(), name);
+  BlockRV block = sch.get_block(name);
+  const tir::BlockNode* b = sch.GetBlock(block);
   int64_t m = 0;
   auto it = b->annotations.find(kWinogradTileAttr);
   if (it == b->annotations.end() || !ir::as_const_int(it->second, &m)) return;
-  BlockRV block = sch.get_block(name);
   std::vector<LoopRV> loops = sch.get_loops(block);  // n, ko, y, x, ki
   if (loops.size() != 5) return;
   try {
