@@ -30,4 +30,19 @@ inline runtime::NDArray Random(std::vector<int64_t> shape, uint32_t seed, float 
   return a;
 }
 
+/// One output of a 3x3, stride-1, pad-1 convolution in double: sum over c, r, s of
+/// x[n, c, h + r - 1, w + s - 1] * wt[k, c, r, s] (x [N, C, H, W], wt [K, C, 3, 3], row-major).
+inline double Conv3x3Pad1At(const float* x, const float* wt, int64_t C, int64_t H, int64_t W, int64_t n, int64_t k,
+                            int64_t h, int64_t w) {
+  double acc = 0;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t s = 0; s < 3; ++s) {
+        const int64_t ih = h + r - 1, iw = w + s - 1;
+        if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+        acc += double(x[((n * C + c) * H + ih) * W + iw]) * wt[((k * C + c) * 3 + r) * 3 + s];
+      }
+  return acc;
+}
+
 }  // namespace tessera::driver::testing

@@ -46,14 +46,7 @@ void CheckConvBiasRelu(int C, int H, int W, int K, int opt_level, std::vector<st
   for (int k = 0; k < K; ++k)
     for (int h = 0; h < H; ++h)
       for (int ww = 0; ww < W; ++ww) {
-        double acc = b.data<float>()[k];
-        for (int c = 0; c < C; ++c)
-          for (int r = 0; r < 3; ++r)
-            for (int s = 0; s < 3; ++s) {
-              int ih = h + r - 1, iw = ww + s - 1;
-              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-              acc += double(xi[(c * H + ih) * W + iw]) * wi[((k * C + c) * 3 + r) * 3 + s];
-            }
+        double acc = b.data<float>()[k] + testing::Conv3x3Pad1At(xi, wi, C, H, W, 0, k, h, ww);
         double ref = acc > 0 ? acc : 0;
         EXPECT_NEAR(out.data<float>()[(k * H + h) * W + ww], ref, 1e-4 + 1e-4 * std::abs(ref));
       }

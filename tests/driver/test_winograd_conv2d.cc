@@ -109,14 +109,7 @@ TEST(WinogradConv2d, CompiledModelMatchesReference) {
     for (int64_t k = 0; k < C; ++k)
       for (int64_t h = 0; h < H; ++h)
         for (int64_t ww = 0; ww < W; ++ww) {
-          double acc = b.data<float>()[k];
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t r = 0; r < 3; ++r)
-              for (int64_t s = 0; s < 3; ++s) {
-                const int64_t ih = h + r - 1, iw = ww + s - 1;
-                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                acc += double(xi[((n * C + c) * H + ih) * W + iw]) * wi[((k * C + c) * 3 + r) * 3 + s];
-              }
+          const double acc = b.data<float>()[k] + driver::testing::Conv3x3Pad1At(xi, wi, C, H, W, n, k, h, ww);
           const int64_t i = ((n * C + k) * H + h) * W + ww;
           const double ref = std::max(acc, 0.0) + xi[i];
           if (std::fabs(out.data<float>()[i] - ref) > 1e-4 + 1e-4 * std::fabs(ref) && bad++ < 5)
