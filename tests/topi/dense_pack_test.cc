@@ -6,15 +6,20 @@
 // (broadcast + FMA on zmm registers, accumulators in registers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
 
 #include "tessera/codegen/codegen_llvm.h"
 #include "tessera/tir/functor.h"
+#include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/topi/broadcast.h"
 #include "tessera/topi/nn/dense.h"
 #include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/math.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/schedule.h"
 #include "topi_test_util.h"
@@ -196,6 +201,39 @@ TEST(TopiDensePack, ScheduleIsRegisterBlocked) {
   EXPECT_EQ(k.parallel, 1);
   EXPECT_EQ(k.vectorized, 2);  // init and update lanes
   EXPECT_EQ(k.unrolled, 4);    // mi and nv of each
+}
+
+// The epilogue (bias + relu, and the slicing of padded rows and columns) runs under the tile
+// loop: one parallel loop holds the whole kernel, and the GEMM's intermediate shrinks to the
+// mr x nv*16 register tile (TVM's dense_pack schedule does the same).
+TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
+  GemmPackTile t;
+  t.mr = 6, t.nv = 1;
+  Tensor x = te::placeholder(MakeShape({1, 20, 24}), f32, "x");  // 20 rows: a partial tile
+  Tensor w = te::placeholder(MakeShape({21, 24}), f32, "w");      // 21 columns: padded to 32
+  Tensor bias = te::placeholder(MakeShape({21}), f32, "bias");
+  Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), 21, t), bias));
+  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, w, bias, y}, "gemm")));
+  LoopKinds k;
+  k.VisitStmt(f->body);
+  EXPECT_EQ(k.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
+  struct Allocs : tir::StmtExprVisitor {
+    std::map<std::string, int64_t> size;
+    void VisitStmt_(const tir::AllocateNode* op) override {
+      int64_t n = 1;
+      for (const PrimExpr& e : op->buffer->shape) n *= ir::get_const_int(e);
+      size[op->buffer->name] = n;
+      tir::StmtExprVisitor::VisitStmt_(op);
+    }
+  } allocs;
+  allocs.VisitStmt(f->body);
+  ASSERT_TRUE(allocs.size.count("T_gemm_packed")) << tir::AsText(f);
+  EXPECT_EQ(allocs.size["T_gemm_packed"], 6 * 16) << tir::AsText(f);
+  Data dx = testing::Random(20 * 24, 11), dw = testing::Random(21 * 24, 12), db = testing::Random(21, 13);
+  Data want = RefGemm(dx, dw, 1, 20, 21, 24, false);
+  for (int64_t i = 0; i < 20; ++i)
+    for (int64_t j = 0; j < 21; ++j) want[i * 21 + j] = std::max(0.0, want[i * 21 + j] + db[j]);
+  testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
 }
 
 TEST(TopiDensePack, TileChoiceDividesOrPadsAndFitsRegisters) {

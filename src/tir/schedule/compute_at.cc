@@ -7,6 +7,7 @@
 // symbolic. A dimension that cannot be bounded, or whose extent is not constant, falls
 // back to the moved block's full iteration domain.
 #include <optional>
+#include <set>
 
 #include "utils.h"
 
@@ -82,6 +83,29 @@ void Unite(std::optional<Bound>* acc, const Bound& b, bool* failed) {
   }
   if (dlo < 0) (*acc)->lo = b.lo;
   if (dhi > 0) (*acc)->hi = b.hi;
+}
+
+/// Whether the points a store writes while the `relax` loops run fill the bounding box of its
+/// indices: the box's volume is at most the number of iterations of the loops the indices use.
+/// A larger box (e.g. [r / 3, r % 3] for r in [4, 8): a 2 x 3 box, 4 points) holds elements the
+/// store does not write, and reverse_compute_at must not read them under the loop.
+bool ProducesWholeBox(const std::vector<PrimExpr>& indices, const std::map<const VarNode*, Range>& relax) {
+  int64_t volume = 1, points = 1;
+  std::set<const VarNode*> used;
+  for (const PrimExpr& e : indices) {
+    Bound b = EvalBound(e, relax);
+    int64_t diff;
+    if (!b.ok || !ConstDiff(b.hi, b.lo, &diff)) return true;  // not bounded: refused by the caller
+    volume *= diff + 1;
+    for (const VarNode* v : VarsIn(e))
+      if (relax.count(v)) used.insert(v);
+  }
+  for (const VarNode* v : used) {
+    int64_t ext;
+    if (!ir::as_const_int(relax.at(v).extent, &ext)) return false;
+    points *= ext;
+  }
+  return volume <= points;
 }
 
 std::optional<Span> ToSpan(const std::optional<Bound>& b, bool failed) {
@@ -331,10 +355,18 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop) {
       for (const auto* st : CollectStores(other.block->body)) {
         if (!st->buffer.same_as(buf)) continue;
         writes = true;
+        std::vector<PrimExpr> idx;
         for (int d = 0; d < buf.ndim(); ++d) {
+          idx.push_back(ToLoopVars(other, st->indices[d]));
           bool f = failed[d];
-          Unite(&region[d], EvalBound(ToLoopVars(other, st->indices[d]), relax), &f);
+          Unite(&region[d], EvalBound(idx.back(), relax), &f);
           failed[d] = f;
+        }
+        if (!ProducesWholeBox(idx, relax)) {
+          TESSERA_THROW(ScheduleError, kPrim, ": block '", other.block->name_hint, "' under loop ", lname,
+                        " writes a part of '", buf->name, "' that is not a box (its indices mix the inner loops, ",
+                        "e.g. rows fused across dimensions), so block '", name,
+                        "' would read elements a later iteration produces");
         }
       }
       any |= writes;

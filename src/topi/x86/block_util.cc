@@ -48,4 +48,49 @@ int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {
   return v;
 }
 
+bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
+  for (const auto& r : b->reads)
+    if (r.buffer.same_as(buf)) return true;
+  return false;
+}
+
+bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
+  for (const auto& p : f->params)
+    if (buf.same_as(p)) return true;
+  return false;
+}
+
+std::string SoleReader(const tir::PrimFunc& f, const tir::BlockNode* producer) {
+  if (producer->writes.empty()) return "";
+  const tir::Buffer& out = producer->writes[0].buffer;
+  std::string reader;
+  int readers = 0;
+  for (const tir::BlockNode* b : NonRootBlocks(f))
+    if (b != producer && ReadsBuffer(b, out)) ++readers, reader = b->name_hint;
+  return readers == 1 ? reader : "";
+}
+
+bool FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile_loop, const ScheduleOptions& opt,
+                  const char* schedule) {
+  if (epilogue.empty()) return false;
+  try {
+    BlockRV e = sch.get_block(epilogue);
+    sch.reverse_compute_at(e, tile_loop);
+    if (!opt.vectorize) return true;
+    std::vector<LoopRV> el = sch.get_loops(e);
+    const int64_t e_ext = ConstExtent(sch, el.back());
+    if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
+    const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
+    size_t first = el.size();
+    for (size_t i = 0; i < el.size(); ++i)
+      if (sch.GetFor(el[i])->loop_var.get() == tile_var) first = i + 1;
+    for (size_t i = first; i + 1 < el.size(); ++i)
+      if (ConstExtent(sch, el[i]) > 1 && ConstExtent(sch, el[i]) <= 16) sch.unroll(el[i]);
+    return true;
+  } catch (const ScheduleError& err) {
+    DebugRefusedStep(schedule, "epilogue", err);
+    return false;
+  }
+}
+
 }  // namespace tessera::topi::x86

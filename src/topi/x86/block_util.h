@@ -7,6 +7,7 @@
 
 #include "tessera/tir/function.h"
 #include "tessera/tir/schedule/schedule.h"
+#include "tessera/topi/x86/schedule.h"
 
 namespace tessera::topi::x86 {
 
@@ -28,6 +29,25 @@ int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop);
 /// Reports a refused schedule step on stderr when TESSERA_DEBUG_SCHEDULE is set (the schedules
 /// skip a step the library refuses; this says which and why): "<schedule> <step>: <error>".
 void DebugRefusedStep(const char* schedule, const char* step, const ScheduleError& err);
+
+/// Whether block b reads buffer buf (by its read regions).
+bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf);
+
+/// Whether buf is one of f's parameters.
+bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf);
+
+/// The name of the one block of f other than `producer` that reads what `producer` writes first;
+/// empty when no block or more than one does.
+std::string SoleReader(const tir::PrimFunc& f, const tir::BlockNode* producer);
+
+/// Puts an elementwise epilogue (bias / relu / residual add, or a cache_write copy-out) under a
+/// kernel's tile loop (reverse_compute_at), its innermost loop vectorized when it is a register
+/// wide (<= 16 lanes) and its other loops inside the tile unrolled when short (<= 16): constant
+/// offsets into the accumulator tile, which then stays in registers. Returns false (and reports
+/// the refusal under TESSERA_DEBUG_SCHEDULE as `<schedule> epilogue: ...`) when the library
+/// refuses the move; the epilogue then keeps its own loop nest.
+bool FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile_loop, const ScheduleOptions& opt,
+                  const char* schedule);
 
 /// Whether a block name starts with a prefix (blocks are matched by their compute's name).
 inline bool StartsWith(const std::string& s, const std::string& prefix) {

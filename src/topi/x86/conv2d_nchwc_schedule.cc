@@ -21,18 +21,6 @@ namespace {
 
 void Debug(const char* step, const ScheduleError& err) { DebugRefusedStep("conv", step, err); }
 
-bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
-  for (const auto& r : b->reads)
-    if (r.buffer.same_as(buf)) return true;
-  return false;
-}
-
-bool IsParam(const tir::PrimFunc& f, const tir::Buffer& buf) {
-  for (const auto& p : f->params)
-    if (buf.same_as(p)) return true;
-  return false;
-}
-
 /// The blocks the schedule works on (names; empty when absent).
 struct ConvBlocks {
   std::string conv;
@@ -56,12 +44,7 @@ std::optional<ConvBlocks> FindConvBlocks(const Schedule& sch) {
   cb.conv = conv->name_hint;
   const tir::Buffer out = conv->writes[0].buffer;
   cb.writes_param = IsParam(f, out);
-  if (!cb.writes_param) {
-    int readers = 0;
-    for (const tir::BlockNode* b : NonRootBlocks(f))
-      if (b != conv && ReadsBuffer(b, out)) ++readers, cb.epilogue = b->name_hint;
-    if (readers != 1) cb.epilogue.clear();
-  }
+  if (!cb.writes_param) cb.epilogue = SoleReader(f, conv);
   const tir::BlockNode* reader = conv;
   for (const tir::BlockNode* b : NonRootBlocks(f))
     if (StartsWith(b->name_hint, kNCHWcIm2colName) && ReadsBuffer(conv, b->writes[0].buffer))
@@ -241,32 +224,6 @@ LoopRV TileConv(Schedule& sch, const BlockRV& block, ConvLoops& l, const ConvPla
   return tile_loop;
 }
 
-/// The epilogue (bias / relu / clip / add, or the cache_write copy-out) under the tile loop,
-/// its channel lanes vectorized and its tile loops unrolled: constant offsets into the
-/// accumulator tile, so it stays in registers. On refusal the default schedule takes it.
-void FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile_loop, const ScheduleOptions& opt,
-                  std::set<std::string>* handled) {
-  if (epilogue.empty()) return;
-  try {
-    BlockRV e = sch.get_block(epilogue);
-    sch.reverse_compute_at(e, tile_loop);
-    handled->insert(epilogue);
-    if (!opt.vectorize) return;
-    std::vector<LoopRV> el = sch.get_loops(e);
-    const int64_t e_ext = ConstExtent(sch, el.back());
-    if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
-    const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
-    size_t first = el.size();
-    for (size_t i = 0; i < el.size(); ++i)
-      if (sch.GetFor(el[i])->loop_var.get() == tile_var) first = i + 1;
-    for (size_t i = first; i + 1 < el.size(); ++i)
-      if (ConstExtent(sch, el[i]) > 1 && ConstExtent(sch, el[i]) <= 16) sch.unroll(el[i]);
-  } catch (const ScheduleError& err) {
-    Debug("epilogue", err);
-    handled->erase(epilogue);
-  }
-}
-
 /// One parallel task per (output-channel block, output row), or per output-channel block with
 /// fused pixels. Output-channel blocks outermost read the whole input once per block; when the
 /// input is larger than L2, rows outermost instead keep a row's input in L2 while every block of
@@ -305,7 +262,7 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   try {
     const ConvPlan plan = PlanConv(sch, block, l, *cb);
     const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);
-    FuseEpilogue(sch, cb->epilogue, tile_loop, opt, &handled);
+    if (FuseEpilogue(sch, cb->epilogue, tile_loop, opt, "conv")) handled.insert(cb->epilogue);
     ParallelizeTasks(sch, l, plan, !cb->depthwise && !plan.pixels_fused && input_bytes > 256 * 1024, opt);
     if (inline_pad) InlinePadding(sch, cb->pad, &handled);
   } catch (const ScheduleError& err) {

@@ -62,26 +62,32 @@ void SchedulePack(Schedule& sch, const std::string& name, const ScheduleOptions&
   if (opt.parallelize) ParallelOuter(sch, std::vector<LoopRV>(loops.begin(), loops.end() - 2));
 }
 
-// T_gemm_packed: loops batch..., m..., n, k.
-void ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+// T_gemm_packed: loops batch..., m..., n, k. Returns the epilogue it put under the tile loop
+// (empty when none).
+std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   BlockRV block = sch.get_block(name);
   const tir::BlockNode* b = sch.GetBlock(block);
+  const std::string epilogue = IsParam(sch.func(), b->writes[0].buffer) ? "" : SoleReader(sch.func(), b);
+  std::string fused;
   const int64_t mr_want = IntAnnotation(b, "gemm_mr", 6), nv = IntAnnotation(b, "gemm_nv", 1);
   const int64_t nbatch = IntAnnotation(b, "gemm_batch", 0);
   const int64_t lanes = opt.vector_lanes;
   std::vector<LoopRV> loops = sch.get_loops(block);
-  if (loops.size() < 2 + static_cast<size_t>(nbatch)) return;
+  if (loops.size() < 2 + static_cast<size_t>(nbatch)) return fused;
   for (const LoopRV& l : loops)
-    if (Extent(sch, l) < 0) return;
+    if (Extent(sch, l) < 0) return fused;
   std::vector<LoopRV> batch(loops.begin(), loops.begin() + nbatch);
-  std::vector<LoopRV> ms(loops.begin() + nbatch, loops.end() - 2);
+  // The row loops; those of extent 1 (batch 1 of a [1, S, K] x) stay where they are, so the
+  // tile's row index is the one loop left and the epilogue's region under it is exact.
+  std::vector<LoopRV> ms, units;
+  for (auto it = loops.begin() + nbatch; it != loops.end() - 2; ++it) (Extent(sch, *it) == 1 ? units : ms).push_back(*it);
   LoopRV n = loops[loops.size() - 2], k = loops.back();
   try {
     LoopRV m;
     if (ms.size() > 1) m = sch.fuse(ms);
     else if (ms.size() == 1) m = ms[0];
     const int64_t n_ext = Extent(sch, n);
-    if (n_ext % (nv * lanes) != 0) return;  // not the padded compute: leave it to the default
+    if (n_ext % (nv * lanes) != 0) return fused;  // not the padded compute: leave it to the default
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
     LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
     std::vector<LoopRV> order = {no};
@@ -108,13 +114,16 @@ void ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleOptions&
     if (mi.defined()) sch.unroll(mi);
     // The init's own tile loops (mi, nv, l) under the tile loop.
     std::vector<LoopRV> il = sch.get_loops(init);
-    const size_t outer = batch.size() + 1 + (mo.defined() ? 1 : 0);
+    const size_t outer = batch.size() + units.size() + 1 + (mo.defined() ? 1 : 0);
     if (il.size() > outer) {
       if (opt.vectorize) sch.vectorize(il.back());
       for (size_t i = outer; i + 1 < il.size(); ++i) sch.unroll(il[i]);
     }
+    // The epilogue computes each tile right after its k loop, from the tile still in L1.
+    if (FuseEpilogue(sch, epilogue, mo.defined() ? mo : no, opt, "gemm")) fused = epilogue;
     if (opt.parallelize) {
       std::vector<LoopRV> par = batch;
+      par.insert(par.end(), units.begin(), units.end());
       par.push_back(no);
       if (mo.defined()) par.push_back(mo);
       ParallelOuter(sch, par);
@@ -122,6 +131,7 @@ void ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleOptions&
   } catch (const ScheduleError&) {
     // Whatever was applied is a valid schedule of the same computation.
   }
+  return fused;
 }
 
 }  // namespace
@@ -181,7 +191,8 @@ std::set<std::string> ScheduleGemmPacked(Schedule& sch, const ScheduleOptions& o
       SchedulePack(sch, name, opt);
       handled.insert(name);
     } else if (StartsWith(name, kGemmName)) {
-      ScheduleGemm(sch, name, opt);
+      std::string epilogue = ScheduleGemm(sch, name, opt);
+      if (!epilogue.empty()) handled.insert(epilogue);
     }
   }
   // The GEMM blocks and their decomposed inits.

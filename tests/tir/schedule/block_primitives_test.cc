@@ -143,6 +143,27 @@ TEST(ScheduleReverseComputeAt, MatmulRelu) {
   EXPECT_LT(MaxDiff(f, sch.func()), 1e-9) << AsText(sch.func());
 }
 
+// Under a loop over tiles of the fused (i, j) of C, a tile of 4 of the 2 x 3 points is not a
+// box of C: D would read elements of C that a later tile writes. A tile of 3 (one row) is.
+TEST(ScheduleReverseComputeAt, RefusesAProducedRegionThatIsNotABox) {
+  PrimFunc f = ElementwiseChain(2, 3);
+  Schedule sch(f);
+  BlockRV c = sch.get_block("C");
+  auto l = sch.get_loops(c);
+  auto tiles = sch.split(sch.fuse({l[0], l[1]}), {-1, 4});
+  EXPECT_SCHEDULE_ERROR(sch.reverse_compute_at(sch.get_block("D"), tiles[0]),
+                        "reverse_compute_at: block 'C' under loop i_j_fused_0 writes a part of 'C' that is not a box "
+                        "(its indices mix the inner loops, e.g. rows fused across dimensions), so block 'D' would "
+                        "read elements a later iteration produces");
+  Schedule rows(f);
+  auto lr = rows.get_loops(rows.get_block("C"));
+  auto row_tiles = rows.split(rows.fuse({lr[0], lr[1]}), {-1, 3});
+  BlockRV d = rows.get_block("D");
+  rows.reverse_compute_at(d, row_tiles[0]);
+  EXPECT_EQ(rows.get_loops(d).size(), 2u);  // the row tile, then D's j (its i is one point: no loop)
+  EXPECT_LT(MaxDiff(f, rows.func()), 1e-12) << AsText(rows.func());
+}
+
 TEST(ScheduleCache, ReadAndWrite) {
   PrimFunc f = Matmul(6, 5, 4);
   Schedule sch(f);
