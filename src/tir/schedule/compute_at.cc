@@ -6,6 +6,7 @@
 // the target loop relaxed over their ranges and the target loop and those above it held
 // symbolic. A dimension that cannot be bounded, or whose extent is not constant, falls
 // back to the moved block's full iteration domain.
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -86,17 +87,24 @@ void Unite(std::optional<Bound>* acc, const Bound& b, bool* failed) {
 }
 
 /// Whether the points a store writes while the `relax` loops run fill the bounding box of its
-/// indices: the box's volume is at most the number of iterations of the loops the indices use.
-/// A larger box (e.g. [r / 3, r % 3] for r in [4, 8): a 2 x 3 box, 4 points) holds elements the
-/// store does not write, and reverse_compute_at must not read them under the loop.
-bool ProducesWholeBox(const std::vector<PrimExpr>& indices, const std::map<const VarNode*, Range>& relax) {
+/// indices: the box's volume (clipped to the buffer where its bounds are constants: a guarded
+/// tail writes nothing outside) is at most the number of iterations of the loops the indices
+/// use. A larger box (e.g. [r / 3, r % 3] for r in [4, 8): a 2 x 3 box, 4 points) holds elements
+/// the store does not write, and reverse_compute_at must not read them under the loop.
+bool ProducesWholeBox(const Buffer& buf, const std::vector<PrimExpr>& indices,
+                      const std::map<const VarNode*, Range>& relax) {
   int64_t volume = 1, points = 1;
   std::set<const VarNode*> used;
-  for (const PrimExpr& e : indices) {
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const PrimExpr& e = indices[d];
     Bound b = EvalBound(e, relax);
     int64_t diff;
     if (!b.ok || !ConstDiff(b.hi, b.lo, &diff)) return true;  // not bounded: refused by the caller
-    volume *= diff + 1;
+    int64_t lo, hi, ext;
+    if (ir::as_const_int(Simplify(b.lo), &lo) && ir::as_const_int(Simplify(b.hi), &hi) &&
+        ir::as_const_int(buf->shape[d], &ext))
+      diff = std::min(hi, ext - 1) - std::max<int64_t>(lo, 0);
+    volume *= std::max<int64_t>(diff + 1, 0);
     for (const VarNode* v : VarsIn(e))
       if (relax.count(v)) used.insert(v);
   }
@@ -362,7 +370,7 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop) {
           Unite(&region[d], EvalBound(idx.back(), relax), &f);
           failed[d] = f;
         }
-        if (!ProducesWholeBox(idx, relax)) {
+        if (!ProducesWholeBox(buf, idx, relax)) {
           TESSERA_THROW(ScheduleError, kPrim, ": block '", other.block->name_hint, "' under loop ", lname,
                         " writes a part of '", buf->name, "' that is not a box (its indices mix the inner loops, ",
                         "e.g. rows fused across dimensions), so block '", name,

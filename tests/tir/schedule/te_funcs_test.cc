@@ -41,6 +41,25 @@ TEST(ScheduleTe, MatmulBiasReluTiled) {
   EXPECT_EQ(AsText(replay.func()), AsText(sch.func()));
 }
 
+// Per output plane a, the pixels (i, j) fused and split in tiles of 4 with a guarded tail
+// (8 iterations for 6 pixels): what loop a produces is the whole 2 x 3 plane. Its index bounds
+// (i up to 7 / 3 = 2) leave the buffer and are clipped to it, so the region is a box and E
+// goes under a (the NCHWc conv with fused pixels has this shape).
+TEST(ScheduleTe, ReverseComputeAtOverAFusedPlaneWithATail) {
+  auto f32 = DataType::Float(32);
+  auto A = te::placeholder({3, 2, 3}, f32, "A");
+  auto C = te::compute({3, 2, 3}, [&](const std::vector<Var>& i) { return A({i[0], i[1], i[2]}) * ir::make_const(f32, 2.0); }, "C");
+  auto E = te::compute({3, 2, 3}, [&](const std::vector<Var>& i) { return C({i[0], i[1], i[2]}) + ir::make_const(f32, 1.0); }, "E");
+  PrimFunc f = te::create_prim_func({A, E}, "plane");
+  Schedule sch(f);
+  auto l = sch.get_loops(sch.get_block("C"));
+  sch.split(sch.fuse({l[1], l[2]}), {-1, 4});
+  BlockRV e = sch.get_block("E");
+  sch.reverse_compute_at(e, l[0]);
+  EXPECT_EQ(sch.get_loops(e).size(), 3u);  // a, then E's own i and j
+  EXPECT_LT(testing::MaxDiff(f, sch.func()), 1e-12) << AsText(sch.func());
+}
+
 }  // namespace
 }  // namespace tessera::tir
 #endif

@@ -10,9 +10,12 @@
 //     k                                     the whole reduction inside the tile
 //       unroll mi (mr), unroll nv,          the micro-kernel: mr * nv zmm accumulators, nv vector
 //       vectorize l (16)                    loads of Bp[no, k, :], mr broadcasts of A[m, k], FMAs
+//     epilogue                              bias / GELU / residual add / the unpadding copy of
+//                                           this tile, under the tile loop (reverse_compute_at)
 // The tile of C sits at a loop-invariant address inside k and the kernel's buffers are
 // noalias, so LLVM keeps the mr * nv accumulators in registers (checked by a test on the
-// assembly). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding
+// assembly); with the epilogue under the tile loop the intermediate C shrinks to the tile. Row
+// loops of extent 1 are not fused into M (so the tile's rows are one loop and its region exact). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding
 // copy "T_gemm_unpad" is an ordinary block); only dense over an x of rank > 2 (rows fused into
 // M) gets a predicate on a partial row tile (correct, slower: its stores are conditional).
 //
