@@ -15,9 +15,12 @@
 // The tile of C sits at a loop-invariant address inside k and the kernel's buffers are
 // noalias, so LLVM keeps the mr * nv accumulators in registers (checked by a test on the
 // assembly); with the epilogue under the tile loop the intermediate C shrinks to the tile. Row
-// loops of extent 1 are not fused into M (so the tile's rows are one loop and its region exact). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding
-// copy "T_gemm_unpad" is an ordinary block); only dense over an x of rank > 2 (rows fused into
-// M) gets a predicate on a partial row tile (correct, slower: its stores are conditional).
+// loops of extent 1 are not fused into M (so the tile's rows are one loop and its region
+// exact). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding copy
+// "T_gemm_unpad" is an ordinary block); only dense over an x of rank > 2 (rows fused into M)
+// gets a predicate on a partial row tile (LLVM splits that tile off the main loop). When rows
+// fused across two non-unit dims make a tile's region not a box, reverse_compute_at refuses and
+// the epilogue keeps its own loop nest.
 //
 // T_pack_b (packing of a non-constant right operand inside the kernel; constant weights are
 // packed at compile time by graph_lower::PackGemmWeights) becomes
