@@ -103,7 +103,10 @@ class Schedule {
   /// dimension that cannot be bounded is widened to the buffer's full range).
   void compute_at(const BlockRV& block, const LoopRV& loop);
   /// Moves a consumer block under `loop` of its producer, computing exactly the region
-  /// that the producers under `loop` have written.
+  /// that the producers under `loop` have written. Throws ScheduleError when that region is
+  /// not a box (its bounding box holds elements a later iteration writes: rows fused across
+  /// two dims and tiled), when it cannot be bounded, or when a block between reads / writes
+  /// what the moved block writes / reads.
   void reverse_compute_at(const BlockRV& block, const LoopRV& loop);
   /// Adds a buffer `<B>_<scope>` and a block that copies the block's `read_buffer_index`-th
   /// read buffer B into it, just before the block's loop nest; the block then reads the
