@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "rewrite_util.h"
+#include "tessera/graph/expr_util.h"
 
 #include "tessera/support/error.h"
 #include "tessera/topi/x86/dense.h"
@@ -43,7 +44,7 @@ class Packer : public graph::ExprMutator {
     const bool dense = op->name == "nn.dense", matmul = op->name == "nn.matmul";
     if (!dense && !matmul) return rewritten;
     const auto* c = call->args[1]->as<graph::ConstantNode>();
-    auto xs = detail::StaticShapeOf(call->args[0]);
+    auto xs = graph::StaticShapeOf(call->args[0]);
     if (!c || !xs || xs->empty() || c->data.ndim() != 2 || c->data.dtype() != DataType::Float(32)) return rewritten;
     if (matmul && xs->size() < 1) return rewritten;
     const int64_t n = dense ? c->data.shape()[0] : c->data.shape()[1];
@@ -57,8 +58,8 @@ class Packer : public graph::ExprMutator {
     attrs.Set("units", n);
     attrs.Set("gemm_mr", tile.mr);
     attrs.Set("gemm_nv", tile.nv);
-    return graph::CallNode::make(graph::OpNode::Get("nn.contrib_dense_pack"),
-                                 {rc->args[0], graph::ConstantNode::make(Pack(c->data, matmul, tile))}, attrs);
+    return graph::CallOp("nn.contrib_dense_pack", {rc->args[0], graph::ConstantNode::make(Pack(c->data, matmul, tile))},
+                         attrs);
   }
 };
 

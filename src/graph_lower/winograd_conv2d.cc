@@ -5,6 +5,7 @@
 
 #include "computes.h"
 #include "rewrite_util.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/nn/winograd.h"
@@ -41,10 +42,6 @@ runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::Winograd
   return out;
 }
 
-graph::Call MakeCall(const std::string& op, std::vector<Expr> args, graph::Attrs attrs) {
-  return graph::CallNode::make(graph::OpNode::Get(op), std::move(args), std::move(attrs));
-}
-
 class Rewriter : public graph::ExprMutator {
  protected:
   Expr MutateCall_(const graph::Call& call) override {
@@ -52,7 +49,7 @@ class Rewriter : public graph::ExprMutator {
     const auto* op = call->op->as<graph::OpNode>();
     if (!op || op->name != "nn.contrib_conv2d_NCHWc" || call->args.size() != 2) return rewritten;
     const auto* kernel = call->args[1]->as<graph::ConstantNode>();
-    auto xs = detail::StaticShapeOf(call->args[0]), os = detail::StaticShapeOf(call);
+    auto xs = graph::StaticShapeOf(call->args[0]), os = graph::StaticShapeOf(call);
     if (!kernel || !xs || !os || xs->size() != 5 || kernel->data.dtype() != DataType::Float(32)) return rewritten;
     const graph::Attrs& attrs = call->attrs;
     topi::Conv2DParams p;
@@ -71,14 +68,14 @@ class Rewriter : public graph::ExprMutator {
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs in_attrs;
     in_attrs.Set("tile_size", m).Set("padding", std::vector<int64_t>(p.padding.begin(), p.padding.end())).Set("rows", rows);
-    Expr v = MakeCall("nn.contrib_conv2d_winograd_input_transform", {rc->args[0]}, in_attrs);
+    Expr v = graph::CallOp("nn.contrib_conv2d_winograd_input_transform", {rc->args[0]}, in_attrs);
     graph::Attrs mm_attrs;
     mm_attrs.Set("units", units).Set("gemm_mr", tile.mr).Set("gemm_nv", tile.nv);
-    Expr mm = MakeCall("nn.contrib_batch_matmul_pack",
+    Expr mm = graph::CallOp("nn.contrib_batch_matmul_pack",
                        {v, graph::ConstantNode::make(TransformKernel(kernel->data, wm, tile))}, mm_attrs);
     graph::Attrs out_attrs;
     out_attrs.Set("tile_size", m).Set("batch", n).Set("out_h", oh).Set("out_w", ow).Set("channel_block", ks[5]);
-    return MakeCall("nn.contrib_conv2d_winograd_output_transform", {mm}, out_attrs);
+    return graph::CallOp("nn.contrib_conv2d_winograd_output_transform", {mm}, out_attrs);
   }
 };
 

@@ -19,10 +19,6 @@ std::string OpName(const Expr& e) {
   return op ? op->name : std::string();
 }
 
-Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs) {
-  return CallNode::make(OpNode::Get(name), std::move(args), std::move(attrs));
-}
-
 void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
   if (const auto* c = e->as<CallNode>()) {
     if (c->op->as<FunctionNode>()) use(c->op);
@@ -48,17 +44,6 @@ std::unordered_map<const ExprNode*, int> CountUses(const Expr& root) {
   PostOrderVisit(root, [&](const Expr& e) { ForEachUse(e, [&](const Expr& c) { uses[c.get()]++; }); });
   uses[root.get()]++;
   return uses;
-}
-
-const TensorTypeNode* TensorTypeOf(const Expr& e) {
-  if (!e || !e->has_checked_type()) return nullptr;
-  return e->checked_type()->as<TensorTypeNode>();
-}
-
-std::optional<std::vector<int64_t>> StaticShapeOf(const Expr& e) {
-  const TensorTypeNode* t = TensorTypeOf(e);
-  if (!t) return std::nullopt;
-  return StaticShape(t->shape);
 }
 
 std::optional<std::vector<double>> ToDoubles(const runtime::NDArray& a) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/graph/expr.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/graph/type.h"
 
 namespace tessera::graph::transform::detail {
@@ -17,8 +18,7 @@ namespace tessera::graph::transform::detail {
 const CallNode* AsOpCall(const Expr& e, const char* name);
 /// The op name of a call of an op, else "".
 std::string OpName(const Expr& e);
-/// A call of the registered op `name`.
-Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs = {});
+using graph::CallOp;  // expr_util.h
 
 /// Calls `use(child)` for every expression `e` uses as an operand (call arguments, tuple
 /// fields, let values and bodies, if parts, function bodies; not the op, not let-bound vars).
@@ -26,10 +26,8 @@ void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use);
 /// How many times each node is used as an operand in the DAG under `root` (+1 for root).
 std::unordered_map<const ExprNode*, int> CountUses(const Expr& root);
 
-/// The tensor type of a typed expression, else nullptr.
-const TensorTypeNode* TensorTypeOf(const Expr& e);
-/// The static shape of a typed tensor expression, else nullopt.
-std::optional<std::vector<int64_t>> StaticShapeOf(const Expr& e);
+using graph::StaticShapeOf;  // expr_util.h
+using graph::TensorTypeOf;   // expr_util.h
 
 /// The elements of a float32 / float64 array as doubles; nullopt for other dtypes.
 std::optional<std::vector<double>> ToDoubles(const runtime::NDArray& a);

@@ -48,6 +48,13 @@ int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {
   return v;
 }
 
+int64_t IntAnnotation(const tir::BlockNode* b, const std::string& key, int64_t dflt) {
+  auto it = b->annotations.find(key);
+  int64_t v = dflt;
+  if (it == b->annotations.end() || !ir::as_const_int(it->second, &v)) return dflt;
+  return v;
+}
+
 bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf) {
   for (const auto& r : b->reads)
     if (r.buffer.same_as(buf)) return true;

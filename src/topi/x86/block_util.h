@@ -30,6 +30,10 @@ int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop);
 /// skip a step the library refuses; this says which and why): "<schedule> <step>: <error>".
 void DebugRefusedStep(const char* schedule, const char* step, const ScheduleError& err);
 
+/// A block's integer annotation `key` (topi computes pass tile choices this way), or `dflt`
+/// when it is absent or not a constant.
+int64_t IntAnnotation(const tir::BlockNode* b, const std::string& key, int64_t dflt);
+
 /// Whether block b reads buffer buf (by its read regions).
 bool ReadsBuffer(const tir::BlockNode* b, const tir::Buffer& buf);
 

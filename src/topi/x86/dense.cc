@@ -21,19 +21,6 @@ std::vector<std::string> BlockNames(const tir::PrimFunc& f) {
   return out;
 }
 
-int64_t Extent(const Schedule& sch, const LoopRV& l) {
-  int64_t v = -1;
-  if (!ir::as_const_int(sch.GetFor(l)->extent, &v)) return -1;
-  return v;
-}
-
-int64_t IntAnnotation(const tir::BlockNode* b, const std::string& key, int64_t dflt) {
-  auto it = b->annotations.find(key);
-  int64_t v = dflt;
-  if (it == b->annotations.end() || !ir::as_const_int(it->second, &v)) return dflt;
-  return v;
-}
-
 // Parallelizes the fusion of `loops` (or the first of them alone when fuse is refused).
 void ParallelOuter(Schedule& sch, const std::vector<LoopRV>& loops) {
   if (loops.empty()) return;
@@ -75,25 +62,26 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   std::vector<LoopRV> loops = sch.get_loops(block);
   if (loops.size() < 2 + static_cast<size_t>(nbatch)) return fused;
   for (const LoopRV& l : loops)
-    if (Extent(sch, l) < 0) return fused;
+    if (ConstExtent(sch, l) < 0) return fused;
   std::vector<LoopRV> batch(loops.begin(), loops.begin() + nbatch);
   // The row loops; those of extent 1 (batch 1 of a [1, S, K] x) stay where they are, so the
   // tile's row index is the one loop left and the epilogue's region under it is exact.
   std::vector<LoopRV> ms, units;
-  for (auto it = loops.begin() + nbatch; it != loops.end() - 2; ++it) (Extent(sch, *it) == 1 ? units : ms).push_back(*it);
+  for (auto it = loops.begin() + nbatch; it != loops.end() - 2; ++it)
+    (ConstExtent(sch, *it) == 1 ? units : ms).push_back(*it);
   LoopRV n = loops[loops.size() - 2], k = loops.back();
   try {
     LoopRV m;
     if (ms.size() > 1) m = sch.fuse(ms);
     else if (ms.size() == 1) m = ms[0];
-    const int64_t n_ext = Extent(sch, n);
+    const int64_t n_ext = ConstExtent(sch, n);
     if (n_ext % (nv * lanes) != 0) return fused;  // not the padded compute: leave it to the default
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
     LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
     std::vector<LoopRV> order = {no};
     LoopRV mo, mi;
     if (m.defined()) {
-      const int64_t m_ext = Extent(sch, m);
+      const int64_t m_ext = ConstExtent(sch, m);
       const int64_t mr = std::min(mr_want, m_ext);
       if (mr < m_ext) {
         std::vector<LoopRV> mm = sch.split(m, {-1, mr});

@@ -48,9 +48,7 @@ void InlineEpilogue(Schedule& sch, const std::string& name) {
     const tir::BlockNode* out = sch.GetBlock(sch.get_block(name));
     if (out->writes.empty()) return;
     for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
-      bool reads = false;
-      for (const auto& r : b->reads) reads |= r.buffer.same_as(out->writes[0].buffer);
-      if (!reads || b == out) continue;
+      if (b == out || !ReadsBuffer(b, out->writes[0].buffer)) continue;
       try {
         sch.reverse_compute_inline(sch.get_block(b->name_hint));
         changed = true;
@@ -66,9 +64,8 @@ void InlineEpilogue(Schedule& sch, const std::string& name) {
 void ScheduleOutput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   BlockRV block = sch.get_block(name);
   const tir::BlockNode* b = sch.GetBlock(block);
-  int64_t m = 0;
-  auto it = b->annotations.find(kWinogradTileAttr);
-  if (it == b->annotations.end() || !ir::as_const_int(it->second, &m)) return;
+  const int64_t m = IntAnnotation(b, kWinogradTileAttr, 0);
+  if (m <= 0) return;
   std::vector<LoopRV> loops = sch.get_loops(block);  // n, ko, y, x, ki
   if (loops.size() != 5) return;
   try {

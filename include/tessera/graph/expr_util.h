@@ -1,0 +1,25 @@
+// Small queries and builders on graph expressions, shared by the graph passes
+// (graph/transform) and the rewrites of the layers above (graph_lower).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/graph/expr.h"
+#include "tessera/graph/type.h"
+
+namespace tessera::graph {
+
+/// A call of the registered op `name` (InternalError when no op of that name is registered).
+Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs = {});
+
+/// The tensor type of a typed expression (after type inference), else nullptr.
+const TensorTypeNode* TensorTypeOf(const Expr& e);
+
+/// The static shape of a typed tensor expression, else nullopt (untyped, not a tensor, or a
+/// dimension that is not a constant).
+std::optional<std::vector<int64_t>> StaticShapeOf(const Expr& e);
+
+}  // namespace tessera::graph
