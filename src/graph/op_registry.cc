@@ -15,6 +15,7 @@ OpRegistry& OpRegistry::Global() {
     op::RegisterLogicalOps(*r);
     op::RegisterActivationOps(*r);
     op::RegisterIndexingOps(*r);
+    op::RegisterImageOps(*r);
     return r;
   }();
   return *registry;

@@ -46,6 +46,7 @@ void RegisterComputes() {
     detail::RegisterLogicalComputes(r);
     detail::RegisterActivationComputes(r);
     detail::RegisterIndexingComputes(r);
+    detail::RegisterImageComputes(r);
     detail::RegisterDenseComputes(r);
     detail::RegisterWinogradComputes(r);
   });

@@ -56,6 +56,25 @@ TEST(LoopPartition, GuardedTailBecomesItsOwnLoop) {
   EXPECT_EQ(RunFlatOnRandomInputs(f, f), RunFlatOnRandomInputs(g, f));
 }
 
+TEST(LoopPartition, ExpressionLetsInTheCopiedTailGetFreshVariables) {
+  // As above, with C[i] = let t = A[i] * 2 in t + t: the tail's copy must define t_t, not t again.
+  Buffer a = Buffer::make("A", DataType::Float(32), {make_const(i32, 10)});
+  Buffer c = Buffer::make("C", DataType::Float(32), {make_const(i32, 10)});
+  Var io("io"), ii("ii"), t("t", DataType::Float(32));
+  PrimExpr idx = io * 4 + ii;
+  PrimExpr value = ir::LetNode::make(t, BufferLoadNode::make(a, {idx}) * make_const(DataType::Float(32), 2.0), t + t);
+  Stmt body = ForNode::make(io, make_const(i32, 0), make_const(i32, 3), ForKind::kSerial,
+                            ForNode::make(ii, make_const(i32, 0), make_const(i32, 4), ForKind::kSerial,
+                                          IfThenElseNode::make(idx < make_const(i32, 10),
+                                                               BufferStoreNode::make(c, value, {idx}))));
+  PrimFunc f = PrimFunc::make("let_tail", {a, c}, body);
+  PrimFunc g = T::Simplify(T::LoopPartition(f));
+  const std::string text = AsText(g);
+  EXPECT_NE(text.find("t_t"), std::string::npos) << text;
+  T::VerifyFlat(g);
+  EXPECT_EQ(RunFlatOnRandomInputs(f, f), RunFlatOnRandomInputs(g, f));
+}
+
 TEST(LoopPartition, NonDividingTileUnrollsAndVectorizesAfterLowering) {
   // matmul + relu, rows split by 4 (10 = 2 x 4 + 2), relu under the tile loop, its row loop
   // unrolled and its column loop vectorized: LowerToFlat must partition the tile loop so the

@@ -100,5 +100,8 @@ void RegisterLogicConverters(ConverterTable& t);   // ops_logic.cc
 void RegisterReduceConverters(ConverterTable& t);  // ops_reduce.cc
 void RegisterActivationConverters(ConverterTable& t);  // ops_activation.cc
 void RegisterShapeConverters(ConverterTable& t);   // ops_shape.cc
+void RegisterImageConverters(ConverterTable& t);   // ops_image.cc
+void RegisterConvTransposeConverters(ConverterTable& t);  // ops_conv_transpose.cc
+void RegisterLossConverters(ConverterTable& t);    // ops_loss.cc
 
 }  // namespace tessera::frontend::onnx_import

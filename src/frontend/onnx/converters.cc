@@ -12,6 +12,9 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterReduceConverters(*t);
     RegisterActivationConverters(*t);
     RegisterShapeConverters(*t);
+    RegisterImageConverters(*t);
+    RegisterConvTransposeConverters(*t);
+    RegisterLossConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

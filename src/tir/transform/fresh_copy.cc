@@ -45,6 +45,11 @@ class FreshCopier : public StmtExprMutator {
     Stmt body = Substitute(VisitStmt(op->body), {{op->var.get_var(), v}});
     return LetStmtNode::make(v, op->value, body);
   }
+  PrimExpr VisitExpr_(const ir::LetNode* op, const PrimExpr& e) override {
+    Var v = op->var.copy_with_suffix("_t");
+    PrimExpr body = Substitute(VisitExpr(op->body), {{op->var.get_var(), v}});
+    return ir::LetNode::make(v, VisitExpr(op->value), body);
+  }
   Stmt VisitStmt_(const AllocateNode* op, const Stmt& s) override {
     auto n = std::make_shared<BufferNode>(*op->buffer.get());
     n->data = Var(op->buffer->data->name_hint + "_t", op->buffer->data.dtype());

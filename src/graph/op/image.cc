@@ -1,0 +1,64 @@
+// Image ops: image.resize (ONNX Resize and Upsample; the computation is topi::resize).
+#include <set>
+
+#include "op_groups.h"
+#include "op_util.h"
+#include "tessera/support/error.h"
+
+namespace tessera::graph::op {
+
+namespace {
+
+// x: any tensor. attrs: axes (the resized axes), sizes (their output extents), scales (the
+// coordinate-transform scale of each), mode, coordinate_transformation_mode, nearest_mode,
+// cubic_coeff_a, exclude_outside, extrapolation_value, antialias, roi_start / roi_end.
+Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const std::vector<int64_t>& axes = attrs.GetInts("axes");
+  const std::vector<int64_t>& sizes = attrs.GetInts("sizes");
+  TESSERA_CHECK(sizes.size() == axes.size() && attrs.GetDoubles("scales").size() == axes.size(), sizes.size(),
+                " sizes and ", attrs.GetDoubles("scales").size(), " scales for ", axes.size(), " resized axes");
+  const std::string mode = attrs.GetString("mode", "nearest");
+  TESSERA_CHECK(mode == "nearest" || mode == "linear" || mode == "cubic", "unknown mode '", mode,
+                "' (nearest, linear, cubic)");
+  TESSERA_CHECK(mode == "nearest" || !x.dtype.is_bool(), mode, " interpolation of a bool tensor");
+  static const std::set<std::string> kCoordinateModes = {
+      "half_pixel",         "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+      "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  const std::string coord = attrs.GetString("coordinate_transformation_mode", "half_pixel");
+  TESSERA_CHECK(kCoordinateModes.count(coord), "unknown coordinate_transformation_mode '", coord,
+                "' (half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, "
+                "tf_half_pixel_for_nn, tf_crop_and_resize)");
+  static const std::set<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
+                                                      "simple"};
+  const std::string nearest = attrs.GetString("nearest_mode", "round_prefer_floor");
+  TESSERA_CHECK(kNearestModes.count(nearest), "unknown nearest_mode '", nearest,
+                "' (round_prefer_floor, round_prefer_ceil, floor, ceil)");
+  if (coord == "tf_crop_and_resize") {
+    TESSERA_CHECK(attrs.Has("roi_start") && attrs.Has("roi_end") &&
+                      attrs.GetDoubles("roi_start").size() == axes.size() &&
+                      attrs.GetDoubles("roi_end").size() == axes.size(),
+                  "tf_crop_and_resize needs a roi start and end for each of the ", axes.size(), " resized axes");
+  }
+  for (double s : attrs.GetDoubles("scales")) TESSERA_CHECK(s > 0, "scales must be > 0, got ", s);
+  Shape out = x.shape;
+  std::set<int64_t> seen;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    TESSERA_CHECK(axes[a] >= 0 && axes[a] < x.ndim(), "axis ", axes[a], " is out of range for rank ", x.ndim());
+    TESSERA_CHECK(seen.insert(axes[a]).second, "axis ", axes[a], " is listed twice");
+    TESSERA_CHECK(sizes[a] >= 1, "output extent ", sizes[a], " of axis ", axes[a], " must be >= 1");
+    out[axes[a]] = Dim(sizes[a]);
+  }
+  return TensorTypeNode::make(out, x.dtype);
+}
+
+}  // namespace
+
+void RegisterImageOps(OpRegistry& r) {
+  r.Register("image.resize", 1, kInjective, ResizeRel,
+             "ONNX Resize / Upsample: nearest, linear or cubic interpolation over `axes` (topi/image/resize.h). "
+             "attrs: axes, sizes, scales, mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a, "
+             "exclude_outside, extrapolation_value, antialias, roi_start, roi_end");
+}
+
+}  // namespace tessera::graph::op

@@ -1,0 +1,26 @@
+// FCompute of image.resize (op/image.cc) -> topi::resize.
+#include "computes.h"
+#include "tessera/topi/image/resize.h"
+
+namespace tessera::graph_lower::detail {
+
+void RegisterImageComputes(graph::OpRegistry& r) {
+  r.SetCompute("image.resize", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    topi::ResizeParams p;
+    p.axes = a.GetInts("axes");
+    p.sizes = a.GetInts("sizes");
+    p.scales = a.GetDoubles("scales");
+    if (a.Has("roi_start")) p.roi_start = a.GetDoubles("roi_start");
+    if (a.Has("roi_end")) p.roi_end = a.GetDoubles("roi_end");
+    p.mode = a.GetString("mode", p.mode);
+    p.coordinate_transformation_mode = a.GetString("coordinate_transformation_mode", p.coordinate_transformation_mode);
+    p.nearest_mode = a.GetString("nearest_mode", p.nearest_mode);
+    p.cubic_coeff_a = a.GetDouble("cubic_coeff_a", p.cubic_coeff_a);
+    p.exclude_outside = a.GetInt("exclude_outside", 0) != 0;
+    p.extrapolation_value = a.GetDouble("extrapolation_value", 0.0);
+    p.antialias = a.GetInt("antialias", 0) != 0;
+    return {topi::resize(in[0], p)};
+  });
+}
+
+}  // namespace tessera::graph_lower::detail
