@@ -67,6 +67,13 @@ void RegisterTransformComputes(graph::OpRegistry& r) {
   r.SetCompute("max", Reduce(&topi::max));
   r.SetCompute("min", Reduce(&topi::min));
   r.SetCompute("prod", Reduce(&topi::prod));
+  for (const char* name : {"cumsum", "cumprod"}) {
+    const bool product = std::string(name) == "cumprod";
+    r.SetCompute(name, [product](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+      auto f = product ? &topi::cumprod : &topi::cumsum;
+      return {f(in[0], a.GetInt("axis", 0), a.GetInt("exclusive", 0) != 0, a.GetInt("reverse", 0) != 0)};
+    });
+  }
 }
 
 }  // namespace tessera::graph_lower::detail

@@ -1,5 +1,6 @@
 #include "tessera/topi/reduction.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "tessera/support/error.h"
@@ -82,6 +83,37 @@ Tensor min(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
 Tensor prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
   return Reduce(x, axes, keepdims, [](PrimExpr v, std::vector<te::IterVar> r) { return te::prod(v, r); }, "prod",
                 "T_prod");
+}
+
+namespace {
+
+Tensor Cumulative(const Tensor& x, int64_t axis_in, bool exclusive, bool reverse, bool product) {
+  const std::vector<int64_t> xs = ConstShape(x);
+  const char* op = product ? "cumprod" : "cumsum";
+  const int axis = NormalizeAxis(axis_in, static_cast<int>(xs.size()), op);
+  te::IterVar k = te::reduce_axis(Range(Index(0), Index(std::max<int64_t>(xs[axis], 1))), "k");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> idx = AsExprs(i);
+        idx[axis] = k.var;
+        PrimExpr kv = k.var, iv = i[axis];
+        PrimExpr keep = reverse ? (exclusive ? kv > iv : kv >= iv) : (exclusive ? kv < iv : kv <= iv);
+        PrimExpr identity = product ? ir::make_const(x.dtype(), 1.0) : ir::make_zero(x.dtype());
+        PrimExpr v = ir::select(keep, x(idx), identity);
+        return product ? te::prod(v, {k}) : te::sum(v, {k});
+      },
+      product ? "T_cumprod" : "T_cumsum", tag::kCommReduce);
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+  return Cumulative(x, axis, exclusive, reverse, false);
+}
+
+Tensor cumprod(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+  return Cumulative(x, axis, exclusive, reverse, true);
 }
 
 }  // namespace tessera::topi

@@ -15,4 +15,11 @@ Tensor max(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims
 Tensor min(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
 Tensor prod(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = false);
 
+/// ONNX CumSum / CumProd along `axis` (shape and dtype of x): out[.., i, ..] is the sum (product)
+/// of x[.., k, ..] over k <= i; exclusive: k < i (the first element is 0 / 1); reverse: k >= i
+/// (k > i). A reduction over the whole axis with a predicate on k (tag "comm_reduce"): O(n^2)
+/// in the axis extent n, which suits the short axes of position ids and masks.
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
+Tensor cumprod(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
+
 }  // namespace tessera::topi

@@ -1,8 +1,8 @@
 // ONNX activations (LeakyRelu, Elu, Selu, Celu, ThresholdedRelu, Softplus, Softsign, Mish,
 // Gelu, Swish, Shrink, PRelu), LogSoftmax / Hardmax (opset < 13: flatten-to-2-D semantics;
 // 13+: one axis), and the normalizations LayerNormalization, RMSNormalization,
-// InstanceNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization,
-// composed from reductions and broadcasting arithmetic.
+// InstanceNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization, LRN,
+// composed from reductions, pooling and broadcasting arithmetic.
 #include "const_eval.h"
 #include "context.h"
 #include "tessera/graph/infer_type.h"
@@ -202,6 +202,36 @@ void ConvertLpNorm(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("divide", {x, norm}));
 }
 
+// LRN-1/13 (AlexNet's local response normalization across channels):
+//   y = x / (bias + alpha / size * sum_{c' in [c - floor((size-1)/2), c + ceil((size-1)/2)]} x[c']^2)^beta
+// The channel-window sum of squares is an average pool (counting the zero padding) over
+// [N, 1, C, rest] times size, so alpha / size * sum = alpha * avg.
+void ConvertLRN(NodeContext& ctx) {
+  const std::vector<int64_t> xs = ctx.InputShape(0);
+  if (xs.size() < 3) ctx.Fail("input must be [N, C, d1, ...] (rank >= 3), got rank " + std::to_string(xs.size()));
+  const DataType dt = ctx.InputType(0).dtype;
+  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  const int64_t size = ctx.AttrInt("size");
+  if (size < 1) ctx.Fail("size must be >= 1, got " + std::to_string(size));
+  const double alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);
+  const double bias = ctx.AttrFloat("bias", 1.0f);
+  int64_t rest = 1;
+  for (size_t d = 2; d < xs.size(); ++d) rest *= xs[d];
+  Expr x = ctx.Input(0);
+  Expr sq = ctx.Call("multiply", {x, x});
+  sq = ctx.Call("reshape", {sq}, Attrs{{"newshape", std::vector<int64_t>{xs[0], 1, xs[1], rest}}});
+  Attrs pool{{"pool_size", std::vector<int64_t>{size, 1}},
+             {"strides", std::vector<int64_t>{1, 1}},
+             {"dilation", std::vector<int64_t>{1, 1}},
+             {"padding", std::vector<int64_t>{(size - 1) / 2, 0, size / 2, 0}},
+             {"layout", std::string("NCHW")},
+             {"ceil_mode", int64_t{0}},
+             {"count_include_pad", int64_t{1}}};
+  Expr avg = ctx.Call("reshape", {ctx.Call("nn.avg_pool2d", {sq}, pool)}, Attrs{{"newshape", xs}});
+  Expr base = ctx.Call("add", {ctx.ScalarConst(bias, dt), ctx.Call("multiply", {ctx.ScalarConst(alpha, dt), avg})});
+  ctx.SetOutput(0, ctx.Call("divide", {x, ctx.Call("power", {base, ctx.ScalarConst(beta, dt)})}));
+}
+
 }  // namespace
 
 void RegisterActivationConverters(ConverterTable& t) {
@@ -225,6 +255,7 @@ void RegisterActivationConverters(ConverterTable& t) {
   t["GroupNormalization"] = ConvertGroupNorm;
   t["MeanVarianceNormalization"] = ConvertMVN;
   t["LpNormalization"] = ConvertLpNorm;
+  t["LRN"] = ConvertLRN;
 }
 
 }  // namespace tessera::frontend::onnx_import

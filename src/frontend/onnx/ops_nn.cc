@@ -1,4 +1,5 @@
-// ONNX neural-network ops: Conv, MaxPool, AveragePool, GlobalAveragePool, BatchNormalization,
+// ONNX neural-network ops: Conv, MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool,
+// GlobalLpPool, BatchNormalization,
 // Softmax (opset < 13: flatten-to-2-D semantics; 13+: one axis), Gemm, MatMul, Dropout.
 #include "const_eval.h"
 #include "context.h"
@@ -167,6 +168,66 @@ void ConvertPool(NodeContext& ctx, bool is_max) {
   ctx.SetOutput(0, ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.Input(0)}, attrs));
 }
 
+// LpPool-2/11/18: (sum over the window of |x|^p)^(1 / p), an average pool of |x|^p (counting
+// the padding, which adds 0) times the window size. 2-D (NCHW) and 1-D (NCL) windows.
+void ConvertLpPool(NodeContext& ctx) {
+  const int64_t rank = ctx.InputType(0).ndim();
+  if (rank != 3 && rank != 4) CheckRank4(ctx, "LpPool");
+  const DataType dt = ctx.InputType(0).dtype;
+  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!ctx.HasAttr("kernel_shape")) ctx.Fail("required attribute 'kernel_shape' is missing");
+  const double p = static_cast<double>(ctx.AttrInt("p", 2));
+  if (p < 1) ctx.Fail("p must be >= 1, got " + std::to_string(static_cast<int64_t>(p)));
+  Expr x = ctx.Call("abs", {ctx.Input(0)});
+  x = p == 2 ? ctx.Call("multiply", {x, x}) : ctx.Call("power", {x, ctx.ScalarConst(p, dt)});
+  Attrs attrs;
+  int64_t window = 1;
+  if (rank == 3) {
+    int64_t k = One(ctx, "kernel_shape", 1), stride = One(ctx, "strides", 1), dil = One(ctx, "dilations", 1);
+    std::vector<int64_t> pad = WindowPadding1D(ctx, k, stride, dil);
+    attrs = Attrs{{"pool_size", std::vector<int64_t>{1, k}}, {"strides", std::vector<int64_t>{1, stride}},
+                  {"dilation", std::vector<int64_t>{1, dil}}, {"padding", std::vector<int64_t>{0, pad[0], 0, pad[1]}}};
+    window = k;
+    x = Unsqueeze2(ctx, x);
+  } else {
+    std::vector<int64_t> kernel = Pair(ctx, "kernel_shape", 1);
+    std::vector<int64_t> strides = Pair(ctx, "strides", 1), dilations = Pair(ctx, "dilations", 1);
+    attrs = Attrs{{"pool_size", kernel}, {"strides", strides}, {"dilation", dilations},
+                  {"padding", WindowPadding(ctx, kernel, strides, dilations)}};
+    window = kernel[0] * kernel[1];
+  }
+  attrs.Set("layout", std::string("NCHW")).Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
+  attrs.Set("count_include_pad", int64_t{1});
+  Expr sum = ctx.Call("multiply", {ctx.Call("nn.avg_pool2d", {x}, attrs), ctx.ScalarConst(static_cast<double>(window), dt)});
+  if (rank == 3) sum = Squeeze2(ctx, sum);
+  ctx.SetOutput(0, p == 2 ? ctx.Call("sqrt", {sum}) : ctx.Call("power", {sum, ctx.ScalarConst(1.0 / p, dt)}));
+}
+
+// GlobalMaxPool-1 / GlobalLpPool-2: a max / Lp-norm over every spatial axis (any rank >= 3),
+// kept as extent-1 dims.
+std::vector<int64_t> SpatialAxes(NodeContext& ctx) {
+  const int64_t rank = ctx.InputType(0).ndim();
+  if (rank < 3) ctx.Fail("input must be [N, C, d1, ...] (rank >= 3), got rank " + std::to_string(rank));
+  std::vector<int64_t> axes;
+  for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+  return axes;
+}
+
+void ConvertGlobalMaxPool(NodeContext& ctx) {
+  ctx.SetOutput(0, ctx.Call("max", {ctx.Input(0)}, Attrs{{"axis", SpatialAxes(ctx)}, {"keepdims", int64_t{1}}}));
+}
+
+void ConvertGlobalLpPool(NodeContext& ctx) {
+  const DataType dt = ctx.InputType(0).dtype;
+  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  const double p = static_cast<double>(ctx.AttrInt("p", 2));
+  if (p < 1) ctx.Fail("p must be >= 1, got " + std::to_string(static_cast<int64_t>(p)));
+  Expr x = ctx.Call("abs", {ctx.Input(0)});
+  x = ctx.Call("power", {x, ctx.ScalarConst(p, dt)});
+  Expr sum = ctx.Call("sum", {x}, Attrs{{"axis", SpatialAxes(ctx)}, {"keepdims", int64_t{1}}});
+  ctx.SetOutput(0, ctx.Call("power", {sum, ctx.ScalarConst(1.0 / p, dt)}));
+}
+
 void ConvertGlobalAveragePool(NodeContext& ctx) {
   CheckRank4(ctx, "GlobalAveragePool");
   ctx.SetOutput(0, ctx.Call("nn.global_avg_pool2d", {ctx.Input(0)}, Attrs{{"layout", std::string("NCHW")}}));
@@ -250,6 +311,9 @@ void RegisterNNConverters(ConverterTable& t) {
   t["MaxPool"] = [](NodeContext& ctx) { ConvertPool(ctx, true); };
   t["AveragePool"] = [](NodeContext& ctx) { ConvertPool(ctx, false); };
   t["GlobalAveragePool"] = ConvertGlobalAveragePool;
+  t["GlobalMaxPool"] = ConvertGlobalMaxPool;
+  t["GlobalLpPool"] = ConvertGlobalLpPool;
+  t["LpPool"] = ConvertLpPool;
   t["BatchNormalization"] = ConvertBatchNorm;
   t["Softmax"] = ConvertSoftmax;
   t["Gemm"] = ConvertGemm;

@@ -1,6 +1,7 @@
 // ONNX reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (axes an
 // attribute before opset 13 (ReduceSum) / 18 (the others), an optional input from then on;
-// keepdims default 1; noop_with_empty_axes), ArgMax / ArgMin (select_last_index from 12).
+// keepdims default 1; noop_with_empty_axes), ArgMax / ArgMin (select_last_index from 12),
+// CumSum / CumProd.
 #include "const_eval.h"
 #include "context.h"
 #include "tessera/graph/infer_type.h"
@@ -88,9 +89,22 @@ Converter R(Kind k, int64_t axes_input_opset = 18) {
   return [k, axes_input_opset](NodeContext& ctx) { ConvertReduce(ctx, k, axes_input_opset); };
 }
 
+// CumSum-11/14 and CumProd-26: x, axis (a scalar input, known at import); attrs exclusive,
+// reverse.
+Converter Cumulative(const char* op) {
+  return [op](NodeContext& ctx) {
+    std::vector<int64_t> axis = ctx.InputInts(1, std::string(op) + "'s axis");
+    if (axis.size() != 1) ctx.Fail("axis must hold one value, got " + std::to_string(axis.size()));
+    Attrs attrs{{"axis", axis[0]}, {"exclusive", ctx.AttrInt("exclusive", 0)}, {"reverse", ctx.AttrInt("reverse", 0)}};
+    ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)}, attrs));
+  };
+}
+
 }  // namespace
 
 void RegisterReduceConverters(ConverterTable& t) {
+  t["CumSum"] = Cumulative("cumsum");
+  t["CumProd"] = Cumulative("cumprod");
   t["ReduceSum"] = R(Kind::kSum, 13);
   t["ReduceMean"] = R(Kind::kMean);
   t["ReduceMax"] = R(Kind::kMax);

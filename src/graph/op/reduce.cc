@@ -1,5 +1,6 @@
 // Reductions over a set of axes (TVM's sum/mean/max/min): attrs axis (empty = all axes),
-// keepdims (0/1), exclude (0/1: reduce every axis *not* listed).
+// keepdims (0/1), exclude (0/1: reduce every axis *not* listed); the running reductions
+// cumsum / cumprod (ONNX CumSum / CumProd): attrs axis, exclusive, reverse.
 #include <set>
 
 #include "op_groups.h"
@@ -32,12 +33,23 @@ Type ReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+// cumsum / cumprod: the type of x; axis in range; bool is refused (ONNX: numeric types).
+Type CumulativeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  TESSERA_CHECK(x.ndim() >= 1, "needs a tensor of rank >= 1");
+  TESSERA_CHECK(!x.dtype.is_bool(), "needs a numeric tensor, got bool");
+  NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
+  return TensorTypeNode::make(x.shape, x.dtype);
+}
+
 }  // namespace
 
 void RegisterReduceOps(OpRegistry& r) {
   for (const char* name : {"sum", "mean", "max", "min", "prod"}) {
     r.Register(name, 1, kCommReduce, ReduceRel, "reduction. attrs: axis, keepdims, exclude");
   }
+  r.Register("cumsum", 1, kCommReduce, CumulativeRel, "running sum along axis. attrs: axis, exclusive, reverse");
+  r.Register("cumprod", 1, kCommReduce, CumulativeRel, "running product along axis. attrs: axis, exclusive, reverse");
 }
 
 }  // namespace tessera::graph::op
