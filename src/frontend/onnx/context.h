@@ -103,5 +103,6 @@ void RegisterShapeConverters(ConverterTable& t);   // ops_shape.cc
 void RegisterImageConverters(ConverterTable& t);   // ops_image.cc
 void RegisterConvTransposeConverters(ConverterTable& t);  // ops_conv_transpose.cc
 void RegisterLossConverters(ConverterTable& t);    // ops_loss.cc
+void RegisterAttentionConverters(ConverterTable& t);  // ops_attention.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -15,6 +15,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterImageConverters(*t);
     RegisterConvTransposeConverters(*t);
     RegisterLossConverters(*t);
+    RegisterAttentionConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

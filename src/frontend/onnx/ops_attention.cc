@@ -1,0 +1,157 @@
+// ONNX Attention-23 (and its later opsets without nonpad_kv_seqlen) as graph ops, in the order of
+// the spec's function body and reference implementation (onnx/reference/ops/op_attention.py):
+//
+//   Q [B, Sq, Hq*D] or [B, Hq, Sq, D]; K, V [B, Skv, Hkv*D(v)] or [B, Hkv, Skv, D(v)] (3-D inputs
+//   are split into heads with q_num_heads / kv_num_heads);
+//   present_key / present_value = concat(past, K / V) along the sequence (T = past + Skv);
+//   K / V heads repeated (interleaved) to Hq when Hq is a multiple of Hkv (grouped-query);
+//   QK = (Q * sqrt(scale)) @ (K * sqrt(scale))^T, scale default 1 / sqrt(D);
+//   softcap > 0: QK = softcap * tanh(QK / softcap);
+//   bias = attn_mask (bool: true -> 0, false -> -inf; padded with -inf to T keys)
+//          + causal (key j allowed iff j <= i + past length) + sliding window; a row whose
+//          bias is -inf everywhere gets all-zero probabilities;
+//   P = softmax(QK + bias) over the keys; Y = P @ V (3-D: heads merged back);
+//   qk_matmul_output (output 3): QK (mode 0, 1), QK + bias (2), P (3).
+// The causal and window biases are constants ([Sq, T]); the mask is a run-time input or a
+// constant. nonpad_kv_seqlen (opset 24) is refused.
+#include <cmath>
+#include <limits>
+
+#include "const_eval.h"
+#include "context.h"
+#include "tessera/graph/expr_util.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+Expr Reshape(NodeContext& ctx, Expr x, std::vector<int64_t> shape) {
+  return ctx.Call("reshape", {std::move(x)}, Attrs{{"newshape", std::move(shape)}});
+}
+
+Expr Transpose(NodeContext& ctx, Expr x, std::vector<int64_t> axes) {
+  return ctx.Call("transpose", {std::move(x)}, Attrs{{"axes", std::move(axes)}});
+}
+
+// [B, S, H*D] -> [B, H, S, D]; 4-D inputs pass through.
+Expr SplitHeads(NodeContext& ctx, int i, int64_t heads, const char* attr) {
+  std::vector<int64_t> s = ctx.InputShape(i);
+  if (s.size() == 4) return ctx.Input(i);
+  if (heads < 1) ctx.Fail(std::string("3-D inputs need the attribute ") + attr);
+  if (s[2] % heads != 0)
+    ctx.Fail("hidden size " + std::to_string(s[2]) + " of input " + std::to_string(i) + " is not a multiple of " +
+             attr + " = " + std::to_string(heads));
+  return Transpose(ctx, Reshape(ctx, ctx.Input(i), {s[0], s[1], heads, s[2] / heads}), {0, 2, 1, 3});
+}
+
+std::vector<int64_t> Shape4(NodeContext& ctx, const Expr& e) {
+  std::optional<std::vector<int64_t>> s = graph::StaticShapeOf(e);
+  if (!s || s->size() != 4) ctx.Fail("Q, K and V need static shapes");
+  return *s;
+}
+
+// [B, Hkv, T, D] -> [B, Hkv * reps, T, D], each head repeated reps times in place.
+Expr RepeatHeads(NodeContext& ctx, Expr x, const std::vector<int64_t>& s, int64_t reps) {
+  if (reps == 1) return x;
+  x = ctx.Call("expand_dims", {x}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
+  x = ctx.Call("broadcast_to", {x}, Attrs{{"shape", std::vector<int64_t>{s[0], s[1], reps, s[2], s[3]}}});
+  return Reshape(ctx, x, {s[0], s[1] * reps, s[2], s[3]});
+}
+
+void ConvertAttention(NodeContext& ctx) {
+  const int64_t rank = ctx.InputType(0).ndim();
+  if (rank != 3 && rank != 4) ctx.Fail("Q must be 3-D or 4-D, got rank " + std::to_string(rank));
+  for (int i = 1; i <= 2; ++i)
+    if (ctx.InputType(i).ndim() != rank) ctx.Fail("Q, K and V must have the same rank");
+  if (ctx.NumInputs() > 6 && ctx.HasInput(6))
+    ctx.Unsupported("input nonpad_kv_seqlen (per-batch valid key lengths) is not supported yet");
+  if (ctx.HasInput(4) != ctx.HasInput(5)) ctx.Fail("past_key and past_value must be given together");
+  const DataType dt = ctx.InputType(0).dtype;
+  if (!dt.is_float()) ctx.Fail("Q must be a float tensor, got " + dt.str());
+
+  Expr q = SplitHeads(ctx, 0, ctx.AttrInt("q_num_heads", 0), "q_num_heads");
+  Expr k = SplitHeads(ctx, 1, ctx.AttrInt("kv_num_heads", 0), "kv_num_heads");
+  Expr v = SplitHeads(ctx, 2, ctx.AttrInt("kv_num_heads", 0), "kv_num_heads");
+  const std::vector<int64_t> qs = Shape4(ctx, q);
+  std::vector<int64_t> ks = Shape4(ctx, k), vs = Shape4(ctx, v);
+  int64_t past = 0;
+  if (ctx.HasInput(4)) {
+    past = ctx.InputShape(4)[2];
+    k = ctx.Call("concatenate", {graph::TupleNode::make({ctx.Input(4), k})}, Attrs{{"axis", int64_t{2}}});
+    v = ctx.Call("concatenate", {graph::TupleNode::make({ctx.Input(5), v})}, Attrs{{"axis", int64_t{2}}});
+    ks[2] += past;
+    vs[2] += past;
+  }
+  ctx.SetOutput(1, k);
+  ctx.SetOutput(2, v);
+  const int64_t hq = qs[1], hkv = ks[1], sq = qs[2], t = ks[2];
+  if (hq % hkv != 0 || vs[1] != hkv)
+    ctx.Fail("q heads (" + std::to_string(hq) + ") must be a multiple of the k / v heads (" + std::to_string(hkv) +
+             ", " + std::to_string(vs[1]) + ")");
+  k = RepeatHeads(ctx, k, ks, hq / hkv);
+  v = RepeatHeads(ctx, v, vs, hq / hkv);
+
+  const double scale = ctx.HasAttr("scale") ? ctx.AttrFloat("scale", 1.0f) : 1.0 / std::sqrt(double(qs[3]));
+  Expr root = ctx.ScalarConst(static_cast<float>(std::sqrt(scale)), dt);
+  Expr qk = ctx.Call("nn.matmul", {ctx.Call("multiply", {q, root}),
+                                   Transpose(ctx, ctx.Call("multiply", {k, root}), {0, 1, 3, 2})});
+  const double softcap = ctx.AttrFloat("softcap", 0.0f);
+  if (softcap > 0) {
+    Expr c = ctx.ScalarConst(softcap, dt);
+    qk = ctx.Call("multiply", {ctx.Call("tanh", {ctx.Call("divide", {qk, c})}), c});
+  }
+
+  // The additive bias: mask, causal and sliding-window parts.
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  Expr bias;
+  if (ctx.NumInputs() > 3 && ctx.HasInput(3)) {
+    const graph::TensorTypeNode& mt = ctx.InputType(3);
+    Expr m = ctx.Input(3);
+    if (mt.dtype.is_bool()) m = ctx.Call("where", {m, ctx.ScalarConst(0, dt), ctx.ScalarConst(neg_inf, dt)});
+    else if (mt.dtype != dt) ctx.Fail("attn_mask must be bool or " + dt.str() + ", got " + mt.dtype.str());
+    std::vector<int64_t> ms = ctx.InputShape(3);
+    if (ms.empty()) ctx.Fail("attn_mask must have rank >= 1");
+    if (ms.back() < t) {  // fewer keys than the cache holds: the rest are masked
+      std::vector<int64_t> before(ms.size(), 0), after(ms.size(), 0);
+      after.back() = t - ms.back();
+      m = ctx.Call("pad", {m}, Attrs{{"pad_before", before}, {"pad_after", after}, {"pad_value", neg_inf}});
+    }
+    bias = m;
+  }
+  const bool causal = ctx.AttrInt("is_causal", 0) != 0;
+  const int64_t left = ctx.AttrInt("left_window_size", -1), right = ctx.AttrInt("right_window_size", -1);
+  if (causal || left >= 0 || right >= 0) {
+    std::vector<double> b(sq * t, 0.0);
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < t; ++j) {
+        const int64_t diff = i + past - j;
+        if ((causal && diff < 0) || (left >= 0 && diff > left) || (right >= 0 && -diff > right)) b[i * t + j] = neg_inf;
+      }
+    Expr c = graph::ConstantNode::make(FromDoubles(b, {sq, t}, dt));
+    bias = bias ? ctx.Call("add", {bias, c}) : c;
+  }
+  Expr scores = bias ? ctx.Call("add", {qk, bias}) : qk;
+  Expr p = ctx.Call("nn.softmax", {scores}, Attrs{{"axis", int64_t{-1}}});
+  if (bias) {  // rows with no attendable key: all-zero probabilities
+    Expr row_max = ctx.Call("max", {bias}, Attrs{{"axis", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+    Expr dead = ctx.Call("equal", {row_max, ctx.ScalarConst(neg_inf, dt)});
+    p = ctx.Call("where", {dead, ctx.ScalarConst(0, dt), p});
+  }
+  const int64_t mode = ctx.AttrInt("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) ctx.Fail("qk_matmul_output_mode must be 0..3, got " + std::to_string(mode));
+  if (ctx.node().output_size() > 3 && !ctx.node().output(3).empty())
+    ctx.SetOutput(3, mode == 3 ? p : mode == 2 ? scores : qk);
+
+  Expr y = ctx.Call("nn.matmul", {p, v});
+  if (rank == 3) y = Reshape(ctx, Transpose(ctx, y, {0, 2, 1, 3}), {qs[0], sq, hq * vs[3]});
+  ctx.SetOutput(0, y);
+}
+
+}  // namespace
+
+void RegisterAttentionConverters(ConverterTable& t) { t["Attention"] = ConvertAttention; }
+
+}  // namespace tessera::frontend::onnx_import
