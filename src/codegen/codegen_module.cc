@@ -62,7 +62,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
 }
 
 std::unique_ptr<llvm::Module> BuildLLVMModule(llvm::LLVMContext& ctx, const tir::IRModule& mod,
-                                              const Target& target, const ModuleExtras& extras,
+                                              const target::Target& target, const ModuleExtras& extras,
                                               const BuildOptions& options, llvm::TargetMachine* tm) {
   auto m = std::make_unique<llvm::Module>("tessera", ctx);
   m->setTargetTriple(tm->getTargetTriple().str());

@@ -95,3 +95,35 @@ def test_inspect_onnx_and_library(models_dir, mnist_so):
     assert "Input3" in proc.stdout and "Conv" in proc.stdout and "Plus214_Output_0" in proc.stdout
     proc = run_cli("inspect", mnist_so)
     assert "Input3" in proc.stdout and "kernels" in proc.stdout
+
+
+# --- Targets (issue 13): a named target is compiled for, whatever the host. ---
+
+def host_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return any(flag in line.split() for line in f if line.startswith("flags"))
+
+
+def test_bad_target_names_the_token_and_the_forms(tmp_path, models_dir):
+    model = models_dir / "mnist-8" / "model.onnx"
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "avx1024", check=False),
+                 "unknown target 'avx1024'", "avx2", "avx512", "aarch64", "llvm [-mtriple=<triple>]")
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "llvm -mcpu=notacpu", check=False),
+                 "unknown CPU 'notacpu'")
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "llvm -mattr=avx2", check=False),
+                 "feature 'avx2' in -mattr must be +name or -name")
+
+
+@pytest.mark.skipif(not host_has("avx2") or not host_has("fma"), reason="the host has no AVX2 + FMA")
+def test_avx2_artifact_runs_like_native(tmp_path, models_dir):
+    model = models_dir / "mnist-8" / "model.onnx"
+    x = tmp_path / "x.npy"
+    np.save(x, np.random.default_rng(0).standard_normal((1, 1, 28, 28)).astype(np.float32))
+    outs = {}
+    for target in ("avx2", "native"):
+        so = tmp_path / f"mnist-{target}.so"
+        run_cli("compile", model, "-o", so, "--target", target)
+        run_cli("run", so, "--input", f"Input3={x}", "--output", tmp_path / f"{target}.npz")
+        outs[target] = np.load(tmp_path / f"{target}.npz")
+    for name in outs["native"].files:
+        np.testing.assert_allclose(outs["avx2"][name], outs["native"][name], rtol=1e-5, atol=1e-5)

@@ -27,11 +27,14 @@
 
 #include "tessera/graph/module.h"
 #include "tessera/runtime/module.h"
+#include "tessera/target/target.h"
 
 namespace tessera::driver {
 
 struct BuildOptions {
-  /// LLVM target string: "llvm -mcpu=native" (the host) or e.g. "llvm -mcpu=znver4".
+  /// Target string (target/target.h): "native" / "llvm -mcpu=native" (the host), a tag
+  /// ("avx2", "avx512", "aarch64", ...) or e.g. "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4".
+  /// Resolved once per build (driver/resolve_target.h); every step gets the resolved Target.
   std::string target = "llvm -mcpu=native";
   /// When non-empty, the IR after every pipeline step is written into this directory.
   std::string dump_ir_dir;
@@ -80,5 +83,9 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
 /// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                          const BuildOptions& options = {});
+/// BuildJIT for a target already resolved (ResolveTarget); `options.target` is not read. Throws
+/// UserError when the target's code cannot run on this machine (RunsOnHost).
+runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                         const target::Target& target, const BuildOptions& options = {});
 
 }  // namespace tessera::driver

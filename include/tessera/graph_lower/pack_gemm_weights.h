@@ -16,12 +16,14 @@
 
 #include "tessera/graph/module.h"
 #include "tessera/graph/transform/pass.h"
+#include "tessera/target/target.h"
 
 namespace tessera::graph_lower {
 
-graph::IRModule PackGemmWeights(const graph::IRModule& mod);
+/// The tiles and blocks are `target`'s (topi::x86::ChooseGemmTile, topi::BlockLanes).
+graph::IRModule PackGemmWeights(const graph::IRModule& mod, const target::Target& target);
 
 /// PackGemmWeights as a pipeline pass (opt_level 3).
-graph::transform::Pass PackGemmWeightsPass();
+graph::transform::Pass PackGemmWeightsPass(const target::Target& target);
 
 }  // namespace tessera::graph_lower

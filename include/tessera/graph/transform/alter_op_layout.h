@@ -38,12 +38,14 @@
 namespace tessera::graph::transform {
 
 struct AlterOpLayoutOptions {
-  int64_t out_block = 16;  ///< output channel block (16 float32 lanes: one zmm, two ymm)
+  /// Output channel block: the target's topi::BlockLanes (16 float32 lanes: one zmm, two ymm);
+  /// the driver sets it from the target.
+  int64_t out_block = 16;
 };
 
 IRModule AlterOpLayout(const IRModule& mod, const AlterOpLayoutOptions& options = {});
 
-/// opt_level 3: "AlterOpLayout".
-Pass AlterOpLayoutPass();
+/// opt_level 3: "AlterOpLayout" with `options`.
+Pass AlterOpLayoutPass(const AlterOpLayoutOptions& options);
 
 }  // namespace tessera::graph::transform
