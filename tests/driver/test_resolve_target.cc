@@ -1,9 +1,13 @@
-// driver::ResolveTarget: `native` and the empty triple become the host's, once, in the driver.
+// driver::ResolveTarget: `native` and the empty triple become the host's, once, in the driver;
+// artifacts record where they run and the loader refuses other machines.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
 #include "tessera/driver/resolve_target.h"
+#include "tessera/runtime/module.h"
 #include "tessera/support/error.h"
 
 namespace tessera::driver {
@@ -56,11 +60,34 @@ IRModule SmallModel() {
   return IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {Call("add", {x, ConstantNode::make(one)})})));
 }
 
-TEST(ResolveTarget, AnotherMachineIsCompiledForButNotJITRun) {
+TEST(ResolveTarget, AnArtifactForAnotherMachineIsRefusedBeforeItRuns) {
+  const std::string tag = HostTarget().HasFeature("avx512f") ? "aarch64" : "avx512";
   BuildOptions options;
-  options.target = HostTarget().HasFeature("avx512f") ? "aarch64" : "avx512";
+  options.target = tag;
+  const std::string so = (std::filesystem::temp_directory_path() / ("resolve_target_" + tag + ".so")).string();
+  if (tag == "avx512") {
+    BuildSharedLibrary(SmallModel(), {"y"}, so, options);
+    try {
+      runtime::Module::LoadFromFile(so);
+      ADD_FAILURE() << "an AVX-512 library loaded on a machine without AVX-512";
+    } catch (const UserError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("avx512f"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("this machine lacks"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("--target native"), std::string::npos) << msg;
+    }
+    std::filesystem::remove(so);
+  }
+  // Compiling is fine; JIT-running here is not.
   EXPECT_NO_THROW(Build(SmallModel(), {"y"}, options));
   EXPECT_THROW(BuildJIT(SmallModel(), {"y"}, options), UserError);
+}
+
+TEST(ResolveTarget, TheHostsOwnArtifactLoads) {
+  const std::string so = (std::filesystem::temp_directory_path() / "resolve_target_native.so").string();
+  BuildSharedLibrary(SmallModel(), {"y"}, so, {});
+  EXPECT_NO_THROW(runtime::Module::LoadFromFile(so));
+  std::filesystem::remove(so);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 """Bad input gets a clear error and a non-zero exit, never a crash (issue #2, "Checked by")."""
+import subprocess
+
 import numpy as np
 import onnx
 import onnx.helper as oh
@@ -97,7 +99,8 @@ def test_inspect_onnx_and_library(models_dir, mnist_so):
     assert "Input3" in proc.stdout and "kernels" in proc.stdout
 
 
-# --- Targets (issue 13): a named target is compiled for, whatever the host. ---
+# --- Targets (issue 13): a named target is compiled for, and an artifact refuses a machine that
+# cannot run it with one clear error instead of SIGILL. ---
 
 def host_has(flag):
     with open("/proc/cpuinfo") as f:
@@ -112,6 +115,19 @@ def test_bad_target_names_the_token_and_the_forms(tmp_path, models_dir):
                  "unknown CPU 'notacpu'")
     expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "llvm -mattr=avx2", check=False),
                  "feature 'avx2' in -mattr must be +name or -name")
+
+
+@pytest.mark.skipif(host_has("avx512f"), reason="the host runs AVX-512: nothing to refuse")
+def test_avx512_artifact_is_compiled_and_refused_on_this_host(tmp_path, models_dir):
+    out = tmp_path / "mnist-avx512.so"
+    run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", out, "--target", "avx512")
+    asm = subprocess.run(["objdump", "-d", str(out)], capture_output=True, text=True).stdout
+    assert "%zmm" in asm, "AVX-512 code uses zmm registers"
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 1, 28, 28), np.float32))
+    proc = run_cli("run", out, "--input", f"Input3={x}", check=False)
+    assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stderr}"
+    expect_error(proc, str(out), "avx512f", "this machine lacks", "--target native", "--target avx2")
 
 
 @pytest.mark.skipif(not host_has("avx2") or not host_has("fma"), reason="the host has no AVX2 + FMA")

@@ -6,8 +6,10 @@
 // runtime thread pool through the module global __tessera_parallel_launch (serially
 // while it is null). The module also defines __tessera_graph_json,
 // __tessera_params_blob (64-byte aligned) and __tessera_params_size from
-// ModuleExtras. The optimisation pipeline is LLVM's default O3 (PassBuilder) for
-// the target's TargetMachine; float arithmetic uses only the `contract` flag.
+// ModuleExtras, and __tessera_target_info, the record of the Tessera version, triple and
+// features the loader checks (runtime/artifact_info.h). The optimisation pipeline is LLVM's
+// default O3 (PassBuilder) for the target's TargetMachine; float arithmetic uses only the
+// `contract` flag.
 //
 // Every `target` must be resolved (target::Target::NeedsResolution() false: the driver resolves
 // `native`, see driver/resolve_target.h); its triple, CPU and feature list go to LLVM as they are.
