@@ -27,7 +27,7 @@ target::Target CompleteTarget(const target::Target& t, bool expand_cpu_features)
   // Names are checked on a generic subtarget first: LLVM itself only warns on stderr.
   auto generic = SubtargetInfo(triple, "", "");
   if (!generic->isCPUStringValid(t.cpu)) {
-    TESSERA_THROW(UserError, "bad target '", t.str(), "': unknown CPU '", t.cpu, "' for triple ", triple,
+    TESSERA_THROW(UserError, "unknown CPU '", t.cpu, "' for triple ", triple,
                   " (an LLVM CPU name such as znver4, skylake-avx512 or neoverse-n1, or native)");
   }
   for (const std::string& f : t.features) {
@@ -35,7 +35,7 @@ target::Target CompleteTarget(const target::Target& t, bool expand_cpu_features)
     bool known = false;
     for (const auto& kv : generic->getAllProcessorFeatures()) known |= name == kv.Key;
     if (!known) {
-      TESSERA_THROW(UserError, "bad target '", t.str(), "': unknown feature '", name, "' in -mattr for triple ",
+      TESSERA_THROW(UserError, "unknown feature '", name, "' in -mattr for triple ",
                     triple, " (an LLVM feature name such as avx2, avx512f or neon)");
     }
   }

@@ -23,6 +23,7 @@
 #include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
+#include "tessera/support/error.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/target_layout.h"
@@ -120,6 +121,7 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
   const target::Target target = ResolveTarget(options.target);
   Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   BuiltModel built;
+  built.target = target;
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
   ctx.RunStep(kCodegenLLVM, [&] { built.object = codegen::EmitObject(lowered.kernels, target, extras); },
               [&] {
@@ -133,7 +135,14 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options) {
   BuiltModel built = Build(mod, output_names, options);
-  codegen::LinkSharedLibrary(built.object, out_path);
+  try {
+    codegen::LinkSharedLibrary(built.object, out_path);
+  } catch (const UserError& e) {
+    if (RunsOnHost(built.target)) throw;
+    TESSERA_THROW(UserError, e.what(), "\nThe library is for ", built.target.triple,
+                  ", not this machine: link it with a cross compiler, e.g. CC=", built.target.Arch(),
+                  "-linux-gnu-gcc (Debian gcc-", built.target.Arch(), "-linux-gnu)");
+  }
   return built.summary;
 }
 

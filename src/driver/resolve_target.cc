@@ -11,6 +11,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include "tessera/codegen/target_info.h"
+#include "tessera/support/error.h"
 
 namespace tessera::driver {
 namespace {
@@ -26,10 +27,8 @@ int64_t HostCache(int name, int64_t fallback) {
   return v > 0 ? v : fallback;
 }
 
-}  // namespace
-
-target::Target ResolveTarget(const std::string& spec) {
-  const target::Target parsed = target::Target::Parse(spec);
+// The target of `parsed` on this machine (ResolveTarget without the error context).
+target::Target Resolve(const target::Target& parsed) {
   const std::string host_triple = llvm::sys::getProcessTriple();
   const std::string triple = parsed.triple.empty() ? host_triple : parsed.triple;
   const bool on_host = llvm::Triple(llvm::Triple::normalize(triple)).getArch() == llvm::Triple(host_triple).getArch();
@@ -52,6 +51,17 @@ target::Target ResolveTarget(const std::string& spec) {
   t.cache.l3_bytes = HostCache(_SC_LEVEL3_CACHE_SIZE, t.cache.l3_bytes);
 #endif
   return t;
+}
+
+}  // namespace
+
+target::Target ResolveTarget(const std::string& spec) {
+  const target::Target parsed = target::Target::Parse(spec);  // its errors name the spec already
+  try {
+    return Resolve(parsed);
+  } catch (const UserError& e) {
+    TESSERA_THROW(UserError, "bad target '", spec, "': ", e.what());
+  }
 }
 
 target::Target HostTarget() { return ResolveTarget("native"); }

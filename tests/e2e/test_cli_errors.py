@@ -1,4 +1,5 @@
 """Bad input gets a clear error and a non-zero exit, never a crash (issue #2, "Checked by")."""
+import shutil
 import subprocess
 
 import numpy as np
@@ -143,3 +144,11 @@ def test_avx2_artifact_runs_like_native(tmp_path, models_dir):
         outs[target] = np.load(tmp_path / f"{target}.npz")
     for name in outs["native"].files:
         np.testing.assert_allclose(outs["avx2"][name], outs["native"][name], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(shutil.which("aarch64-linux-gnu-gcc") is not None, reason="a cross compiler is installed")
+def test_aarch64_without_a_cross_linker_says_how_to_link(tmp_path, models_dir):
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", tmp_path / "m.so", "--target", "aarch64",
+                   check=False)
+    assert proc.returncode == 1, proc.stderr
+    expect_error(proc, "aarch64-unknown-linux-gnu", "CC=aarch64-linux-gnu-gcc")

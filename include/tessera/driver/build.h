@@ -69,6 +69,7 @@ struct BuildSummary {
 struct BuiltModel {
   std::string object;  ///< ELF object: kernels + executor graph + params
   BuildSummary summary;
+  target::Target target;  ///< the resolved target it was built for
 };
 
 /// Runs the pipeline. `output_names` names main's results. Throws UserError /
@@ -76,7 +77,8 @@ struct BuiltModel {
 BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                  const BuildOptions& options = {});
 
-/// Build + link into a shared library at `out_path` (what `tessera compile` writes).
+/// Build + link into a shared library at `out_path` (what `tessera compile` writes). A link
+/// failure for another architecture says to link with a cross compiler ($CC).
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options = {});
 
