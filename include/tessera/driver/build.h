@@ -4,6 +4,8 @@
 // pass infrastructure of ir/pass.h; with `dump_ir_dir` set the IR is written after every step
 // as NN_<step>.txt, with `time_passes` a table of step times goes to stderr):
 //
+//   target: options.target resolved once (resolve_target.h: `native` -> the host's CPU and
+//           features); every step below gets that explicit target::Target, none asks the host
 //   graph:  InferType → SimplifyInference → FoldConstant → FoldScaleAxis → FoldConstant
 //           → EliminateCommonSubexpr → DeadCodeElimination → FuseOps → InferType
 //           (graph/transform/pass.h lists each pass's opt_level)
