@@ -98,6 +98,8 @@ def test_inspect_onnx_and_library(models_dir, mnist_so):
     assert "Input3" in proc.stdout and "Conv" in proc.stdout and "Plus214_Output_0" in proc.stdout
     proc = run_cli("inspect", mnist_so)
     assert "Input3" in proc.stdout and "kernels" in proc.stdout
+    assert "target: x86_64" in proc.stdout or "target: aarch64" in proc.stdout, proc.stdout
+    assert "built by Tessera" in proc.stdout
 
 
 # --- Targets (issue 13): a named target is compiled for, and an artifact refuses a machine that
