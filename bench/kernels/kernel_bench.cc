@@ -37,6 +37,7 @@
 #include <dnnl.hpp>
 
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/driver/build.h"
 #include "tessera/graph/expr.h"
 #include "tessera/graph/module.h"
@@ -127,10 +128,10 @@ std::string GemmShape(const Gemm& g) {
 // ------------------------------------------------------------------ Tessera
 runtime::Module Compile(const std::vector<te::Tensor>& args, const std::string& name) {
   tir::PrimFunc f = te::create_prim_func(args, name);
-  f = topi::x86::DefaultSchedule(f);
+  f = topi::x86::DefaultSchedule(f, topi::x86::ScheduleOptionsFor(driver::HostTarget()));
   tir::IRModule mod;
   mod.Add(tir::transform::LowerToFlat(f));
-  return codegen::BuildJIT(mod, codegen::Target::Host());
+  return codegen::BuildJIT(mod, driver::HostTarget());
 }
 
 runtime::NDArray Array(const std::vector<int64_t>& shape, uint32_t seed) {
@@ -142,7 +143,7 @@ runtime::NDArray Array(const std::vector<int64_t>& shape, uint32_t seed) {
 
 void TesseraGemm(const Gemm& g, int threads, int repeats) {
   const DataType f32 = DataType::Float(32);
-  topi::GemmPackTile tile = topi::x86::ChooseGemmTile(g.m, g.n, g.k);
+  topi::GemmPackTile tile = topi::x86::ChooseGemmTile(g.m, g.n, g.k, driver::HostTarget());
   te::Tensor w = te::placeholder(topi::MakeShape({g.n, g.k}), f32, "w");
   te::Tensor wp = topi::pack_dense_weight(w, tile);
   runtime::Module pack = Compile({w, wp}, "pack");
@@ -182,7 +183,8 @@ void TesseraConv(const Conv& c, int threads, int repeats) {
   te::Tensor kernel =
       dw ? te::placeholder(topi::MakeShape({c.c / kb, 1, c.r, c.r, 1, kb}), f32, "kernel")
          : te::placeholder(topi::MakeShape({(c.k + kb - 1) / kb, c.c / cb, c.r, c.r, cb, kb}), f32, "kernel");
-  te::Tensor out = dw ? topi::depthwise_conv2d_NCHWc(data, kernel, p) : topi::x86::Conv2dNCHWc(data, kernel, p);
+  te::Tensor out = dw ? topi::depthwise_conv2d_NCHWc(data, kernel, p)
+                      : topi::x86::Conv2dNCHWc(data, kernel, p, driver::HostTarget());
   runtime::Module m = Compile({data, kernel, out}, "conv");
   auto dd = Array(topi::ConstShape(data), 4), dk = Array(topi::ConstShape(kernel), 3);
   auto dy = runtime::NDArray::Empty(topi::ConstShape(out), f32);
@@ -268,17 +270,18 @@ int DumpGemm(const std::string& spec) {
   Gemm g{"dump", 0, 0, 0};
   if (std::sscanf(spec.c_str(), "%ld,%ld,%ld", &g.m, &g.n, &g.k) != 3) return 2;
   const DataType f32 = DataType::Float(32);
-  topi::GemmPackTile tile = topi::x86::ChooseGemmTile(g.m, g.n, g.k);
+  topi::GemmPackTile tile = topi::x86::ChooseGemmTile(g.m, g.n, g.k, driver::HostTarget());
   te::Tensor x = te::placeholder(topi::MakeShape({g.m, g.k}), f32, "x");
   te::Tensor wp = te::placeholder(topi::MakeShape({tile.PaddedN(g.n) / 16, g.k, 16}), f32, "wp");
   te::Tensor y = topi::dense_packed(x, wp, g.n, tile);
-  tir::Schedule sch = topi::x86::ScheduleDefault(te::create_prim_func({x, wp, y}, "gemm"));
+  tir::Schedule sch = topi::x86::ScheduleDefault(te::create_prim_func({x, wp, y}, "gemm"),
+                                                 topi::x86::ScheduleOptionsFor(driver::HostTarget()));
   std::printf("%s\n", sch.trace().str().c_str());
   tir::PrimFunc flat = tir::transform::LowerToFlat(sch.func());
   std::printf("%s\n", tir::AsText(flat).c_str());
   tir::IRModule mod;
   mod.Add(flat);
-  std::printf("%s\n", codegen::EmitAssembly(mod, codegen::Target::Host()).c_str());
+  std::printf("%s\n", codegen::EmitAssembly(mod, driver::HostTarget()).c_str());
   return 0;
 }
 

@@ -12,7 +12,7 @@
 
 namespace tessera::codegen::detail {
 
-CodeGenLLVM::CodeGenLLVM(llvm::Module* module, const Target& target)
+CodeGenLLVM::CodeGenLLVM(llvm::Module* module, const target::Target& target)
     : module_(module), ctx_(module->getContext()), target_(target), builder_(module->getContext()) {}
 
 llvm::Type* CodeGenLLVM::LLVMType(DataType t) const {
@@ -47,7 +47,7 @@ llvm::Type* CodeGenLLVM::MemType(DataType t) const {
 
 void CodeGenLLVM::SetFunctionAttributes(llvm::Function* fn, bool internal_body) {
   fn->addFnAttr("target-cpu", target_.cpu);
-  if (!target_.features.empty()) fn->addFnAttr("target-features", target_.features);
+  if (!target_.features.empty()) fn->addFnAttr("target-features", target_.FeatureString());
   // Without these the x86 backend splits 512-bit vectors on CPUs that prefer 256 bits.
   fn->addFnAttr("min-legal-vector-width", std::to_string(target_.vector_width_bits));
   fn->addFnAttr("prefer-vector-width", std::to_string(target_.vector_width_bits));

@@ -26,7 +26,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-#include "tessera/codegen/target.h"
+#include "tessera/target/target.h"
 #include "tessera/tir/function.h"
 #include "tessera/tir/stmt.h"
 
@@ -34,7 +34,7 @@ namespace tessera::codegen::detail {
 
 class CodeGenLLVM {
  public:
-  CodeGenLLVM(llvm::Module* module, const Target& target);
+  CodeGenLLVM(llvm::Module* module, const target::Target& target);
 
   /// Emits the kernel for `func` (symbol: attrs["global_symbol"], else its name).
   void AddFunction(const tir::PrimFunc& func);
@@ -116,7 +116,7 @@ class CodeGenLLVM {
 
   llvm::Module* module_;
   llvm::LLVMContext& ctx_;
-  Target target_;
+  target::Target target_;
   llvm::IRBuilder<> builder_;
   FunctionState state_;
   std::string symbol_;  ///< symbol of the kernel being emitted

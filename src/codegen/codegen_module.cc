@@ -9,8 +9,10 @@
 
 #include "codegen_llvm.h"
 #include "module_builder.h"
+#include "tessera/runtime/artifact_info.h"
 #include "tessera/runtime/kernel_abi.h"
 #include "tessera/support/error.h"
+#include "tessera/support/version.h"
 
 namespace tessera::codegen::detail {
 
@@ -30,6 +32,16 @@ void EmitExtras(llvm::Module& m, const ModuleExtras& extras) {
       m, llvm::Type::getInt64Ty(ctx), true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx), extras.params_blob.size()), runtime::kParamsSizeSymbol);
   size->setAlignment(llvm::Align(8));
+}
+
+// The record the loader checks (runtime/artifact_info.h): version, triple, the checked features.
+void EmitTargetInfo(llvm::Module& m, const target::Target& target) {
+  runtime::ArtifactInfo info{TESSERA_VERSION, target.triple, {}};
+  for (const std::string& f : runtime::CheckedFeatures())
+    if (target.HasFeature(f)) info.features.push_back(f);
+  auto* text = llvm::ConstantDataArray::getString(m.getContext(), runtime::FormatArtifactInfo(info), /*AddNull=*/true);
+  new llvm::GlobalVariable(m, text->getType(), true, llvm::GlobalValue::ExternalLinkage, text,
+                           runtime::kTargetInfoSymbol);
 }
 
 }  // namespace
@@ -62,7 +74,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
 }
 
 std::unique_ptr<llvm::Module> BuildLLVMModule(llvm::LLVMContext& ctx, const tir::IRModule& mod,
-                                              const Target& target, const ModuleExtras& extras,
+                                              const target::Target& target, const ModuleExtras& extras,
                                               const BuildOptions& options, llvm::TargetMachine* tm) {
   auto m = std::make_unique<llvm::Module>("tessera", ctx);
   m->setTargetTriple(tm->getTargetTriple().str());
@@ -71,6 +83,7 @@ std::unique_ptr<llvm::Module> BuildLLVMModule(llvm::LLVMContext& ctx, const tir:
   cg.ParallelLaunchGlobal();
   for (const tir::PrimFunc& f : mod.functions()) cg.AddFunction(f);
   EmitExtras(*m, extras);
+  EmitTargetInfo(*m, target);
   if (options.verify) {
     std::string err;
     llvm::raw_string_ostream os(err);

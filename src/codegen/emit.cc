@@ -11,7 +11,7 @@ namespace tessera::codegen {
 
 namespace {
 
-std::string EmitFile(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras,
+std::string EmitFile(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras,
                      const BuildOptions& options, llvm::CodeGenFileType type) {
   auto tm = detail::CreateTargetMachine(target);
   llvm::LLVMContext ctx;
@@ -29,7 +29,7 @@ std::string EmitFile(const tir::IRModule& mod, const Target& target, const Modul
 
 }  // namespace
 
-std::string EmitLLVMIR(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras,
+std::string EmitLLVMIR(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras,
                        const BuildOptions& options) {
   auto tm = detail::CreateTargetMachine(target);
   llvm::LLVMContext ctx;
@@ -41,12 +41,12 @@ std::string EmitLLVMIR(const tir::IRModule& mod, const Target& target, const Mod
   return out;
 }
 
-std::string EmitAssembly(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras,
+std::string EmitAssembly(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras,
                          const BuildOptions& options) {
   return EmitFile(mod, target, extras, options, llvm::CodeGenFileType::AssemblyFile);
 }
 
-std::string EmitObject(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras,
+std::string EmitObject(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras,
                        const BuildOptions& options) {
   return EmitFile(mod, target, extras, options, llvm::CodeGenFileType::ObjectFile);
 }

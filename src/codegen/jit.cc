@@ -4,7 +4,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Support/Error.h>
-#include <llvm/TargetParser/Host.h>
+#include <llvm/Config/llvm-config.h>
 
 #include "llvm_target.h"
 #include "module_builder.h"
@@ -35,24 +35,18 @@ class JITSymbolSource : public runtime::SymbolSource {
 
 }  // namespace
 
-runtime::Module BuildJIT(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras,
+runtime::Module BuildJIT(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras,
                          const BuildOptions& options) {
   detail::InitializeLLVM();
   llvm::Triple triple(target.triple);
-  if (triple.getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch()) {
+  // LLVM_HOST_TRIPLE: the architecture this process is built for (a constant, not a query).
+  if (triple.getArch() != llvm::Triple(LLVM_HOST_TRIPLE).getArch()) {
     TESSERA_THROW(UserError, "BuildJIT: target '", target.str(),
                   "' is not this machine's architecture; use EmitObject to cross-compile");
   }
   llvm::orc::JITTargetMachineBuilder jtmb(triple);
   jtmb.setCPU(target.cpu);
-  std::vector<std::string> features;
-  for (size_t p = 0; p < target.features.size();) {
-    size_t q = target.features.find(',', p);
-    if (q == std::string::npos) q = target.features.size();
-    if (q > p) features.push_back(target.features.substr(p, q - p));
-    p = q + 1;
-  }
-  jtmb.addFeatures(features);
+  jtmb.addFeatures(target.features);
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
   if (!jit) TESSERA_THROW(UserError, "BuildJIT: cannot create the LLVM JIT: ", ToString(jit.takeError()));

@@ -1,4 +1,4 @@
-// Internal: LLVM initialisation and TargetMachine creation for a codegen::Target.
+// Internal: LLVM initialisation and TargetMachine creation for a target::Target.
 // Includes LLVM headers: never include from a public header.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include <llvm/Target/TargetMachine.h>
 
-#include "tessera/codegen/target.h"
+#include "tessera/target/target.h"
 
 namespace tessera::codegen::detail {
 
@@ -17,6 +17,6 @@ void InitializeLLVM();
 const llvm::Target* LookupLLVMTarget(const std::string& triple);
 
 /// A TargetMachine for `target` (PIC, O3 code generation).
-std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const Target& target);
+std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const target::Target& target);
 
 }  // namespace tessera::codegen::detail

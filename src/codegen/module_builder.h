@@ -15,7 +15,7 @@ namespace tessera::codegen::detail {
 /// and runs the optimisation pipeline for `tm`. The module takes tm's triple and
 /// data layout.
 std::unique_ptr<llvm::Module> BuildLLVMModule(llvm::LLVMContext& ctx, const tir::IRModule& mod,
-                                              const Target& target, const ModuleExtras& extras,
+                                              const target::Target& target, const ModuleExtras& extras,
                                               const BuildOptions& options, llvm::TargetMachine* tm);
 
 /// Runs LLVM's default per-module pipeline at `opt_level` (0..3).

@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "tessera/codegen/codegen_llvm.h"
-#include "tessera/codegen/target.h"
 #include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/graph/transform/alter_op_layout.h"
 #include "tessera/graph/transform/dead_code_elimination.h"
 #include "tessera/graph/transform/eliminate_common_subexpr.h"
@@ -23,17 +23,19 @@
 #include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
+#include "tessera/support/error.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/topi/target_layout.h"
 
 namespace tessera::driver {
 namespace {
 
 /// The graph-level pipeline, in order. A pass runs when its opt_level <= the build's (or it is
 /// required) and it is not disabled; see graph/transform/pass.h for each pass's opt_level.
-graph::transform::Sequential GraphPasses(const BuildOptions& options) {
+graph::transform::Sequential GraphPasses(const BuildOptions& options, const target::Target& target) {
   using namespace graph::transform;
-  ConstantEvaluator evaluate = MakeJITConstantEvaluator(options);
+  ConstantEvaluator evaluate = MakeJITConstantEvaluator(options, target);
   return Sequential({
       InferTypePass(),
       SimplifyInferencePass(),
@@ -42,9 +44,9 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options) {
       FoldConstantPass(evaluate),
       EliminateCommonSubexprPass(),
       DeadCodeEliminationPass(),
-      AlterOpLayoutPass(),
-      graph_lower::WinogradConv2dPass(),
-      graph_lower::PackGemmWeightsPass(),
+      AlterOpLayoutPass({topi::BlockLanes(target, 32)}),
+      graph_lower::WinogradConv2dPass(target),
+      graph_lower::PackGemmWeightsPass(target),
       FuseOpsPass(),
       InferTypePass(),
   });
@@ -82,16 +84,17 @@ struct Lowered {
 };
 
 Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
-                   const BuildOptions& options, const ir::PassContext& ctx) {
+                   const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   graph_lower::RegisterComputes();
-  graph::IRModule mod = GraphPasses(options)(input, ctx);
+  graph::IRModule mod = GraphPasses(options, target)(input, ctx);
 
   Lowered out;
   ctx.RunStep(kGraphExecutorCodegen, [&] { out.plan = GraphExecutorCodegen(mod, output_names); },
               [&] { return ir::IRView::Of(out.plan, [&] { return out.plan.graph_json; }); });
   tir::IRModule scheduled;
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
-    for (const auto& [name, fn] : out.plan.kernels) scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name));
+    for (const auto& [name, fn] : out.plan.kernels)
+      scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name, target));
   }, [&] { return ir::IRView::Of(scheduled, [&] { return PrintTIR(scheduled); }); });
   ctx.RunStep(kLowerToFlat, [&] {
     out.kernels = scheduled.Map([](const tir::PrimFunc& f) { return tir::transform::LowerToFlat(f); });
@@ -115,9 +118,10 @@ BuildSummary Summarize(const Lowered& l) {
 BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                  const BuildOptions& options) {
   ir::PassContext ctx = MakePassContext(options);
-  codegen::Target target = codegen::Target::Parse(options.target);
-  Lowered lowered = LowerModel(mod, output_names, options, ctx);
+  const target::Target target = ResolveTarget(options.target);
+  Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   BuiltModel built;
+  built.target = target;
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
   ctx.RunStep(kCodegenLLVM, [&] { built.object = codegen::EmitObject(lowered.kernels, target, extras); },
               [&] {
@@ -131,15 +135,28 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options) {
   BuiltModel built = Build(mod, output_names, options);
-  codegen::LinkSharedLibrary(built.object, out_path);
+  try {
+    codegen::LinkSharedLibrary(built.object, out_path);
+  } catch (const UserError& e) {
+    if (RunsOnHost(built.target)) throw;
+    TESSERA_THROW(UserError, e.what(), "\nThe library is for ", built.target.triple,
+                  ", not this machine: link it with a cross compiler, e.g. CC=", built.target.Arch(),
+                  "-linux-gnu-gcc (Debian gcc-", built.target.Arch(), "-linux-gnu)");
+  }
   return built.summary;
 }
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                          const BuildOptions& options) {
+  return BuildJIT(mod, output_names, ResolveTarget(options.target), options);
+}
+
+runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                         const target::Target& target, const BuildOptions& options) {
+  TESSERA_CHECK(RunsOnHost(target), "cannot JIT-run a model compiled for '", target.str(),
+                "' on this machine; compile it to a library instead (tessera compile), or use --target native");
   ir::PassContext ctx = MakePassContext(options);
-  codegen::Target target = codegen::Target::Parse(options.target);
-  Lowered lowered = LowerModel(mod, output_names, options, ctx);
+  Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
   std::optional<runtime::Module> jit;
   ctx.RunStep(kCodegenLLVM, [&] { jit = codegen::BuildJIT(lowered.kernels, target, extras); },

@@ -2,6 +2,7 @@
 // (topi/nn/dense_pack.h, scheduled by topi/x86/dense.h), and the op nn.contrib_dense_pack that
 // PackGemmWeights (pack_gemm_weights.h) produces for constant weights.
 #include "computes.h"
+#include "lowering_target.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense.h"
 #include "tessera/topi/nn/dense_pack.h"
@@ -56,7 +57,7 @@ void RegisterDenseComputes(graph::OpRegistry& r) {
   // Non-constant operands: the packing is a stage of the kernel itself.
   r.SetCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
     std::vector<int64_t> xs = topi::ConstShape(in[0]), ws = topi::ConstShape(in[1]);
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(xs), ws[0], ws[1]);
+    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(xs), ws[0], ws[1], LoweringTarget());
     return {topi::dense_packed(in[0], topi::pack_dense_weight(in[1], tile), ws[0], tile)};
   });
   r.SetCompute("nn.matmul", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
@@ -64,11 +65,11 @@ void RegisterDenseComputes(graph::OpRegistry& r) {
     if (bs.size() < 2) return {topi::matmul(in[0], in[1])};  // matrix-vector: no blocking to gain
     const int64_t n = bs.back(), k = bs[bs.size() - 2];
     if (bs.size() == 2) {
-      topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(as), n, k);
+      topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(as), n, k, LoweringTarget());
       return {topi::dense_packed(in[0], topi::pack_matmul_b(in[1], tile, false), n, tile)};
     }
     if (as.size() < 2) return {topi::matmul(in[0], in[1])};
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(as[as.size() - 2], n, k);
+    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(as[as.size() - 2], n, k, LoweringTarget());
     return {topi::batch_matmul_packed(in[0], topi::pack_matmul_b(in[1], tile, false), n, tile)};
   });
   r.SetCompute("nn.batch_matmul", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
@@ -76,7 +77,7 @@ void RegisterDenseComputes(graph::OpRegistry& r) {
     std::vector<int64_t> xs = topi::ConstShape(in[0]), ys = topi::ConstShape(in[1]);
     TESSERA_CHECK(xs.size() == 3 && ys.size() == 3, "batch_matmul: operands must be 3-D");
     const int64_t m = ta ? xs[2] : xs[1], n = tb ? ys[1] : ys[2], k = tb ? ys[2] : ys[1];
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k);
+    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k, LoweringTarget());
     return {topi::batch_matmul_packed(in[0], topi::pack_matmul_b(in[1], tile, tb), n, tile, ta)};
   });
 }

@@ -11,6 +11,8 @@
 #include "tessera/topi/util.h"
 #include "tessera/topi/x86/schedule.h"
 
+#include "lowering_target.h"
+
 namespace tessera::graph_lower {
 
 namespace {
@@ -120,7 +122,8 @@ class TEBuilder {
 
 }  // namespace
 
-LoweredTE LowerToTE(const graph::Function& fn, const std::string& name) {
+LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const target::Target& target) {
+  detail::LoweringTargetScope scope(target);
   TESSERA_ICHECK(fn != nullptr, "null function");
   RegisterComputes();
   if (!fn->body->has_checked_type()) graph::InferExprType(fn);
@@ -138,12 +141,13 @@ LoweredTE LowerToTE(const graph::Function& fn, const std::string& name) {
   return out;
 }
 
-tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, bool schedule) {
-  LoweredTE te_graph = LowerToTE(fn, name);
+tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
+                                     bool schedule) {
+  LoweredTE te_graph = LowerToTE(fn, name, target);
   std::vector<Tensor> args = te_graph.inputs;
   args.insert(args.end(), te_graph.outputs.begin(), te_graph.outputs.end());
   tir::PrimFunc f = te::create_prim_func(args, name);
-  return schedule ? topi::x86::DefaultSchedule(f) : f;
+  return schedule ? topi::x86::DefaultSchedule(f, topi::x86::ScheduleOptionsFor(target)) : f;
 }
 
 }  // namespace tessera::graph_lower

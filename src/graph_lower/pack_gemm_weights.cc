@@ -36,6 +36,12 @@ runtime::NDArray Pack(const runtime::NDArray& w, bool k_major, const topi::GemmP
 }
 
 class Packer : public graph::ExprMutator {
+ public:
+  explicit Packer(const target::Target& target) : target_(target) {}
+
+ private:
+  target::Target target_;
+
  protected:
   Expr MutateCall_(const graph::Call& call) override {
     Expr rewritten = graph::ExprMutator::MutateCall_(call);
@@ -52,7 +58,7 @@ class Packer : public graph::ExprMutator {
     if (xs->back() != k) return rewritten;
     int64_t m = 1;
     for (size_t i = 0; i + 1 < xs->size(); ++i) m *= (*xs)[i];
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k);
+    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k, target_);
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs attrs;
     attrs.Set("units", n);
@@ -65,14 +71,14 @@ class Packer : public graph::ExprMutator {
 
 }  // namespace
 
-graph::IRModule PackGemmWeights(const graph::IRModule& input) {
-  return detail::MutateEachFunction<Packer>(input);  // registers nn.contrib_dense_pack first
+graph::IRModule PackGemmWeights(const graph::IRModule& input, const target::Target& target) {
+  return detail::MutateEachFunction<Packer>(input, target);  // registers nn.contrib_dense_pack first
 }
 
-graph::transform::Pass PackGemmWeightsPass() {
+graph::transform::Pass PackGemmWeightsPass(const target::Target& target) {
   return graph::transform::Pass(
       {"PackGemmWeights", "pre-pack constant dense / matmul weights into the GEMM micro-kernel layout", 3},
-      [](const graph::IRModule& m, const graph::transform::PassContext&) { return PackGemmWeights(m); });
+      [target](const graph::IRModule& m, const graph::transform::PassContext&) { return PackGemmWeights(m, target); });
 }
 
 }  // namespace tessera::graph_lower

@@ -11,14 +11,14 @@
 namespace tessera::graph_lower::detail {
 
 /// Registers the computes (and the graph_lower ops), infers types, rewrites every function of
-/// `input` with a fresh Mutator and infers types again.
-template <class Mutator>
-graph::IRModule MutateEachFunction(const graph::IRModule& input) {
+/// `input` with a fresh Mutator(args...) and infers types again.
+template <class Mutator, class... Args>
+graph::IRModule MutateEachFunction(const graph::IRModule& input, const Args&... args) {
   RegisterComputes();
   graph::IRModule mod = graph::InferType(input);
   graph::IRModule out;
   for (const auto& [name, fn] : mod.functions())
-    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(Mutator().Mutate(fn)));
+    out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(Mutator(args...).Mutate(fn)));
   return graph::InferType(out);
 }
 

@@ -43,6 +43,12 @@ runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::Winograd
 }
 
 class Rewriter : public graph::ExprMutator {
+ public:
+  explicit Rewriter(const target::Target& target) : target_(target) {}
+
+ private:
+  target::Target target_;
+
  protected:
   Expr MutateCall_(const graph::Call& call) override {
     Expr rewritten = graph::ExprMutator::MutateCall_(call);
@@ -63,7 +69,7 @@ class Rewriter : public graph::ExprMutator {
     const topi::WinogradMatrices wm = topi::Winograd3x3(m);
     const int64_t n = (*xs)[0], oh = (*os)[2], ow = (*os)[3], channels = (*xs)[1] * (*xs)[4], units = ks[0] * ks[5];
     const int64_t tiles = topi::WinogradTile(oh, ow, m).Tiles(n);
-    const topi::GemmPackTile tile = topi::x86::ChooseGemmTile(tiles, units, channels);
+    const topi::GemmPackTile tile = topi::x86::ChooseGemmTile(tiles, units, channels, target_);
     const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs in_attrs;
@@ -81,14 +87,14 @@ class Rewriter : public graph::ExprMutator {
 
 }  // namespace
 
-graph::IRModule WinogradConv2d(const graph::IRModule& input) {
-  return detail::MutateEachFunction<Rewriter>(input);  // registers the Winograd ops first
+graph::IRModule WinogradConv2d(const graph::IRModule& input, const target::Target& target) {
+  return detail::MutateEachFunction<Rewriter>(input, target);  // registers the Winograd ops first
 }
 
-graph::transform::Pass WinogradConv2dPass() {
+graph::transform::Pass WinogradConv2dPass(const target::Target& target) {
   return graph::transform::Pass(
       {"WinogradConv2d", "3x3 stride-1 NCHWc convolutions -> Winograd input transform, batch GEMM, output transform", 3},
-      [](const graph::IRModule& m, const graph::transform::PassContext&) { return WinogradConv2d(m); });
+      [target](const graph::IRModule& m, const graph::transform::PassContext&) { return WinogradConv2d(m, target); });
 }
 
 }  // namespace tessera::graph_lower

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 
+#include "tessera/runtime/artifact_info.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
+#include "tessera/support/version.h"
 
 namespace tessera::runtime {
 namespace {
@@ -64,6 +66,12 @@ Module Module::LoadFromFile(const std::string& path) {
                 "' is a shared library but not a Tessera model: it defines neither ",
                 kParallelLaunchSymbol, " nor ", kGraphJsonSymbol,
                 ". Pass the library that tessera build wrote");
+  // Before any kernel runs (the Module constructor runs none): can this machine run it?
+  const char* record = static_cast<const char*>(lib->Lookup(kTargetInfoSymbol));
+  TESSERA_CHECK(record != nullptr, "model library '", path, "' has no target record (", kTargetInfoSymbol,
+                "): it was built by a Tessera older than this runtime (", TESSERA_VERSION,
+                "); recompile the model with this version");
+  CheckRunsHere(ParseArtifactInfo(record, path), path);
   return Module(std::move(lib), path);
 }
 

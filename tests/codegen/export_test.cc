@@ -42,7 +42,7 @@ TEST(CodegenExport, ObjectLinksToLoadableLibraryWithExtras) {
   ModuleExtras extras;
   extras.graph_json = R"({"nodes": [], "note": "graph"})";
   extras.params_blob = std::string("\x00\x01\x02\xff params \x00 end", 18);
-  std::string obj = EmitObject(ModuleOf(ScaleAdd(n, ForKind::kParallel)), Target::Host(), extras);
+  std::string obj = EmitObject(ModuleOf(ScaleAdd(n, ForKind::kParallel)), driver::HostTarget(), extras);
   ASSERT_GE(obj.size(), 4u);
   EXPECT_EQ(obj.compare(0, 4, "\x7f" "ELF"), 0);
   TempDir dir;
@@ -68,7 +68,7 @@ TEST(CodegenExport, ObjectLinksToLoadableLibraryWithExtras) {
 TEST(CodegenExport, LinkFromObjectPathAndGlobalSymbolAttr) {
   PrimFunc f = ScaleAdd(64, ForKind::kSerial);
   f = PrimFunc::make(f->name, f->params, f->body, {{"global_symbol", "fused_scale_add"}});
-  std::string obj = EmitObject(ModuleOf(f), Target::Host());
+  std::string obj = EmitObject(ModuleOf(f), driver::HostTarget());
   TempDir dir;
   std::string o = (dir.path / "k.o").string();
   std::ofstream(o, std::ios::binary).write(obj.data(), static_cast<std::streamsize>(obj.size()));
@@ -103,7 +103,7 @@ TEST(CodegenExport, Znver4AssemblyUsesZmmRegisters) {
   Stmt body = ForNode::make(i, 0, make_const(i32, n / 16), ForKind::kSerial,
                             BufferStoreNode::make(c, BufferLoadNode::make(a, {idx}) + BufferLoadNode::make(b, {idx}),
                                                   {idx}));
-  Target t = Target::Parse("llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=znver4");
+  target::Target t = driver::ResolveTarget("llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=znver4");
   std::string asm_text = EmitAssembly(ModuleOf(PrimFunc::make("vadd", {a, b, c}, body)), t);
   EXPECT_NE(asm_text.find("zmm"), std::string::npos) << asm_text;
   EXPECT_NE(asm_text.find("vaddps"), std::string::npos);
@@ -113,7 +113,7 @@ TEST(CodegenExport, Znver4AssemblyUsesZmmRegisters) {
 }
 
 TEST(CodegenExport, LLVMIRHasAbiAndRuntimeGlobals) {
-  Target t = Target::Parse("llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=znver4");
+  target::Target t = driver::ResolveTarget("llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=znver4");
   std::string ir = EmitLLVMIR(ModuleOf(ScaleAdd(100, ForKind::kParallel)), t, {}, {.opt_level = 0});
   EXPECT_NE(ir.find("define i32 @scale_add(ptr"), std::string::npos) << ir;
   EXPECT_NE(ir.find("@__tessera_parallel_launch = global ptr null"), std::string::npos) << ir;
@@ -133,9 +133,9 @@ TEST(CodegenExport, UnloweredInputIsInternalError) {
   Buffer a = Buf1D("A", f32, 4);
   Var i("i");
   Stmt s = BufferStoreNode::make(a, CallNode::make(f32, "no_such_intrinsic", {PrimExpr(1.0f)}), {PrimExpr(0)});
-  EXPECT_THROW(EmitLLVMIR(ModuleOf(PrimFunc::make("bad", {a}, s)), Target::Host()), UnsupportedError);
+  EXPECT_THROW(EmitLLVMIR(ModuleOf(PrimFunc::make("bad", {a}, s)), driver::HostTarget()), UnsupportedError);
   Stmt free_var = BufferStoreNode::make(a, PrimExpr(1.0f), {i});
-  EXPECT_THROW(EmitLLVMIR(ModuleOf(PrimFunc::make("bad2", {a}, free_var)), Target::Host()), InternalError);
+  EXPECT_THROW(EmitLLVMIR(ModuleOf(PrimFunc::make("bad2", {a}, free_var)), driver::HostTarget()), InternalError);
 }
 
 }  // namespace

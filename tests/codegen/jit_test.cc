@@ -464,7 +464,7 @@ TEST(CodegenJIT, ModuleSymbolsAndExtras) {
   ModuleExtras extras;
   extras.graph_json = "{\"nodes\": []}";
   extras.params_blob = std::string("ab\0cd", 5);
-  runtime::Module m = BuildJIT(testing::ModuleOf(ElementwiseAdd(16, ForKind::kSerial)), Target::Host(), extras);
+  runtime::Module m = BuildJIT(testing::ModuleOf(ElementwiseAdd(16, ForKind::kSerial)), driver::HostTarget(), extras);
   EXPECT_TRUE(m.HasSymbol("add"));
   EXPECT_FALSE(m.HasSymbol("no_such_kernel"));
   EXPECT_THROW(m.GetKernel("no_such_kernel"), UserError);
@@ -483,7 +483,7 @@ TEST(CodegenJIT, ConcurrentBuildsAndTwoKernelsPerModule) {
       mod.Add(ElementwiseAdd(n, ForKind::kParallel));
       PrimFunc f2 = ElementwiseAdd(n, ForKind::kVectorized);
       mod.Add(PrimFunc::make("add_vec", f2->params, f2->body));
-      runtime::Module m = BuildJIT(mod, Target::Host());
+      runtime::Module m = BuildJIT(mod, driver::HostTarget());
       AlignedArray<float> a(n), b(n), c(n), d(n);
       a.FillUniform(-1, 1, 20 + t);
       b.FillUniform(-1, 1, 30 + t);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/ir/op.h"
 #include "tessera/tir/function.h"
 
@@ -55,7 +56,7 @@ inline tir::IRModule ModuleOf(const tir::PrimFunc& f) {
 }
 
 /// JIT-compiles `f` for the host and returns its module (the kernel is f's name).
-inline runtime::Module JIT(const tir::PrimFunc& f) { return BuildJIT(ModuleOf(f), Target::Host()); }
+inline runtime::Module JIT(const tir::PrimFunc& f) { return BuildJIT(ModuleOf(f), driver::HostTarget()); }
 
 inline tir::Buffer Buf1D(const std::string& name, DataType t, int64_t n) {
   return tir::Buffer::make(name, t, {ir::make_const(DataType::Int(32), n)});

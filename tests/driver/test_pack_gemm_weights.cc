@@ -8,6 +8,7 @@
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph_lower/pack_gemm_weights.h"
 #include "tessera/runtime/graph_executor.h"
@@ -37,7 +38,7 @@ TEST(PackGemmWeights, ConstantDenseWeightIsPackedAtCompileTime) {
     auto w = Random({N, K}, 1), b = Random({N}, 2);
     Expr y = Call("nn.relu", {Call("add", {Call("nn.dense", {x, ConstantNode::make(w)}), ConstantNode::make(b)})});
     IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
-    IRModule packed = graph_lower::PackGemmWeights(mod);
+    IRModule packed = graph_lower::PackGemmWeights(mod, driver::HostTarget());
     EXPECT_EQ(CountOp(packed, "nn.dense"), 0);
     EXPECT_EQ(CountOp(packed, "nn.contrib_dense_pack"), 1);
     runtime::GraphExecutor exec(driver::BuildJIT(packed, {"y"}), 2);
@@ -67,7 +68,7 @@ TEST(PackGemmWeights, MatmulConstantAndNonConstantOperands) {
   Var z = VarNode::make("z", F32({K, N}));
   auto c = Random({K, N}, 4);
   Expr y = Call("add", {Call("nn.matmul", {x, ConstantNode::make(c)}), Call("nn.matmul", {x, z})});
-  IRModule packed = graph_lower::PackGemmWeights(IRModule::FromMain(FunctionNode::make({x, z}, y)));
+  IRModule packed = graph_lower::PackGemmWeights(IRModule::FromMain(FunctionNode::make({x, z}, y)), driver::HostTarget());
   EXPECT_EQ(CountOp(packed, "nn.contrib_dense_pack"), 1);
   EXPECT_EQ(CountOp(packed, "nn.matmul"), 1);
   runtime::GraphExecutor exec(driver::BuildJIT(packed, {"y"}), 1);

@@ -11,6 +11,7 @@
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
 #include "tessera/graph/infer_type.h"
@@ -31,7 +32,7 @@ TEST(ConstantEvaluator, EvaluatesAllExpressionsInOneBuild) {
   Expr sum = Call("add", {ConstantNode::make(a), ConstantNode::make(b)});
   Expr prod = Call("exp", {Call("multiply", {sum, ConstantNode::make(a)})});
   InferExprType(prod);
-  auto values = MakeJITConstantEvaluator(BuildOptions{})({sum, prod});
+  auto values = MakeJITConstantEvaluator(BuildOptions{}, HostTarget())({sum, prod});
   ASSERT_EQ(values.size(), 2u);
   for (int i = 0; i < 12; ++i) {
     float s = a.data<float>()[i] + b.data<float>()[i];

@@ -8,6 +8,7 @@
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
@@ -44,8 +45,9 @@ TEST(WinogradConv2d, RewritesA3x3ConvExpectedIR) {
   Attrs attrs = ConvAttrs(1, {1, 1, 1, 1});
   attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
   Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({2, 2, 3, 3, 16, 16}, 1))}, attrs);
-  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {conv}))));
-  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32);
+  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {conv}))),
+                                               driver::HostTarget());
+  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
   const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
   const std::string r = std::to_string(rows), n = std::to_string(nb);
   EXPECT_EQ(PrintModule(after),
@@ -75,7 +77,7 @@ TEST(WinogradConv2d, LeavesOtherConvsAlone) {
                         Case{{1, 2, 8, 8, 16}, {2, 2, 1, 1, 16, 16}, 1, {0, 0, 0, 0}}}) {
     Var x = VarNode::make("x", F32(c.x));
     Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random(c.w, 1))}, ConvAttrs(c.stride, c.pad));
-    IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)));
+    IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
     EXPECT_EQ(Ops(after), std::vector<std::string>{"nn.contrib_conv2d_NCHWc"}) << PrintModule(after);
   }
 }
@@ -91,7 +93,7 @@ TEST(WinogradConv2d, CompiledModelMatchesReference) {
   Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(1, {1, 1, 1, 1}));
   Expr y = Call("add", {Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})}), x});
   IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
-  const std::vector<std::string> ops = Ops(graph_lower::WinogradConv2d(transform::AlterOpLayout(mod)));
+  const std::vector<std::string> ops = Ops(graph_lower::WinogradConv2d(transform::AlterOpLayout(mod), driver::HostTarget()));
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_winograd_output_transform"), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_NCHWc"), 0);
   driver::BuildOptions options;

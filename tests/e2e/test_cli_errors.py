@@ -1,4 +1,7 @@
 """Bad input gets a clear error and a non-zero exit, never a crash (issue #2, "Checked by")."""
+import shutil
+import subprocess
+
 import numpy as np
 import onnx
 import onnx.helper as oh
@@ -95,3 +98,59 @@ def test_inspect_onnx_and_library(models_dir, mnist_so):
     assert "Input3" in proc.stdout and "Conv" in proc.stdout and "Plus214_Output_0" in proc.stdout
     proc = run_cli("inspect", mnist_so)
     assert "Input3" in proc.stdout and "kernels" in proc.stdout
+    assert "target: x86_64" in proc.stdout or "target: aarch64" in proc.stdout, proc.stdout
+    assert "built by Tessera" in proc.stdout
+
+
+# --- Targets (issue 13): a named target is compiled for, and an artifact refuses a machine that
+# cannot run it with one clear error instead of SIGILL. ---
+
+def host_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return any(flag in line.split() for line in f if line.startswith("flags"))
+
+
+def test_bad_target_names_the_token_and_the_forms(tmp_path, models_dir):
+    model = models_dir / "mnist-8" / "model.onnx"
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "avx1024", check=False),
+                 "unknown target 'avx1024'", "avx2", "avx512", "aarch64", "llvm [-mtriple=<triple>]")
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "llvm -mcpu=notacpu", check=False),
+                 "unknown CPU 'notacpu'")
+    expect_error(run_cli("compile", model, "-o", tmp_path / "x.so", "--target", "llvm -mattr=avx2", check=False),
+                 "feature 'avx2' in -mattr must be +name or -name")
+
+
+@pytest.mark.skipif(host_has("avx512f"), reason="the host runs AVX-512: nothing to refuse")
+def test_avx512_artifact_is_compiled_and_refused_on_this_host(tmp_path, models_dir):
+    out = tmp_path / "mnist-avx512.so"
+    run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", out, "--target", "avx512")
+    asm = subprocess.run(["objdump", "-d", str(out)], capture_output=True, text=True).stdout
+    assert "%zmm" in asm, "AVX-512 code uses zmm registers"
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 1, 28, 28), np.float32))
+    proc = run_cli("run", out, "--input", f"Input3={x}", check=False)
+    assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stderr}"
+    expect_error(proc, str(out), "avx512f", "this machine lacks", "--target native", "--target avx2")
+
+
+@pytest.mark.skipif(not host_has("avx2") or not host_has("fma"), reason="the host has no AVX2 + FMA")
+def test_avx2_artifact_runs_like_native(tmp_path, models_dir):
+    model = models_dir / "mnist-8" / "model.onnx"
+    x = tmp_path / "x.npy"
+    np.save(x, np.random.default_rng(0).standard_normal((1, 1, 28, 28)).astype(np.float32))
+    outs = {}
+    for target in ("avx2", "native"):
+        so = tmp_path / f"mnist-{target}.so"
+        run_cli("compile", model, "-o", so, "--target", target)
+        run_cli("run", so, "--input", f"Input3={x}", "--output", tmp_path / f"{target}.npz")
+        outs[target] = np.load(tmp_path / f"{target}.npz")
+    for name in outs["native"].files:
+        np.testing.assert_allclose(outs["avx2"][name], outs["native"][name], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(shutil.which("aarch64-linux-gnu-gcc") is not None, reason="a cross compiler is installed")
+def test_aarch64_without_a_cross_linker_says_how_to_link(tmp_path, models_dir):
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", tmp_path / "m.so", "--target", "aarch64",
+                   check=False)
+    assert proc.returncode == 1, proc.stderr
+    expect_error(proc, "aarch64-unknown-linux-gnu", "CC=aarch64-linux-gnu-gcc")

@@ -41,7 +41,7 @@ std::vector<Data> RunBoth(const graph::Function& fn, const std::vector<Data>& in
   std::vector<Data> results;
   for (int mode = 0; mode < 4; ++mode) {
     if (mode == 3 && !topi::testing::HaveJIT()) break;
-    tir::PrimFunc f = LowerPrimitiveFunction(fn, "fused", mode > 0);
+    tir::PrimFunc f = LowerPrimitiveFunction(fn, "fused", topi::testing::TestTarget(), mode > 0);
     if (mode >= 2) f = tir::transform::LowerToFlat(f);
     EXPECT_EQ(f->params.size(), inputs.size() + out_sizes.size());
     std::vector<Data> storage = inputs;
@@ -147,7 +147,7 @@ TEST(GraphLower, SymbolicDimIsAnError) {
   auto x = graph::VarNode::make("x", graph::TensorTypeNode::make({graph::Dim::Symbolic("batch"), graph::Dim(4)}, f32));
   graph::Function fn = Primitive({x}, Call("nn.relu", {x}));
   try {
-    LowerPrimitiveFunction(fn, "f");
+    LowerPrimitiveFunction(fn, "f", topi::testing::TestTarget());
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("batch"), std::string::npos) << e.what();

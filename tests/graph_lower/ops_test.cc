@@ -12,6 +12,7 @@
 #include "tessera/graph_lower/lower.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/transform/lower.h"
+#include "topi_test_util.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
 
@@ -56,7 +57,7 @@ Data LowerAndRun(const OpCase& c) {
   Data first;
   for (int mode = 0; mode < 3; ++mode) {
     const bool schedule = mode > 0;
-    tir::PrimFunc f = LowerPrimitiveFunction(fn, "k", schedule);
+    tir::PrimFunc f = LowerPrimitiveFunction(fn, "k", topi::testing::TestTarget(), schedule);
     if (mode == 2) f = tir::transform::LowerToFlat(f);
     std::vector<Data> storage = inputs;
     storage.emplace_back(n, -777.0);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tessera/codegen/codegen_llvm.h"
-#include "tessera/codegen/target.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/te/tensor.h"
@@ -48,14 +48,15 @@ int main(int argc, char** argv) {
     te::Tensor kernel = s.depthwise ? te::placeholder(topi::MakeShape({s.c / b, 1, s.r, s.r, 1, b}), f32, "kernel")
                                     : te::placeholder(topi::MakeShape({s.k / b, s.c / b, s.r, s.r, b, b}), f32, "kernel");
     te::Tensor out = s.depthwise ? topi::depthwise_conv2d_NCHWc(data, kernel, p) : topi::conv2d_NCHWc(data, kernel, p);
-    tir::PrimFunc f = topi::x86::DefaultSchedule(te::create_prim_func({data, kernel, out}, "conv"));
+    tir::PrimFunc f = topi::x86::DefaultSchedule(te::create_prim_func({data, kernel, out}, "conv"),
+                                                 topi::x86::ScheduleOptionsFor(driver::HostTarget()));
     tir::IRModule mod;
     mod.Add(tir::transform::LowerToFlat(f));
     if (!asm_name.empty()) {
-      std::puts(codegen::EmitAssembly(mod, codegen::Target::Host()).c_str());
+      std::puts(codegen::EmitAssembly(mod, driver::HostTarget()).c_str());
       return 0;
     }
-    runtime::Module m = codegen::BuildJIT(mod, codegen::Target::Host());
+    runtime::Module m = codegen::BuildJIT(mod, driver::HostTarget());
     auto make = [&](const te::Tensor& t) {
       std::vector<int64_t> shp = topi::ConstShape(t);
       auto a = runtime::NDArray::Empty(shp, f32);

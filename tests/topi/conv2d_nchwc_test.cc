@@ -180,12 +180,15 @@ TEST(TopiConv2dNCHWc, DepthwiseMatchesReference) {
 
 using Kinds = testing::LoopKinds;
 
+// The schedules of these tests are the AVX2 target's (testing::TestTarget()).
+const x86::ScheduleOptions kAvx2 = x86::ScheduleOptionsFor(testing::TestTarget());
+
 TEST(TopiConv2dNCHWc, ScheduleStructure) {
   Tensor data = te::placeholder(MakeShape({1, 4, 56, 56, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({4, 4, 3, 3, 16, 16}), f32, "kernel");
   Tensor bias = te::placeholder(MakeShape({1, 4, 1, 1, 16}), f32, "bias");
   Tensor out = relu(add(conv2d_NCHWc(data, kernel, P(1, 1)), bias));
-  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({data, kernel, bias, out}, "k"));
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({data, kernel, bias, out}, "k"), kAvx2);
   Kinds k;
   k.VisitStmt(f->body);
   EXPECT_TRUE(k.blocks.count(kNCHWcPadName)) << "padding stays a separate stage";
@@ -193,7 +196,7 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(k.blocks.count("T_add"), 0u) << "the bias add is inlined into the relu epilogue";
   EXPECT_EQ(k.parallel, 2) << "pad and conv nests";
   EXPECT_GE(k.vectorized, 3);
-  const bool two_vectors = x86::ChooseConvTile(56, 56, 16, x86::HostVectorLanes(), false).oc_vectors == 2;
+  const bool two_vectors = x86::ChooseConvTile(56, 56, 16, testing::TestTarget().VectorLanes(32), false).oc_vectors == 2;
   // 4 x 3 x 3 x 16 x 16 floats of kernel per output block (36 KiB > 32 KiB): the reduction is
   // blocked, the epilogue runs once per row (56 wide, not unrolled).
   EXPECT_EQ(k.unrolled, two_vectors ? 2 : 1) << "the ow tile (and the oc vectors) of the micro-kernel";
@@ -212,7 +215,7 @@ TEST(TopiConv2dNCHWc, DepthwisePaddingStageBySize) {
   for (auto [s, h] : {std::pair<int64_t, int64_t>{1, 12}, {2, 12}, {1, 96}}) {
     Tensor data = te::placeholder(MakeShape({1, 2, h, h, 16}), f32, "data");
     tir::PrimFunc f =
-        x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(s, 1))}, "k"));
+        x86::DefaultSchedule(te::create_prim_func({data, kernel, depthwise_conv2d_NCHWc(data, kernel, P(s, 1))}, "k"), kAvx2);
     Kinds k;
     k.VisitStmt(f->body);
     const bool stage = s == 1 && h == 12;
@@ -222,19 +225,19 @@ TEST(TopiConv2dNCHWc, DepthwisePaddingStageBySize) {
 }
 
 TEST(TopiConv2dNCHWc, Im2colStrategy) {
-  const int64_t lanes = x86::HostVectorLanes();
+  const int64_t lanes = testing::TestTarget().VectorLanes(32);
   const int64_t kb = 2 * lanes;
   // A 3x3 conv whose 7-wide output has no register tile reads an im2col stage (with its padding
   // inlined); 56x56 (4-pixel tiles), 1x1 kernels and im2col buffers over 4 MiB do not.
-  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(1, 1)));
-  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 14, 14, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(2, 1)));
-  EXPECT_FALSE(x86::UseIm2colConv({1, 4, 56, 56, 16}, {64 / kb, 4, 3, 3, 16, kb}, P(1, 1)));
-  EXPECT_FALSE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {512 / kb, 32, 1, 1, 16, kb}, P(1, 0)));
-  EXPECT_FALSE(x86::UseIm2colConv({1, 256, 7, 7, 16}, {512 / kb, 256, 3, 3, 16, kb}, P(1, 1)));  // 7.2 MiB
+  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(1, 1), lanes));
+  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 14, 14, 16}, {32 * 16 / kb, 32, 3, 3, 16, kb}, P(2, 1), lanes));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 4, 56, 56, 16}, {64 / kb, 4, 3, 3, 16, kb}, P(1, 1), lanes));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {512 / kb, 32, 1, 1, 16, kb}, P(1, 0), lanes));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 256, 7, 7, 16}, {512 / kb, 256, 3, 3, 16, kb}, P(1, 1), lanes));  // 7.2 MiB
   Tensor data = te::placeholder(MakeShape({1, 4, 7, 7, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({2, 4, 3, 3, 16, 16}), f32, "kernel");
   tir::PrimFunc f =
-      x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 1), true)}, "k"));
+      x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 1), true)}, "k"), kAvx2);
   Kinds k;
   k.VisitStmt(f->body);
   EXPECT_TRUE(k.blocks.count(kNCHWcIm2colName)) << "a separate stage";
@@ -244,14 +247,14 @@ TEST(TopiConv2dNCHWc, Im2colStrategy) {
 TEST(TopiConv2dNCHWc, StridedPointwiseReadsASubsampledStage) {
   Tensor data = te::placeholder(MakeShape({1, 2, 14, 14, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({4, 2, 1, 1, 16, 16}), f32, "kernel");
-  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(2, 0))}, "k"));
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(2, 0))}, "k"), kAvx2);
   Kinds k;
   k.VisitStmt(f->body);
   EXPECT_TRUE(k.blocks.count(kNCHWcSubsampleName)) << "a separate stage, not inlined into the conv";
   EXPECT_FALSE(k.blocks.count(kNCHWcPadName));
   // A padded or 3x3 strided conv keeps reading the (padded) input with its stride.
   Tensor k3 = te::placeholder(MakeShape({4, 2, 3, 3, 16, 16}), f32, "kernel");
-  tir::PrimFunc g = x86::DefaultSchedule(te::create_prim_func({data, k3, conv2d_NCHWc(data, k3, P(2, 1))}, "g"));
+  tir::PrimFunc g = x86::DefaultSchedule(te::create_prim_func({data, k3, conv2d_NCHWc(data, k3, P(2, 1))}, "g"), kAvx2);
   Kinds kg;
   kg.VisitStmt(g->body);
   EXPECT_FALSE(kg.blocks.count(kNCHWcSubsampleName));

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/tir/functor.h"
 #include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
@@ -71,7 +72,7 @@ struct GemmCase {
 };
 
 GemmPackTile TileOf(const GemmCase& c) {
-  GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k);
+  GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k, testing::TestTarget());
   if (c.mr > 0) t.mr = c.mr, t.nv = c.nv;
   return t;
 }
@@ -132,7 +133,7 @@ TEST(TopiDensePack, InKernelPackingLargeShapesJIT) {
 
 // x with leading batch dims [2, 3, K]: the rows are fused into M (predicated when M % mr != 0).
 TEST(TopiDensePack, BatchedActivationRows) {
-  GemmPackTile t = x86::ChooseGemmTile(6, 21, 10);
+  GemmPackTile t = x86::ChooseGemmTile(6, 21, 10, testing::TestTarget());
   t.mr = 4;  // 6 rows: a partial tile
   Tensor x = te::placeholder(MakeShape({2, 3, 10}), f32, "x");
   Tensor w = te::placeholder(MakeShape({21, 10}), f32, "w");
@@ -163,7 +164,7 @@ TEST(TopiDensePack, BatchMatmulAllLayouts) {
     for (bool tb : {false, true}) {
       for (bool bcast_b : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "ta " << ta << " tb " << tb << " bcast " << bcast_b);
-        GemmPackTile t = x86::ChooseGemmTile(M, N, K);
+        GemmPackTile t = x86::ChooseGemmTile(M, N, K, testing::TestTarget());
         t.mr = 3;  // 5 rows: padded to 6
         const int64_t bb = bcast_b ? 1 : B;
         Tensor x = te::placeholder(MakeShape(ta ? std::vector<int64_t>{B, K, M} : std::vector<int64_t>{B, M, K}), f32, "x");
@@ -239,7 +240,7 @@ TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
 TEST(TopiDensePack, TileChoiceDividesOrPadsAndFitsRegisters) {
   for (const GemmCase& c : std::vector<GemmCase>{{1024, 1024, 1024}, {128, 768, 768}, {196, 256, 2304},
                                                  {3136, 64, 576}, {1, 1000, 2048}, {7, 13, 19}}) {
-    GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k);
+    GemmPackTile t = x86::ChooseGemmTile(c.m, c.n, c.k, testing::TestTarget());
     EXPECT_GE(t.mr, 1);
     EXPECT_LE(t.mr * t.nv, 28) << c.m << "x" << c.n << "x" << c.k;
     EXPECT_EQ(t.PaddedN(c.n) % (t.nv * 16), 0);
@@ -259,7 +260,7 @@ TEST(TopiDensePack, MicroKernelAssemblyIsZmmFMA) {
   tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, wp, y}, "gemm")));
   tir::IRModule mod;
   mod.Add(f);
-  const std::string asm_text = codegen::EmitAssembly(mod, codegen::Target::Parse("llvm -mcpu=znver4"));
+  const std::string asm_text = codegen::EmitAssembly(mod, driver::ResolveTarget("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4"));
   std::regex fma(R"(vfmadd\d+ps\s+[^\n]*%zmm\d+,\s*%zmm\d+)");
   std::istringstream in(asm_text);
   std::string line;

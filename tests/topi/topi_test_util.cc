@@ -12,6 +12,7 @@
 #include "tir_interp.h"
 #ifdef TESSERA_TOPI_TEST_JIT
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/driver/resolve_target.h"
 #include "tessera/runtime/ndarray.h"
 #endif
 
@@ -63,7 +64,7 @@ void RunJIT(const tir::PrimFunc& flat, std::vector<Data>& storage) {
 #else
   tir::IRModule mod;
   mod.Add(flat);
-  runtime::Module m = codegen::BuildJIT(mod, codegen::Target::Host());
+  runtime::Module m = codegen::BuildJIT(mod, driver::HostTarget());
   std::vector<runtime::NDArray> arrays;
   std::vector<void*> args;
   for (size_t i = 0; i < storage.size(); ++i) {
@@ -77,12 +78,17 @@ void RunJIT(const tir::PrimFunc& flat, std::vector<Data>& storage) {
 #endif
 }
 
+const target::Target& TestTarget() {
+  static const target::Target t = target::Target::Parse("avx2");
+  return t;
+}
+
 std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
                       const std::vector<Data>& in_data, Mode mode) {
   std::vector<te::Tensor> args = inputs;
   args.insert(args.end(), outputs.begin(), outputs.end());
   tir::PrimFunc f = te::create_prim_func(args, "kernel");
-  if (mode != Mode::kUnscheduled) f = x86::DefaultSchedule(f);
+  if (mode != Mode::kUnscheduled) f = x86::DefaultSchedule(f, x86::ScheduleOptionsFor(TestTarget()));
   if (mode == Mode::kScheduledFlat || mode == Mode::kJIT) f = tir::transform::LowerToFlat(f);
   std::vector<Data> storage = in_data;
   for (const te::Tensor& o : outputs) storage.emplace_back(static_cast<size_t>(Product(ConstShape(o))), -777.0);

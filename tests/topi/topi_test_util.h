@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "tessera/target/target.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
 #include "tessera/tir/functor.h"
 #include "tir_interp.h"
 
 namespace tessera::topi::testing {
+
+/// The target the topi and graph_lower tests choose tiles and schedules for: the `avx2` tag
+/// (the machine DESIGN.md measures on), whatever the host; Mode::kJIT compiles for the host.
+const target::Target& TestTarget();
 
 using tir::testing::RunPrimFunc;  // the reference interpreter (tests/tir/tir_interp.h)
 

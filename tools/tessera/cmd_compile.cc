@@ -82,7 +82,9 @@ Action AddCompileCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("compile", "Compile an ONNX model into a native shared library");
   cmd->add_option("model", opts->model, "the ONNX model (.onnx)")->required();
   cmd->add_option("-o,--output", opts->output, "the shared library to write (.so)")->required();
-  cmd->add_option("--target", opts->target, "LLVM target, e.g. 'llvm -mcpu=native' (default) or 'llvm -mcpu=znver4'");
+  cmd->add_option("--target", opts->target,
+                  "the machine to compile for: native (default: this machine), a tag (avx2 / x86-64-v3, "
+                  "avx512 / x86-64-v4, aarch64) or 'llvm [-mtriple=T] [-mcpu=C] [-mattr=+f,-g] [-num-cores=N]'");
   cmd->add_option("--dump-ir", opts->dump_ir, "write the IR after every pipeline step into this directory");
   cmd->add_flag("--time-passes", opts->time_passes, "print a table of the time of every pipeline step to stderr");
   cmd->add_option("--disable-pass", opts->disabled_passes,

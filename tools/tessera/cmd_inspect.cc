@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/graph/functor.h"
+#include "tessera/runtime/artifact_info.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/support/error.h"
@@ -59,7 +60,14 @@ int InspectLibrary(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     TESSERA_THROW(UserError, path, ": the executor graph is not valid JSON (", e.what(), "); recompile the model");
   }
-  std::cout << path << ": Tessera model library\ninputs:\n";
+  // The loader has checked the record: it is there and well formed.
+  const runtime::ArtifactInfo info = runtime::ParseArtifactInfo(
+      static_cast<const char*>(mod.Lookup(runtime::kTargetInfoSymbol)), path);
+  std::string features;
+  for (const std::string& f : info.features) features += (features.empty() ? "" : ", ") + f;
+  std::cout << path << ": Tessera model library\ntarget: " << info.triple << " ("
+            << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera " << info.version
+            << "\ninputs:\n";
   const auto& values = g.at("values");
   auto describe = [&](const nlohmann::json& io) {
     const auto& v = values.at(io.at("value").get<size_t>());

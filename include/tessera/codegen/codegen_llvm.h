@@ -6,8 +6,13 @@
 // runtime thread pool through the module global __tessera_parallel_launch (serially
 // while it is null). The module also defines __tessera_graph_json,
 // __tessera_params_blob (64-byte aligned) and __tessera_params_size from
-// ModuleExtras. The optimisation pipeline is LLVM's default O3 (PassBuilder) for
-// the target's TargetMachine; float arithmetic uses only the `contract` flag.
+// ModuleExtras, and __tessera_target_info, the record of the Tessera version, triple and
+// features the loader checks (runtime/artifact_info.h). The optimisation pipeline is LLVM's
+// default O3 (PassBuilder) for the target's TargetMachine; float arithmetic uses only the
+// `contract` flag.
+//
+// Every `target` must be resolved (target::Target::NeedsResolution() false: the driver resolves
+// `native`, see driver/resolve_target.h); its triple, CPU and feature list go to LLVM as they are.
 //
 // Input requirements (what the TIR lowering passes produce): no Block, BlockRealize
 // or Reduce; each buffer access has one (flattened, row-major) index; For kinds
@@ -18,7 +23,7 @@
 
 #include <string>
 
-#include "tessera/codegen/target.h"
+#include "tessera/target/target.h"
 #include "tessera/runtime/module.h"
 #include "tessera/tir/function.h"
 
@@ -36,13 +41,13 @@ struct BuildOptions {
 };
 
 /// The optimised LLVM IR of `mod`, as text (for --dump-ir and tests).
-std::string EmitLLVMIR(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+std::string EmitLLVMIR(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras = {},
                        const BuildOptions& options = {});
 /// The target assembly of `mod` (AT&T syntax on x86).
-std::string EmitAssembly(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+std::string EmitAssembly(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras = {},
                          const BuildOptions& options = {});
 /// A relocatable, position-independent ELF object holding `mod`, as bytes.
-std::string EmitObject(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+std::string EmitObject(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras = {},
                        const BuildOptions& options = {});
 
 /// Links an object (its bytes as EmitObject returns them, or a path to a .o file)
@@ -54,7 +59,7 @@ void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::strin
 /// architecture) and returns a runtime::Module over the JIT'd symbols; the JIT
 /// lives as long as the module (or any copy). The module's constructor stores the
 /// runtime thread pool's launcher in __tessera_parallel_launch.
-runtime::Module BuildJIT(const tir::IRModule& mod, const Target& target, const ModuleExtras& extras = {},
+runtime::Module BuildJIT(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras = {},
                          const BuildOptions& options = {});
 
 }  // namespace tessera::codegen

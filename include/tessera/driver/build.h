@@ -4,6 +4,8 @@
 // pass infrastructure of ir/pass.h; with `dump_ir_dir` set the IR is written after every step
 // as NN_<step>.txt, with `time_passes` a table of step times goes to stderr):
 //
+//   target: options.target resolved once (resolve_target.h: `native` -> the host's CPU and
+//           features); every step below gets that explicit target::Target, none asks the host
 //   graph:  InferType → SimplifyInference → FoldConstant → FoldScaleAxis → FoldConstant
 //           → EliminateCommonSubexpr → DeadCodeElimination → FuseOps → InferType
 //           (graph/transform/pass.h lists each pass's opt_level)
@@ -27,11 +29,14 @@
 
 #include "tessera/graph/module.h"
 #include "tessera/runtime/module.h"
+#include "tessera/target/target.h"
 
 namespace tessera::driver {
 
 struct BuildOptions {
-  /// LLVM target string: "llvm -mcpu=native" (the host) or e.g. "llvm -mcpu=znver4".
+  /// Target string (target/target.h): "native" / "llvm -mcpu=native" (the host), a tag
+  /// ("avx2", "avx512", "aarch64", ...) or e.g. "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4".
+  /// Resolved once per build (driver/resolve_target.h); every step gets the resolved Target.
   std::string target = "llvm -mcpu=native";
   /// When non-empty, the IR after every pipeline step is written into this directory.
   std::string dump_ir_dir;
@@ -66,6 +71,7 @@ struct BuildSummary {
 struct BuiltModel {
   std::string object;  ///< ELF object: kernels + executor graph + params
   BuildSummary summary;
+  target::Target target;  ///< the resolved target it was built for
 };
 
 /// Runs the pipeline. `output_names` names main's results. Throws UserError /
@@ -73,12 +79,17 @@ struct BuiltModel {
 BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                  const BuildOptions& options = {});
 
-/// Build + link into a shared library at `out_path` (what `tessera compile` writes).
+/// Build + link into a shared library at `out_path` (what `tessera compile` writes). A link
+/// failure for another architecture says to link with a cross compiler ($CC).
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options = {});
 
 /// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                          const BuildOptions& options = {});
+/// BuildJIT for a target already resolved (ResolveTarget); `options.target` is not read. Throws
+/// UserError when the target's code cannot run on this machine (RunsOnHost).
+runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                         const target::Target& target, const BuildOptions& options = {});
 
 }  // namespace tessera::driver

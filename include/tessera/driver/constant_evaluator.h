@@ -10,8 +10,10 @@
 
 namespace tessera::driver {
 
-/// Builds for `options.target`, verifying the IR when `options.verify_ir`; the other options
-/// (dumps, timing) are not passed on.
-graph::transform::ConstantEvaluator MakeJITConstantEvaluator(const BuildOptions& options);
+/// Builds for `target` (resolved: ResolveTarget) when this machine runs its code, else for the
+/// host (HostTarget), verifying the IR when `options.verify_ir`; the other options (dumps,
+/// timing) are not passed on.
+graph::transform::ConstantEvaluator MakeJITConstantEvaluator(const BuildOptions& options,
+                                                             const target::Target& target);
 
 }  // namespace tessera::driver

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tessera/graph/expr.h"
+#include "tessera/target/target.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
 
@@ -31,11 +32,14 @@ struct LoweredTE {
   std::vector<te::Tensor> outputs;
 };
 
-/// Builds the TE graph of fn (runs type inference first when fn is untyped).
-LoweredTE LowerToTE(const graph::Function& fn, const std::string& name);
+/// Builds the TE graph of fn (runs type inference first when fn is untyped) for `target`: the
+/// computes that choose a strategy (packed GEMM tiles, the x86 conv's im2col stage) choose it
+/// for that target.
+LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const target::Target& target);
 
 /// LowerToTE, te::create_prim_func(inputs + outputs, name) and, when `schedule` is set, the
-/// default x86 schedule (topi/x86/schedule.h).
-tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, bool schedule = true);
+/// default x86 schedule with the target's widths (topi::x86::ScheduleOptionsFor(target)).
+tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
+                                     bool schedule = true);
 
 }  // namespace tessera::graph_lower

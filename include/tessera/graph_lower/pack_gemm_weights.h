@@ -2,10 +2,11 @@
 // compile time into the blocked layout of the x86 GEMM micro-kernel (topi/nn/dense_pack.h),
 // TVM's "dense_pack" alter-layout for x86 (arXiv 1802.04799 §4.3, pre-packed weights).
 //
-//   nn.dense(x, Constant w [N, K])      -> nn.contrib_dense_pack(x, Constant wp [NB, K, 16])
-//   nn.matmul(x, Constant b [K, N])     -> nn.contrib_dense_pack(x, Constant wp [NB, K, 16])
+//   nn.dense(x, Constant w [N, K])      -> nn.contrib_dense_pack(x, Constant wp [NB, K, bn])
+//   nn.matmul(x, Constant b [K, N])     -> nn.contrib_dense_pack(x, Constant wp [NB, K, bn])
 // with attrs units = N, gemm_mr, gemm_nv (the tile topi::x86::ChooseGemmTile picks for the
-// call's static M x N x K; NB * 16 = N rounded up to a multiple of gemm_nv * 16, zero padded).
+// call's static M x N x K on the target; bn = topi::BlockLanes(target), 16 float32 on x86;
+// NB * bn = N rounded up to a multiple of gemm_nv * bn, zero padded).
 // nn.contrib_dense_pack is registered by graph_lower::RegisterComputes (type relation:
 // x [..., K], wp [NB, K, bn] -> [..., units]; pattern out_elemwise_fusable, like nn.dense) and
 // lowers to topi::dense_packed. Calls whose operand is not a Constant, or whose shapes are not
@@ -16,12 +17,14 @@
 
 #include "tessera/graph/module.h"
 #include "tessera/graph/transform/pass.h"
+#include "tessera/target/target.h"
 
 namespace tessera::graph_lower {
 
-graph::IRModule PackGemmWeights(const graph::IRModule& mod);
+/// The tiles and blocks are `target`'s (topi::x86::ChooseGemmTile, topi::BlockLanes).
+graph::IRModule PackGemmWeights(const graph::IRModule& mod, const target::Target& target);
 
 /// PackGemmWeights as a pipeline pass (opt_level 3).
-graph::transform::Pass PackGemmWeightsPass();
+graph::transform::Pass PackGemmWeightsPass(const target::Target& target);
 
 }  // namespace tessera::graph_lower

@@ -21,12 +21,14 @@
 
 #include "tessera/graph/module.h"
 #include "tessera/graph/transform/pass.h"
+#include "tessera/target/target.h"
 
 namespace tessera::graph_lower {
 
-graph::IRModule WinogradConv2d(const graph::IRModule& mod);
+/// The tiles and blocks are `target`'s (topi::x86::ChooseGemmTile, topi::BlockLanes).
+graph::IRModule WinogradConv2d(const graph::IRModule& mod, const target::Target& target);
 
 /// WinogradConv2d as a pipeline pass (opt_level 3).
-graph::transform::Pass WinogradConv2dPass();
+graph::transform::Pass WinogradConv2dPass(const target::Target& target);
 
 }  // namespace tessera::graph_lower

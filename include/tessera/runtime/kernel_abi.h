@@ -47,5 +47,8 @@ inline constexpr const char* kGraphJsonSymbol = "__tessera_graph_json";
 /// Serialized parameters (param_io.h) and their size in bytes (an int64 global).
 inline constexpr const char* kParamsBlobSymbol = "__tessera_params_blob";
 inline constexpr const char* kParamsSizeSymbol = "__tessera_params_size";
+/// NUL-terminated record of the Tessera version, triple and features the library was built
+/// for (artifact_info.h); the loader checks it before any kernel runs.
+inline constexpr const char* kTargetInfoSymbol = "__tessera_target_info";
 
 }  // namespace tessera::runtime

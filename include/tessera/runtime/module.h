@@ -11,6 +11,7 @@
 //   __tessera_graph_json        NUL-terminated graph JSON (graph_executor.h)
 //   __tessera_params_blob       serialized parameters (param_io.h), 64-byte aligned ...
 //   __tessera_params_size       ... and their size in bytes (int64 global)
+//   __tessera_target_info       the version, triple and features it needs (artifact_info.h)
 // The JSON and the blob are arrays (`const char __tessera_graph_json[]`): the symbol
 // is the first byte itself, not a pointer to it.
 //
@@ -39,7 +40,9 @@ class Module {
   /// dlopens a model shared library (RTLD_LOCAL | RTLD_NOW). Throws UserError naming
   /// the path when the file does not exist, is not a loadable shared library for this
   /// machine (corrupt, wrong architecture, unresolved symbols), or defines neither
-  /// __tessera_parallel_launch nor __tessera_graph_json (not a Tessera model).
+  /// __tessera_parallel_launch nor __tessera_graph_json (not a Tessera model), or when this
+  /// machine cannot run it: no or another version's target record, another architecture,
+  /// missing CPU features (runtime::CheckRunsHere); no kernel has run then.
   static Module LoadFromFile(const std::string& path);
 
   /// A module over `source`. `origin` names it in error messages (e.g. "<jit>");

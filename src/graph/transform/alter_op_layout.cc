@@ -313,9 +313,9 @@ IRModule AlterOpLayout(const IRModule& input, const AlterOpLayoutOptions& option
   return InferType(out);
 }
 
-Pass AlterOpLayoutPass() {
+Pass AlterOpLayoutPass(const AlterOpLayoutOptions& options) {
   return Pass({"AlterOpLayout", "NCHW -> NCHWc: blocked conv2d with packed weights, layout_transform at the boundaries", 3},
-              [](const IRModule& m, const PassContext&) { return AlterOpLayout(m); });
+              [options](const IRModule& m, const PassContext&) { return AlterOpLayout(m, options); });
 }
 
 }  // namespace tessera::graph::transform

@@ -18,15 +18,6 @@ bool KeepAsStage(const std::string& block_name) {
          StartsWith(block_name, kNCHWcIm2colName);
 }
 
-int64_t HostVectorLanes() {
-#if defined(__x86_64__) || defined(__i386__)
-  static const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx") ? 8 : 4;
-  return lanes;
-#else
-  return 4;
-#endif
-}
-
 int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
   for (int64_t t = max_tile; t > max_tile / 2; --t)
     if (ow % t == 0) return t;
@@ -48,9 +39,9 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
   return {1, ConvOwTile(ow, 14), 1};
 }
 
-bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
+bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p,
+                   int64_t lanes) {
   if (ds.size() != 5 || ks.size() != 6 || p.groups != 1 || ks[2] * ks[3] <= 1) return false;
-  const int64_t lanes = HostVectorLanes();
   if (ks[5] != 2 * lanes) return false;
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
   if (ChooseConvTile(oh, ow, ks[5], lanes, false).oc_vectors != 1) return false;
@@ -81,8 +72,9 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
   return 0;
 }
 
-te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p) {
-  return conv2d_NCHWc(data, kernel, p, UseIm2colConv(ConstShape(data), ConstShape(kernel), p));
+te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p,
+                       const target::Target& target) {
+  return conv2d_NCHWc(data, kernel, p, UseIm2colConv(ConstShape(data), ConstShape(kernel), p, target.VectorLanes(32)));
 }
 
 }  // namespace tessera::topi::x86

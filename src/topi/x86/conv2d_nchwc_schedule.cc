@@ -118,8 +118,9 @@ struct ConvPlan {
   bool blocked() const { return chunk > 0; }
 };
 
-ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l, const ConvBlocks& cb) {
-  const int64_t lanes = HostVectorLanes();
+ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l, const ConvBlocks& cb,
+                  const ScheduleOptions& opt) {
+  const int64_t lanes = opt.register_lanes;
   const int64_t oh = ConstExtent(sch, l.oh), ow = ConstExtent(sch, l.ow), ki = ConstExtent(sch, l.ki);
   const ConvTile t = ChooseConvTile(oh, ow, ki, lanes, cb.depthwise);
   ConvPlan plan{t.oh_tile, t.ow_tile, t.oc_vectors};
@@ -177,7 +178,7 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
 /// block loop (a tile of the fused loop covers parts of two rows, not a box).
 LoopRV TileConv(Schedule& sch, const BlockRV& block, ConvLoops& l, const ConvPlan& plan, const ScheduleOptions& opt,
                 std::set<std::string>* handled) {
-  const int64_t lanes = HostVectorLanes();
+  const int64_t lanes = opt.register_lanes;
   if (plan.pixels_fused) {
     l.ow = sch.fuse({l.oh, l.ow});
     l.oh = LoopRV();
@@ -260,7 +261,7 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   ConvLoops l{loops[0], loops[1], loops[2], loops[3], loops[4], {loops.begin() + 5, loops.end()}};
   const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()), input_bytes);
   try {
-    const ConvPlan plan = PlanConv(sch, block, l, *cb);
+    const ConvPlan plan = PlanConv(sch, block, l, *cb, opt);
     const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);
     if (FuseEpilogue(sch, cb->epilogue, tile_loop, opt, "conv")) handled.insert(cb->epilogue);
     ParallelizeTasks(sch, l, plan, !cb->depthwise && !plan.pixels_fused && input_bytes > 256 * 1024, opt);

@@ -1,10 +1,12 @@
 #include "tessera/topi/x86/dense.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "tessera/ir/op.h"
+#include "tessera/topi/target_layout.h"
 #include "tessera/tir/functor.h"
 #include "block_util.h"
 
@@ -124,9 +126,9 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
 
 }  // namespace
 
-GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k) {
+GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Target& target) {
   GemmPackTile best;
-  best.bn = 16;
+  best.bn = BlockLanes(target, 32);
   if (const char* env = std::getenv("TESSERA_GEMM_TILE")) {
     int a = 0, b = 0;
     if (std::sscanf(env, "%d,%d", &a, &b) == 2 && a > 0 && b > 0) {
@@ -135,19 +137,20 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k) {
       return best;
     }
   }
-  // Registers of the host (the JIT target): 32 zmm with AVX-512, else 16 ymm, where one
-  // 16-lane vector of the tile takes two registers.
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  const int64_t regs = avx512 ? 32 : 16, per_vec = avx512 ? 1 : 2;
-  const double ideal_acc = avx512 ? 16 : 12;  // accumulators that hide FMA latency and B loads
+  // The target's vector registers: 32 zmm with AVX-512, else 16 ymm, where one 16-lane vector
+  // of the tile takes two registers.
+  const int64_t regs = target.vector_registers;
+  const int64_t per_vec = std::max<int64_t>(1, best.bn / target.VectorLanes(32));
+  const bool many_regs = regs >= 32;
+  const double ideal_acc = many_regs ? 16 : 12;  // accumulators that hide FMA latency and B loads
   double best_score = -1;
-  const int64_t nvec = (n + 15) / 16;
+  const int64_t nvec = (n + best.bn - 1) / best.bn;
   for (int64_t nv = 1; nv <= 8; ++nv) {
     for (int64_t mr = 1; mr <= 14; ++mr) {
       const int64_t acc = mr * nv * per_vec;
       // Accumulators + the B vectors (reused by every row: in registers when mr > 1) + a broadcast.
       const int64_t live = acc + (mr > 1 ? nv * per_vec : 0) + 1;
-      if (live > regs || (avx512 && acc > 28)) continue;
+      if (live > regs || (many_regs && acc > 28)) continue;
       if (mr > m && mr > 1) continue;
       if (nv > nvec && nv > 1) continue;
       GemmPackTile t;
@@ -160,7 +163,7 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k) {
       // each 64-byte B vector feeds mr FMA cycles.
       if (k * nv * 64 > 24 * 1024) score *= std::min(1.0, 20.0 / (64.0 / mr));
       // Two threads: an odd number of tiles leaves one idle for a tile.
-      const int64_t tiles = (mpad / mr) * (npad / (nv * 16));
+      const int64_t tiles = (mpad / mr) * (npad / (nv * best.bn));
       if (tiles < 8) score *= static_cast<double>(tiles) / ((tiles + 1) / 2 * 2);
       score *= 1.0 + 0.001 * mr;  // ties: taller tiles reuse each B vector more
       if (score > best_score) best_score = score, best = t;

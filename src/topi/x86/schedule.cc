@@ -9,6 +9,7 @@
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
+#include "tessera/topi/target_layout.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/winograd.h"
@@ -419,6 +420,13 @@ std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::stri
 }
 
 }  // namespace
+
+ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
+  ScheduleOptions opt;
+  opt.vector_lanes = static_cast<int>(BlockLanes(target, 32));
+  opt.register_lanes = target.VectorLanes(32);
+  return opt;
+}
 
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
   Schedule sch(UniquifyBlockNames(func));

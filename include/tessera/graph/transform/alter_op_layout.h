@@ -1,7 +1,8 @@
 // AlterOpLayout: NCHW -> NCHWc (TVM §3 "data layout transformation"; Relay's AlterOpLayout +
 // ConvertLayout for x86 conv2d_NCHWc).
 //
-// Rewrites, on every function of the module:
+// Rewrites, on every function of the module (b = options.out_block: the target's
+// topi::BlockLanes, 16 float32 on x86, written as 16 below):
 //   nn.conv2d(x, W) (groups 1, W a float32 OIHW Constant)
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/c, KH, KW, c, 16])
 //          c = x's block when x is already blocked, else the largest divisor of C that is <= 16;
@@ -38,12 +39,14 @@
 namespace tessera::graph::transform {
 
 struct AlterOpLayoutOptions {
-  int64_t out_block = 16;  ///< output channel block (16 float32 lanes: one zmm, two ymm)
+  /// Output channel block: the target's topi::BlockLanes (16 float32 lanes: one zmm, two ymm);
+  /// the driver sets it from the target.
+  int64_t out_block = 16;
 };
 
 IRModule AlterOpLayout(const IRModule& mod, const AlterOpLayoutOptions& options = {});
 
-/// opt_level 3: "AlterOpLayout".
-Pass AlterOpLayoutPass();
+/// opt_level 3: "AlterOpLayout" with `options`.
+Pass AlterOpLayoutPass(const AlterOpLayoutOptions& options);
 
 }  // namespace tessera::graph::transform

@@ -85,13 +85,14 @@ struct ConvTile {
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
 
 /// Whether the x86 strategy computes conv2d_NCHWc (data [N, C/c, H, W, c], kernel
-/// [K/k, C/c, KH, KW, c, k]) through its im2col stage (topi/nn/conv2d_nchwc.h): a kernel larger
-/// than 1x1, k = 2 vector lanes, an output width with no register tile (ChooseConvTile falls back
-/// to one vector: 7x7) and an im2col buffer of at most 4 MiB. The schedule then tiles the fused
+/// [K/k, C/c, KH, KW, c, k]) through its im2col stage (topi/nn/conv2d_nchwc.h), for `lanes`
+/// float32 lanes per vector register: a kernel larger than 1x1, k = 2 vector lanes (AVX2), an
+/// output width with no register tile (ChooseConvTile falls back to one vector: 7x7) and an
+/// im2col buffer of at most 4 MiB. The schedule then tiles the fused
 /// pixel loop 6 x 2 vectors and blocks the reduction over every pixel of an output-channel block:
 /// ResNet-50's 3x3 convs at 7x7, stride 1 and 2, 5.3 / 5.7 -> 3.8 / 3.7 ms.
 bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                   const Conv2DParams& p);
+                   const Conv2DParams& p, int64_t lanes);
 
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
 /// [N, C/c, H, W, c], kernel [K/k, C/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2 for
@@ -110,11 +111,10 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
 int64_t WinogradTileSize(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                          const Conv2DParams& p);
 
-/// conv2d_NCHWc as the x86 strategy computes it (with its im2col stage when UseIm2colConv).
-te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p);
-
-/// float32 lanes of the host's vector registers: 16 (AVX-512), 8 (AVX2), 4 otherwise.
-int64_t HostVectorLanes();
+/// conv2d_NCHWc as the x86 strategy computes it for `target` (with its im2col stage when
+/// UseIm2colConv for the target's float32 lanes).
+te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p,
+                       const target::Target& target);
 
 /// Whether a block name is one the default schedule must not inline (the NCHWc padding and
 /// strided-1x1 subsampling stages).

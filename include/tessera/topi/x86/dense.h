@@ -31,19 +31,21 @@
 #include <set>
 #include <string>
 
+#include "tessera/target/target.h"
 #include "tessera/tir/schedule/schedule.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/x86/schedule.h"
 
 namespace tessera::topi::x86 {
 
-/// The micro-kernel tile for an M x N x K product (float32): rows mr and 16-lane vectors nv that
-/// fit the host's registers (AVX-512: 32 zmm, mr * nv <= 28; AVX2: 16 ymm, a 16-lane vector
-/// is 2 of them, e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
+/// The micro-kernel tile for an M x N x K product (float32) on `target`: rows mr and vectors nv
+/// of bn = BlockLanes(target) lanes (topi/target_layout.h) that fit the target's vector
+/// registers (AVX-512: 32 zmm, mr * nv <= 28; AVX2: 16 ymm, a 16-lane vector is 2 of them,
+/// e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
 /// B panel streams from L2, preferring tiles that divide M and N, keep >= 16
 /// accumulators and give both threads the same number of tiles. The environment variable
 /// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments).
-GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k);
+GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Target& target);
 
 /// Whether the default schedule must keep a block as its own stage (the packing T_pack_b).
 bool KeepGemmStage(const std::string& block_name);

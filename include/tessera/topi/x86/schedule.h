@@ -37,13 +37,19 @@
 
 #include <cstdint>
 
+#include "tessera/target/target.h"
 #include "tessera/tir/function.h"
 #include "tessera/tir/schedule/schedule.h"
 
 namespace tessera::topi::x86 {
 
 struct ScheduleOptions {
-  int vector_lanes = 16;             ///< float32 lanes of one AVX-512 register
+  /// float32 lanes of the vector loops: the layout block (topi/target_layout.h, 16: one zmm,
+  /// two ymm); the packed GEMM's lane loop must equal its weights' block.
+  int vector_lanes = 16;
+  /// float32 lanes of one vector register of the target (16 AVX-512, 8 AVX2, 4 NEON / SSE):
+  /// the conv micro-kernel's register tile (ChooseConvTile).
+  int register_lanes = 16;
   int64_t min_parallel_extent = 16;  ///< fuse outer spatial loops until this many iterations
   bool inline_injective = true;
   bool parallelize = true;
@@ -51,6 +57,10 @@ struct ScheduleOptions {
   bool vectorize_partial = true;     ///< vectorize a predicated (non-dividing) split
   bool vectorize_reductions = true;  ///< move the lane loop of a reduction inside its reduction loops
 };
+
+/// The options for `target`: vector_lanes = BlockLanes(target, 32), register_lanes =
+/// target.VectorLanes(32), the rest at their defaults.
+ScheduleOptions ScheduleOptionsFor(const target::Target& target);
 
 /// A copy of `func` whose blocks have unique names.
 tir::PrimFunc UniquifyBlockNames(const tir::PrimFunc& func);

@@ -1,0 +1,47 @@
+// Where an artifact runs: the record every compiled model library carries (symbol
+// __tessera_target_info, kernel_abi.h), and the loader's check of it against this machine.
+//
+// The record is NUL-terminated text, one "key value" line each, in this order:
+//   tessera <version>            the TESSERA_VERSION that built it (support/version.h)
+//   triple <LLVM triple>         e.g. x86_64-pc-linux-gnu
+//   features <+f,+g,...>         the enabled features of CheckedFeatures() (may be empty)
+//
+// Module::LoadFromFile checks the record before any kernel runs, so an artifact built for
+// AVX-512 fails on an AVX2 machine with one UserError (what it needs, what this machine lacks,
+// how to rebuild), not with SIGILL inside a kernel.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::runtime {
+
+struct ArtifactInfo {
+  std::string version;                ///< Tessera version that built the artifact
+  std::string triple;                 ///< LLVM target triple
+  std::vector<std::string> features;  ///< enabled features, without sign, e.g. {"avx2", "fma"}
+};
+
+/// The features an artifact records and the loader checks: the x86 ISA extensions that
+/// generated code uses (popcnt, sse4.2, bmi, bmi2, avx, avx2, fma, avx512f/cd/bw/dq/vl/vnni/
+/// bf16/ifma/vbmi) and AArch64's neon.
+const std::vector<std::string>& CheckedFeatures();
+
+/// The record's text (see the header comment).
+std::string FormatArtifactInfo(const ArtifactInfo& info);
+/// Parses a record. Throws UserError naming `origin` when it is malformed.
+ArtifactInfo ParseArtifactInfo(std::string_view text, const std::string& origin);
+
+/// The architecture this runtime is built for: "x86_64", "aarch64", ... (the first component of
+/// a triple).
+std::string HostArch();
+/// True when this machine has `feature` (a CheckedFeatures() name); false for other names.
+bool HostHasFeature(const std::string& feature);
+
+/// Throws UserError naming `origin` when this runtime cannot run the artifact: another Tessera
+/// version, another architecture, or features this machine lacks (the error lists them and says
+/// to recompile with --target native or a tag the machine supports).
+void CheckRunsHere(const ArtifactInfo& info, const std::string& origin);
+
+}  // namespace tessera::runtime
