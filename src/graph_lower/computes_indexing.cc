@@ -1,5 +1,7 @@
-// FComputes of broadcast_to, tile, pad, gather_elements, trilu, argmax, argmin (op/indexing.cc).
+// FComputes of broadcast_to, tile, pad, gather_elements, gather_nd, scatter_elements, scatter_nd,
+// trilu, argmax, argmin (op/indexing.cc).
 #include "computes.h"
+#include "tessera/topi/gather_scatter.h"
 #include "tessera/topi/indexing.h"
 
 namespace tessera::graph_lower::detail {
@@ -17,6 +19,15 @@ void RegisterIndexingComputes(graph::OpRegistry& r) {
   });
   r.SetCompute("gather_elements", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::gather_elements(in[0], in[1], a.GetInt("axis", 0))};
+  });
+  r.SetCompute("gather_nd", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::gather_nd(in[0], in[1], a.GetInt("batch_dims", 0))};
+  });
+  r.SetCompute("scatter_elements", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::scatter_elements(in[0], in[1], in[2], a.GetInt("axis", 0), a.GetString("reduction", "none"))};
+  });
+  r.SetCompute("scatter_nd", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::scatter_nd(in[0], in[1], in[2], a.GetString("reduction", "none"))};
   });
   r.SetCompute("trilu", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::trilu(in[0], in[1], a.GetInt("upper", 1) != 0)};

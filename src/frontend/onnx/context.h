@@ -104,5 +104,6 @@ void RegisterImageConverters(ConverterTable& t);   // ops_image.cc
 void RegisterConvTransposeConverters(ConverterTable& t);  // ops_conv_transpose.cc
 void RegisterLossConverters(ConverterTable& t);    // ops_loss.cc
 void RegisterAttentionConverters(ConverterTable& t);  // ops_attention.cc
+void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -16,6 +16,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterConvTransposeConverters(*t);
     RegisterLossConverters(*t);
     RegisterAttentionConverters(*t);
+    RegisterGatherScatterConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

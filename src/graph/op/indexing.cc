@@ -1,5 +1,6 @@
 // Index-mapping ops of the ONNX spec: broadcast_to (Expand), tile, pad (with a mode),
-// gather_elements, trilu; and the arg reductions argmax / argmin (int64 output).
+// gather_elements, gather_nd, trilu; the scatters scatter_elements / scatter_nd; and the arg
+// reductions argmax / argmin (int64 output).
 #include <set>
 
 #include "op_groups.h"
@@ -75,6 +76,51 @@ Type TriluRel(const std::vector<Type>& args, const Attrs&) {
   return TensorTypeNode::make(x.shape, x.dtype);
 }
 
+// data, indices [.., k]: indices.shape[:-1] + data.shape[batch_dims + k:].
+Type GatherNDRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& idx = TensorArg(args, 1);
+  TESSERA_CHECK(idx.dtype.is_int(), "indices must be int32 or int64, got ", idx.dtype.str());
+  const int64_t b = attrs.GetInt("batch_dims", 0), r = x.ndim(), q = idx.ndim();
+  TESSERA_CHECK(q >= 1 && idx.shape.back().is_static(), "indices need rank >= 1 and a static last dim");
+  const int64_t k = idx.shape.back().value();
+  TESSERA_CHECK(b >= 0 && b < q && b < r, "batch_dims ", b, " must be smaller than both ranks (", r, ", ", q, ")");
+  TESSERA_CHECK(k >= 1 && k <= r - b, "indices' last dim ", k, " must be in [1, ", r - b, "]");
+  Shape out(idx.shape.begin(), idx.shape.end() - 1);
+  out.insert(out.end(), x.shape.begin() + b + k, x.shape.end());
+  return TensorTypeNode::make(out, x.dtype);
+}
+
+// data, indices, updates: the type of data. ScatterElements: updates has indices' shape and
+// data's rank; ScatterND: updates is indices.shape[:-1] + data.shape[k:].
+Type ScatterRel(const std::vector<Type>& args, const Attrs& attrs, bool nd) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& idx = TensorArg(args, 1);
+  const TensorTypeNode& upd = TensorArg(args, 2);
+  TESSERA_CHECK(idx.dtype.is_int(), "indices must be int32 or int64, got ", idx.dtype.str());
+  CheckSameDtype(x, upd);
+  const std::string reduction = attrs.GetString("reduction", "none");
+  TESSERA_CHECK(reduction == "none" || reduction == "add" || reduction == "mul" || reduction == "max" ||
+                    reduction == "min",
+                "unknown reduction '", reduction, "' (none, add, mul, max, min)");
+  TESSERA_CHECK(reduction == "none" || !x.dtype.is_bool(), "reduction '", reduction, "' of a bool tensor");
+  if (!nd) {
+    NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
+    TESSERA_CHECK(idx.shape == upd.shape, "updates ", ShapeStr(upd.shape), " must have the indices' shape ",
+                  ShapeStr(idx.shape));
+    TESSERA_CHECK(idx.ndim() == x.ndim(), "indices rank ", idx.ndim(), " != data rank ", x.ndim());
+  } else {
+    TESSERA_CHECK(idx.ndim() >= 1 && idx.shape.back().is_static(), "indices need rank >= 1 and a static last dim");
+    const int64_t k = idx.shape.back().value();
+    TESSERA_CHECK(k >= 1 && k <= x.ndim(), "indices' last dim ", k, " must be in [1, ", x.ndim(), "]");
+    Shape want(idx.shape.begin(), idx.shape.end() - 1);
+    want.insert(want.end(), x.shape.begin() + k, x.shape.end());
+    TESSERA_CHECK(upd.shape == want, "updates ", ShapeStr(upd.shape), " must be indices.shape[:-1] + data.shape[k:] ",
+                  ShapeStr(want));
+  }
+  return TensorTypeNode::make(x.shape, x.dtype);
+}
+
 Type ArgReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   int64_t axis = NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
@@ -98,6 +144,14 @@ void RegisterIndexingOps(OpRegistry& r) {
              "pad_value");
   r.Register("gather_elements", 2, kInjective, GatherElementsRel,
              "out[i] = data[i with i[axis] = indices[i]]. attrs: axis");
+  r.Register("gather_nd", 2, kInjective, GatherNDRel,
+             "out[i, j] = data[batch, indices[i], j] (ONNX GatherND). attrs: batch_dims");
+  r.Register("scatter_elements", 3, kOpaque,
+             [](const std::vector<Type>& a, const Attrs& at) { return ScatterRel(a, at, false); },
+             "data with updates written at indices along axis (ONNX ScatterElements). attrs: axis, reduction");
+  r.Register("scatter_nd", 3, kOpaque,
+             [](const std::vector<Type>& a, const Attrs& at) { return ScatterRel(a, at, true); },
+             "data with update rows written at index tuples (ONNX ScatterND). attrs: reduction");
   r.Register("trilu", 2, kInjective, TriluRel,
              "zeroes the lower (upper=1) or upper (upper=0) triangle of the last two dims, offset by k. attrs: upper");
   r.Register("argmax", 1, kCommReduce, ArgReduceRel,
