@@ -1,5 +1,6 @@
-// FCompute of image.resize (op/image.cc) -> topi::resize.
+// FComputes of image.resize -> topi::resize and image.grid_sample -> topi::grid_sample (op/image.cc).
 #include "computes.h"
+#include "tessera/topi/image/grid_sample.h"
 #include "tessera/topi/image/resize.h"
 
 namespace tessera::graph_lower::detail {
@@ -20,6 +21,10 @@ void RegisterImageComputes(graph::OpRegistry& r) {
     p.extrapolation_value = a.GetDouble("extrapolation_value", 0.0);
     p.antialias = a.GetInt("antialias", 0) != 0;
     return {topi::resize(in[0], p)};
+  });
+  r.SetCompute("image.grid_sample", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::grid_sample(in[0], in[1], a.GetString("mode", "linear"), a.GetString("padding_mode", "zeros"),
+                              a.GetInt("align_corners", 0) != 0)};
   });
 }
 

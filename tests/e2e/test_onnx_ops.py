@@ -1,6 +1,7 @@
 """ONNX operators whose backend-suite cases feed a shape-determining operand at run time (so the suite
 counts them as unsupported until the VM issue lands), checked here with that operand a constant, as
-exported models have it: CumSum / CumProd (axis), compiled by `tessera compile`, run by `tessera run`,
+exported models have it: CumSum / CumProd (axis); and GridSample (every mode, padding and alignment,
+2-D and 3-D). Compiled by `tessera compile`, run by `tessera run`,
 against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
@@ -71,3 +72,50 @@ def test_cumsum_and_cumprod_every_attribute(tmp_path):
     sub = tmp_path / "ort"
     sub.mkdir()
     np.testing.assert_allclose(_run(sub, model, {"X": x})[0], want, rtol=1e-4, atol=1e-5)
+
+
+def _grid_sample_model(x_shape, grid_shape, opset, cases):
+    nodes, outputs = [], []
+    for i, (mode, padding, align) in enumerate(cases):
+        nodes.append(helper.make_node("GridSample", ["X", "G"], [f"Y{i}"], mode=mode, padding_mode=padding,
+                                      align_corners=align))
+        outputs.append(helper.make_tensor_value_info(f"Y{i}", TensorProto.FLOAT, None))
+    graph = helper.make_graph(nodes, "gs", [helper.make_tensor_value_info("X", TensorProto.FLOAT, x_shape),
+                                            helper.make_tensor_value_info("G", TensorProto.FLOAT, grid_shape)], outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_grid_sample_every_mode_padding_and_alignment(tmp_path):
+    # Grid points up to 1.7 outside [-1, 1]: several reflections deep, and zeros / border taps.
+    # Checked against the ONNX reference implementation, and against ONNX Runtime except for cubic
+    # with border padding: there ONNX Runtime (as PyTorch) clamps only the taps, while the reference
+    # (and the backend suite's test_gridsample_bicubic_border_*) first clamps the coordinate.
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    g = rng.uniform(-2.7, 2.7, size=(2, 4, 7, 2)).astype(np.float32)
+    cases = [(m, p, a) for m in ("linear", "nearest", "cubic") for p in ("zeros", "border", "reflection")
+             for a in (0, 1)]
+    model = _grid_sample_model(list(x.shape), list(g.shape), 20, cases)
+    feeds = {"X": x, "G": g}
+    want_ref = ReferenceEvaluator(model).run(None, feeds)
+    want_ort = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    for (mode, padding, align), got, wr, wo in zip(cases, _run(tmp_path, model, feeds), want_ref, want_ort):
+        what = f"{mode} {padding} align_corners={align}"
+        np.testing.assert_allclose(got, wr, rtol=1e-4, atol=1e-5, err_msg=what + " vs the reference")
+        if (mode, padding) != ("cubic", "border"):
+            np.testing.assert_allclose(got, wo, rtol=1e-4, atol=1e-5, err_msg=what + " vs ONNX Runtime")
+
+
+def test_grid_sample_volumetric_against_the_reference(tmp_path):
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2, 3, 4, 5)).astype(np.float32)
+    g = rng.uniform(-1.5, 1.5, size=(1, 2, 3, 4, 3)).astype(np.float32)
+    cases = [(m, p, 0) for m in ("linear", "nearest", "cubic") for p in ("zeros", "border", "reflection")]
+    model = _grid_sample_model(list(x.shape), list(g.shape), 20, cases)
+    want = ReferenceEvaluator(model).run(None, {"X": x, "G": g})
+    for (mode, padding, _), got, w in zip(cases, _run(tmp_path, model, {"X": x, "G": g}), want):
+        np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5, err_msg=f"{mode} {padding}")

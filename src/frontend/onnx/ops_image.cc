@@ -1,4 +1,5 @@
-// ONNX Resize-10/11/13/18/19 and Upsample-7/9/10 -> image.resize (graph/op/image.cc).
+// ONNX Resize-10/11/13/18/19 and Upsample-7/9/10 -> image.resize, GridSample-16/20/22 ->
+// image.grid_sample (graph/op/image.cc).
 //
 // The output extents and the scale of each axis's coordinate transform are fixed here, at
 // import, from the `scales` or `sizes` operand (constants or foldable; a run-time value is
@@ -166,9 +167,24 @@ void ConvertUpsample(NodeContext& ctx) {
   EmitResize(ctx, req);
 }
 
+// GridSample-16 (4-D; modes bilinear / nearest / bicubic) and -20/22 (N-D; linear / nearest /
+// cubic).
+void ConvertGridSample(NodeContext& ctx) {
+  std::string mode = ctx.AttrString("mode", ctx.opset() < 20 ? "bilinear" : "linear");
+  if (mode == "bilinear") mode = "linear";
+  if (mode == "bicubic") mode = "cubic";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    ctx.Fail("unknown mode '" + mode + "' (linear / bilinear, nearest, cubic / bicubic)");
+  Attrs attrs{{"mode", mode},
+              {"padding_mode", ctx.AttrString("padding_mode", "zeros")},
+              {"align_corners", ctx.AttrInt("align_corners", 0)}};
+  ctx.SetOutput(0, ctx.Call("image.grid_sample", {ctx.Input(0), ctx.Input(1)}, attrs));
+}
+
 }  // namespace
 
 void RegisterImageConverters(ConverterTable& t) {
+  t["GridSample"] = ConvertGridSample;
   t["Resize"] = ConvertResize;
   t["Upsample"] = ConvertUpsample;
 }

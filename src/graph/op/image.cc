@@ -1,4 +1,5 @@
-// Image ops: image.resize (ONNX Resize and Upsample; the computation is topi::resize).
+// Image ops: image.resize (ONNX Resize and Upsample; the computation is topi::resize) and
+// image.grid_sample (ONNX GridSample; topi::grid_sample).
 #include <set>
 
 #include "op_groups.h"
@@ -52,6 +53,26 @@ Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+// x [N, C, D1..Dr], grid [N, O1..Or, r] -> [N, C, O1..Or]. attrs: mode, padding_mode, align_corners.
+Type GridSampleRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& g = TensorArg(args, 1);
+  TESSERA_CHECK(x.dtype.is_float() && g.dtype.is_float(), "x and grid must be float tensors, got ", x.dtype.str(),
+                " and ", g.dtype.str());
+  const int64_t r = x.ndim() - 2;
+  TESSERA_CHECK(r >= 1, "x must be [N, C, D1, ...], got ", ShapeStr(x.shape));
+  TESSERA_CHECK(g.ndim() == r + 2 && g.shape.back() == Dim(r), "grid must be [N, O1..O", r, ", ", r, "], got ",
+                ShapeStr(g.shape));
+  const std::string mode = attrs.GetString("mode", "linear"), pad = attrs.GetString("padding_mode", "zeros");
+  TESSERA_CHECK(mode == "nearest" || mode == "linear" || mode == "cubic", "unknown mode '", mode,
+                "' (nearest, linear, cubic)");
+  TESSERA_CHECK(pad == "zeros" || pad == "border" || pad == "reflection", "unknown padding_mode '", pad,
+                "' (zeros, border, reflection)");
+  Shape out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), g.shape.begin() + 1, g.shape.end() - 1);
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 }  // namespace
 
 void RegisterImageOps(OpRegistry& r) {
@@ -59,6 +80,9 @@ void RegisterImageOps(OpRegistry& r) {
              "ONNX Resize / Upsample: nearest, linear or cubic interpolation over `axes` (topi/image/resize.h). "
              "attrs: axes, sizes, scales, mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a, "
              "exclude_outside, extrapolation_value, antialias, roi_start, roi_end");
+  r.Register("image.grid_sample", 2, kInjective, GridSampleRel,
+             "ONNX GridSample: x sampled at the normalised grid coordinates (topi/image/grid_sample.h). "
+             "attrs: mode, padding_mode, align_corners");
 }
 
 }  // namespace tessera::graph::op

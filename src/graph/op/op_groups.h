@@ -13,6 +13,6 @@ void RegisterLayoutOps(OpRegistry& r);     // layout.cc: NCHWc conv, layout_tran
 void RegisterLogicalOps(OpRegistry& r);    // logical.cc: comparisons, logic, where, mod, more math
 void RegisterActivationOps(OpRegistry& r); // activation.cc
 void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax
-void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize
+void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample
 
 }  // namespace tessera::graph::op
