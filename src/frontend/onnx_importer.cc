@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "onnx/context.h"
@@ -108,6 +109,38 @@ void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
   }
 }
 
+// Every node whose operator has no converter (or whose domain is not ai.onnx), listed before
+// any node is converted so that the user sees all of them at once, grouped by operator:
+//   m.onnx: 3 nodes use 2 operators that Tessera's ONNX importer does not support (opset 16):
+//     If: 2 nodes ('If_0', 'If_1')
+//     LSTM: 1 node ('lstm')
+// A single such node keeps the per-node message that ConvertNode gives.
+void CheckEveryOperatorIsSupported(const onnx::GraphProto& g, ImportState& state) {
+  std::map<std::string, std::vector<std::string>> missing;  // "domain:op" or "op" -> node names
+  int first = -1, count = 0;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& node = g.node(i);
+    const bool foreign = !node.domain().empty() && node.domain() != "ai.onnx";
+    if (!foreign && FindConverter(node.op_type())) continue;
+    if (first < 0) first = i;
+    ++count;
+    const std::string op = foreign ? node.domain() + ":" + node.op_type() : node.op_type();
+    missing[op].push_back(node.name().empty() ? "node #" + std::to_string(i) : "'" + node.name() + "'");
+  }
+  if (count == 0) return;
+  if (count == 1) ConvertNode(state, g.node(first), first);  // throws the per-node message
+  std::ostringstream msg;
+  msg << state.source << ": " << count << " nodes use " << missing.size()
+      << " operators that Tessera's ONNX importer does not support (opset " << state.opset << "):";
+  for (const auto& [op, nodes] : missing) {
+    msg << "\n  " << op << ": " << nodes.size() << (nodes.size() == 1 ? " node (" : " nodes (");
+    for (size_t k = 0; k < nodes.size() && k < 5; ++k) msg << (k ? ", " : "") << nodes[k];
+    if (nodes.size() > 5) msg << ", and " << nodes.size() - 5 << " more";
+    msg << ")";
+  }
+  throw UnsupportedError(msg.str());
+}
+
 ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opts, const std::string& source) {
   if (!model.has_graph()) {
     TESSERA_THROW(UserError, source, ": the ONNX model has no graph; is this a complete .onnx model file?");
@@ -144,6 +177,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
       TESSERA_THROW(UserError, source, ": input_shapes names '", name, "', which is not a graph input");
     }
   }
+  CheckEveryOperatorIsSupported(g, state);
   for (int i = 0; i < g.node_size(); ++i) ConvertNode(state, g.node(i), i);
 
   std::vector<graph::Expr> outs;

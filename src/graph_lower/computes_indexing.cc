@@ -32,6 +32,9 @@ void RegisterIndexingComputes(graph::OpRegistry& r) {
   r.SetCompute("trilu", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::trilu(in[0], in[1], a.GetInt("upper", 1) != 0)};
   });
+  r.SetCompute("topk_indices", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::topk_indices(in[0], a.GetInt("k"), a.GetInt("axis", -1), a.GetInt("largest", 1) != 0)};
+  });
   r.SetCompute("argmax", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::argmax(in[0], a.GetInt("axis", 0), a.GetInt("keepdims", 1) != 0,
                          a.GetInt("select_last_index", 0) != 0)};

@@ -1,5 +1,7 @@
 #include "tessera/topi/indexing.h"
 
+#include <algorithm>
+
 #include "tessera/support/error.h"
 #include "tessera/topi/broadcast.h"
 #include "tessera/topi/tags.h"
@@ -179,6 +181,41 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, bool select_last_ind
 }
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index) {
   return ArgReduce(x, axis, keepdims, select_last_index, false);
+}
+
+Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis_in, bool largest) {
+  const std::vector<int64_t> xs = ConstShape(x);
+  const int nd = static_cast<int>(xs.size());
+  const int axis = NormalizeAxis(axis_in, nd, "topk");
+  const int64_t n = xs[axis];
+  TESSERA_CHECK(k >= 0 && k <= n, "topk: k = ", k, " must be in [0, ", n, "] (the extent of axis ", axis, ")");
+  auto with = [&](const std::vector<Var>& o, PrimExpr v) {
+    std::vector<PrimExpr> idx = AsExprs(o);
+    idx[axis] = std::move(v);
+    return idx;
+  };
+  // rank[i] = #{j : x[j] comes before x[i]}: larger (smaller) values first, ties by index.
+  te::IterVar j = te::reduce_axis(Range(Index(0), Index(std::max<int64_t>(n, 1))), "j");
+  Tensor rank = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr xi = x(AsExprs(i)), xj = x(with(i, j.var));
+        PrimExpr before = largest ? xj > xi : xj < xi;
+        before = before || (xj == xi && PrimExpr(j.var) < PrimExpr(i[axis]));
+        return te::sum(ir::select(before, Index(1), Index(0)), {j});
+      },
+      "T_topk_rank", tag::kCommReduce);
+  std::vector<int64_t> out = xs;
+  out[axis] = k;
+  te::IterVar e = te::reduce_axis(Range(Index(0), Index(std::max<int64_t>(n, 1))), "e");
+  return te::compute(
+      MakeShape(out),
+      [&](const std::vector<Var>& r) {
+        PrimExpr hit = rank(with(r, e.var)) == PrimExpr(r[axis]);
+        return te::sum(ir::select(hit, ir::cast(DataType::Int(64), e.var), ir::make_const(DataType::Int(64), int64_t{0})),
+                       {e});
+      },
+      "T_topk_indices", tag::kCommReduce);
 }
 
 }  // namespace tessera::topi

@@ -56,6 +56,24 @@ def test_unsupported_op_names_op_node_and_opset(tmp_path):
     expect_error(run_cli("compile", path, "-o", tmp_path / "x.so", check=False), "Unique", "my_unique_node", "13")
 
 
+def test_every_unsupported_node_is_listed_at_once(tmp_path):
+    # Three nodes of two unsupported ops (Unique twice, one com.microsoft op), between supported ones:
+    # one error lists all of them, grouped by op with counts, and `inspect` says the same.
+    f = onnx.TensorProto.FLOAT
+    nodes = [oh.make_node("Relu", ["x"], ["r"], name="relu"),
+             oh.make_node("Unique", ["r"], ["u1"], name="unique_a"),
+             oh.make_node("Unique", ["u1"], ["u2"]),
+             oh.make_node("FusedConv", ["u2"], ["y"], name="fused", domain="com.microsoft")]
+    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", f, [4])], [oh.make_tensor_value_info("y", f, None)])
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13), oh.make_opsetid("com.microsoft", 1)])
+    path = tmp_path / "many.onnx"
+    onnx.save(model, str(path))
+    for cmd in (("compile", path, "-o", tmp_path / "x.so"), ("inspect", path)):
+        proc = run_cli(*cmd, check=False)
+        expect_error(proc, "3 nodes use 2 operators that Tessera's ONNX importer does not support (opset 13)",
+                     "Unique: 2 nodes ('unique_a', node #2)", "com.microsoft:FusedConv: 1 node ('fused')")
+
+
 def test_wrong_input_name(tmp_path, mnist_so):
     x = tmp_path / "x.npy"
     np.save(x, np.zeros((1, 1, 28, 28), np.float32))

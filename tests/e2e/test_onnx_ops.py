@@ -1,7 +1,7 @@
 """ONNX operators whose backend-suite cases feed a shape-determining operand at run time (so the suite
 counts them as unsupported until the VM issue lands), checked here with that operand a constant, as
 exported models have it: CumSum / CumProd (axis); and GridSample (every mode, padding and alignment,
-2-D and 3-D). Compiled by `tessera compile`, run by `tessera run`,
+2-D and 3-D); TopK (k). Compiled by `tessera compile`, run by `tessera run`,
 against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
@@ -119,3 +119,25 @@ def test_grid_sample_volumetric_against_the_reference(tmp_path):
     want = ReferenceEvaluator(model).run(None, {"X": x, "G": g})
     for (mode, padding, _), got, w in zip(cases, _run(tmp_path, model, {"X": x, "G": g}), want):
         np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5, err_msg=f"{mode} {padding}")
+
+
+def test_topk_every_attribute_against_onnxruntime(tmp_path):
+    # Ties (integers drawn from a small range) must come out by ascending index, as the spec says.
+    for dtype, tp in ((np.float32, TensorProto.FLOAT), (np.int64, TensorProto.INT64)):
+        rng = np.random.default_rng(7)
+        x = (rng.integers(0, 5, size=(3, 7, 4)) if dtype == np.int64 else rng.standard_normal((3, 7, 4))).astype(dtype)
+        nodes, inits, outputs = [], [], []
+        for i, (k, axis, largest) in enumerate([(3, 1, 1), (2, -1, 0), (7, 1, 0), (1, 0, 1), (0, 2, 1)]):
+            inits.append(numpy_helper.from_array(np.array([k], dtype=np.int64), f"k{i}"))
+            nodes.append(helper.make_node("TopK", ["X", f"k{i}"], [f"V{i}", f"I{i}"], axis=axis, largest=largest))
+            outputs += [helper.make_tensor_value_info(f"V{i}", tp, None),
+                        helper.make_tensor_value_info(f"I{i}", TensorProto.INT64, None)]
+        graph = helper.make_graph(nodes, "topk", [helper.make_tensor_value_info("X", tp, list(x.shape))], outputs,
+                                  initializer=inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+        want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
+        sub = tmp_path / np.dtype(dtype).name
+        sub.mkdir()
+        for out, got, w in zip(outputs, _run(sub, model, {"X": x}), want):
+            assert got.shape == w.shape and got.dtype == w.dtype, out.name
+            np.testing.assert_array_equal(got, w, err_msg=f"{out.name} {dtype.__name__}")

@@ -1,5 +1,6 @@
 // Index-mapping computes of the ONNX spec: broadcast_to (Expand), tile, pad with a mode,
-// gather_elements, trilu (tag "injective") and arg reductions (tag "comm_reduce").
+// gather_elements, trilu (tag "injective") and arg reductions and TopK's ranking (tag
+// "comm_reduce").
 // Static shapes only.
 #pragma once
 
@@ -36,5 +37,12 @@ Tensor trilu(const Tensor& x, const Tensor& k, bool upper);
 /// the last when select_last_index.
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index);
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index);
+
+/// The indices (int64) of ONNX TopK along axis: x's shape with k on the axis, the k largest
+/// (smallest) elements in descending (ascending) order, equal elements by ascending index (the
+/// spec's tie rule). Values are gather_elements(x, indices, axis). Sorting as ranking: the
+/// rank of each element is the number of elements that precede it (a reduction over the axis),
+/// and output r takes the element of rank r: O(n^2) in the axis extent n.
+Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis, bool largest);
 
 }  // namespace tessera::topi

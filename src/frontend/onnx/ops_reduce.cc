@@ -1,7 +1,7 @@
 // ONNX reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (axes an
 // attribute before opset 13 (ReduceSum) / 18 (the others), an optional input from then on;
 // keepdims default 1; noop_with_empty_axes), ArgMax / ArgMin (select_last_index from 12),
-// CumSum / CumProd.
+// TopK, CumSum / CumProd.
 #include "const_eval.h"
 #include "context.h"
 #include "tessera/graph/infer_type.h"
@@ -89,6 +89,26 @@ Converter R(Kind k, int64_t axes_input_opset = 18) {
   return [k, axes_input_opset](NodeContext& ctx) { ConvertReduce(ctx, k, axes_input_opset); };
 }
 
+// TopK-1/10/11: k from the attribute (opset 1) or input 1 (10+, known at import); outputs
+// Values (gather_elements of the indices) and Indices (int64), sorted (also for sorted=0, which
+// leaves the order to the implementation).
+void ConvertTopK(NodeContext& ctx) {
+  int64_t k = 0;
+  if (ctx.opset() < 10) {
+    k = ctx.AttrInt("k");
+  } else {
+    std::vector<int64_t> v = ctx.InputInts(1, "TopK's k");
+    if (v.size() != 1) ctx.Fail("k must hold one value, got " + std::to_string(v.size()));
+    k = v[0];
+  }
+  if (k < 0) ctx.Fail("k must be >= 0, got " + std::to_string(k));
+  const int64_t axis = ctx.AttrInt("axis", -1), largest = ctx.opset() >= 11 ? ctx.AttrInt("largest", 1) : 1;
+  Expr x = ctx.Input(0);
+  Expr idx = ctx.Call("topk_indices", {x}, Attrs{{"k", k}, {"axis", axis}, {"largest", largest}});
+  ctx.SetOutput(0, ctx.Call("gather_elements", {x, idx}, Attrs{{"axis", axis}}));
+  ctx.SetOutput(1, idx);
+}
+
 // CumSum-11/14 and CumProd-26: x, axis (a scalar input, known at import); attrs exclusive,
 // reverse.
 Converter Cumulative(const char* op) {
@@ -103,6 +123,7 @@ Converter Cumulative(const char* op) {
 }  // namespace
 
 void RegisterReduceConverters(ConverterTable& t) {
+  t["TopK"] = ConvertTopK;
   t["CumSum"] = Cumulative("cumsum");
   t["CumProd"] = Cumulative("cumprod");
   t["ReduceSum"] = R(Kind::kSum, 13);

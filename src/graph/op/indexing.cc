@@ -121,6 +121,18 @@ Type ScatterRel(const std::vector<Type>& args, const Attrs& attrs, bool nd) {
   return TensorTypeNode::make(x.shape, x.dtype);
 }
 
+Type TopKIndicesRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  TESSERA_CHECK(x.ndim() >= 1, "needs a tensor of rank >= 1");
+  TESSERA_CHECK(!x.dtype.is_bool(), "needs a numeric tensor, got bool");
+  const int64_t axis = NormalizeAxis(attrs.GetInt("axis", -1), x.ndim()), k = attrs.GetInt("k");
+  TESSERA_CHECK(k >= 0 && (!x.shape[axis].is_static() || k <= x.shape[axis].value()), "k = ", k,
+                " must be in [0, ", ShapeStr(x.shape), "[", axis, "]]");
+  Shape out = x.shape;
+  out[axis] = Dim(k);
+  return TensorTypeNode::make(out, DataType::Int(64));
+}
+
 Type ArgReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   int64_t axis = NormalizeAxis(attrs.GetInt("axis", 0), x.ndim());
@@ -154,6 +166,9 @@ void RegisterIndexingOps(OpRegistry& r) {
              "data with update rows written at index tuples (ONNX ScatterND). attrs: reduction");
   r.Register("trilu", 2, kInjective, TriluRel,
              "zeroes the lower (upper=1) or upper (upper=0) triangle of the last two dims, offset by k. attrs: upper");
+  r.Register("topk_indices", 1, kCommReduce, TopKIndicesRel,
+             "the indices (int64) of the k largest / smallest elements along axis, sorted; ties by index "
+             "(ONNX TopK; the values are gather_elements). attrs: k, axis, largest");
   r.Register("argmax", 1, kCommReduce, ArgReduceRel,
              "index of the max along axis (int64). attrs: axis, keepdims, select_last_index");
   r.Register("argmin", 1, kCommReduce, ArgReduceRel,
