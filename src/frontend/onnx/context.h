@@ -105,5 +105,6 @@ void RegisterConvTransposeConverters(ConverterTable& t);  // ops_conv_transpose.
 void RegisterLossConverters(ConverterTable& t);    // ops_loss.cc
 void RegisterAttentionConverters(ConverterTable& t);  // ops_attention.cc
 void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.cc
+void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -17,6 +17,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterLossConverters(*t);
     RegisterAttentionConverters(*t);
     RegisterGatherScatterConverters(*t);
+    RegisterQuantizeConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

@@ -50,9 +50,17 @@ Converter Unary(const std::string& op) {
   return [op](NodeContext& ctx) { ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)})); };
 }
 
+// Pow-1/7/12/13/15: the result has the base's dtype. An integer base is raised in float64 and
+// truncated back (as numpy's power(...).astype and ONNX Runtime's std::pow do), so that a float
+// exponent is not truncated first: Pow(int32 [2, 3], float [5, 0.5]) = [32, 1].
 void ConvertPow(NodeContext& ctx) {
   Expr base = ctx.Input(0), exponent = ctx.Input(1);
   DataType bt = ctx.InputType(0).dtype;
+  if (!bt.is_float()) {
+    const Attrs f64{{"dtype", std::string("float64")}};
+    Expr p = ctx.Call("power", {ctx.Call("cast", {base}, f64), ctx.Call("cast", {exponent}, f64)});
+    return ctx.SetOutput(0, ctx.Call("cast", {p}, Attrs{{"dtype", bt.str()}}));
+  }
   if (ctx.InputType(1).dtype != bt) exponent = ctx.Call("cast", {exponent}, Attrs{{"dtype", bt.str()}});
   ctx.SetOutput(0, ctx.Call("power", {base, exponent}));
 }
