@@ -10,6 +10,8 @@
 // asinh, acosh, atanh (and erf / tanh of other types) call libm (tanf ...) lane by lane:
 // accurate to a few ulp.
 // sigmoid(x) = 1 / (1 + exp(-x)); rsqrt(x) = 1 / sqrt(x).
+// The integer intrinsics bitwise_and / or / xor / not and shift_left / shift_right map to
+// and / or / xor / not and shl / lshr (unsigned) / ashr (signed), an out-of-range amount giving 0.
 #include <algorithm>
 #include <iterator>
 
@@ -95,6 +97,30 @@ llvm::Value* CodeGenLLVM::EmitCall(const ir::PrimExpr& e) {
     }
   };
   const std::string& name = op->op;
+  if (t.is_int() || t.is_uint()) {
+    if (name == "bitwise_not") {
+      need(1);
+      return builder_.CreateNot(args[0]);
+    }
+    if (name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor") {
+      need(2);
+      const auto opc = name == "bitwise_and" ? llvm::Instruction::And
+                       : name == "bitwise_or" ? llvm::Instruction::Or
+                                              : llvm::Instruction::Xor;
+      return builder_.CreateBinOp(opc, args[0], args[1]);
+    }
+    if (name == "shift_left" || name == "shift_right") {
+      need(2);
+      // An amount >= the width (or negative) shifts everything out: 0 (LLVM gives poison).
+      llvm::Value* width = llvm::ConstantInt::get(args[1]->getType(), t.bits());
+      llvm::Value* in_range = builder_.CreateICmpULT(args[1], width);
+      llvm::Value* shifted = name == "shift_left"  ? builder_.CreateShl(args[0], args[1])
+                             : t.is_uint()         ? builder_.CreateLShr(args[0], args[1])
+                                                   : builder_.CreateAShr(args[0], args[1]);
+      return builder_.CreateSelect(in_range, builder_.CreateFreeze(shifted),
+                                   llvm::Constant::getNullValue(args[0]->getType()));
+    }
+  }
   if (!(t.is_float() || t.is_bfloat16())) {
     TESSERA_THROW(UnsupportedError, "LLVM codegen: intrinsic ", name, " on ", t.str(),
                   " is not supported (float types only)");

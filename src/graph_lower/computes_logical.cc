@@ -15,6 +15,12 @@ void RegisterLogicalComputes(graph::OpRegistry& r) {
   r.SetCompute("logical_and", BinaryCompute(&topi::logical_and));
   r.SetCompute("logical_or", BinaryCompute(&topi::logical_or));
   r.SetCompute("logical_xor", BinaryCompute(&topi::logical_xor));
+  r.SetCompute("bitwise_and", BinaryCompute(&topi::bitwise_and));
+  r.SetCompute("bitwise_or", BinaryCompute(&topi::bitwise_or));
+  r.SetCompute("bitwise_xor", BinaryCompute(&topi::bitwise_xor));
+  r.SetCompute("shift_left", BinaryCompute(&topi::shift_left));
+  r.SetCompute("shift_right", BinaryCompute(&topi::shift_right));
+  r.SetCompute("bitwise_not", UnaryCompute(&topi::bitwise_not));
   r.SetCompute("logical_not", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
     return {topi::logical_not(in[0])};
   });

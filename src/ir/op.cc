@@ -263,6 +263,25 @@ PrimExpr floor(PrimExpr x) { return Intrin("floor", std::move(x)); }
 PrimExpr ceil(PrimExpr x) { return Intrin("ceil", std::move(x)); }
 PrimExpr round(PrimExpr x) { return Intrin("round", std::move(x)); }
 PrimExpr erf(PrimExpr x) { return Intrin("erf", std::move(x)); }
+
+namespace {
+PrimExpr IntIntrin(const char* name, std::vector<PrimExpr> args) {
+  for (const PrimExpr& a : args) {
+    TESSERA_ICHECK(a.defined(), name, ": undefined argument");
+    TESSERA_ICHECK((a.dtype().is_int() || a.dtype().is_uint()) && a.dtype() == args[0].dtype(), name,
+                   ": needs integer arguments of one dtype, got ", a.dtype().str());
+  }
+  DataType t = args[0].dtype();
+  return CallNode::make(t, name, std::move(args));
+}
+}  // namespace
+
+PrimExpr bitwise_and(PrimExpr a, PrimExpr b) { return IntIntrin("bitwise_and", {std::move(a), std::move(b)}); }
+PrimExpr bitwise_or(PrimExpr a, PrimExpr b) { return IntIntrin("bitwise_or", {std::move(a), std::move(b)}); }
+PrimExpr bitwise_xor(PrimExpr a, PrimExpr b) { return IntIntrin("bitwise_xor", {std::move(a), std::move(b)}); }
+PrimExpr bitwise_not(PrimExpr a) { return IntIntrin("bitwise_not", {std::move(a)}); }
+PrimExpr shift_left(PrimExpr a, PrimExpr b) { return IntIntrin("shift_left", {std::move(a), std::move(b)}); }
+PrimExpr shift_right(PrimExpr a, PrimExpr b) { return IntIntrin("shift_right", {std::move(a), std::move(b)}); }
 PrimExpr pow(PrimExpr x, PrimExpr y) {
   MatchTypes("pow", x, y);
   DataType t = x.dtype();

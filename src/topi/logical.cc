@@ -48,6 +48,27 @@ Tensor logical_not(const Tensor& x) {
   return Unary(x, [](PrimExpr v) { return !v; }, "T_logical_not");
 }
 
+namespace {
+Tensor IntBinary(const Tensor& a, const Tensor& b, PrimExpr (*f)(PrimExpr, PrimExpr), const std::string& name) {
+  TESSERA_CHECK((a.dtype().is_int() || a.dtype().is_uint()) && a.dtype() == b.dtype(), name,
+                " needs integer tensors of one dtype, got ", a.dtype().str(), " and ", b.dtype().str());
+  return BroadcastBinary(a, b, [f](PrimExpr x, PrimExpr y) { return f(x, y); }, "T_" + name);
+}
+}  // namespace
+
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return IntBinary(a, b, &ir::bitwise_and, "bitwise_and"); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return IntBinary(a, b, &ir::bitwise_or, "bitwise_or"); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return IntBinary(a, b, &ir::bitwise_xor, "bitwise_xor"); }
+Tensor shift_left(const Tensor& a, const Tensor& b) { return IntBinary(a, b, &ir::shift_left, "shift_left"); }
+Tensor shift_right(const Tensor& a, const Tensor& b) { return IntBinary(a, b, &ir::shift_right, "shift_right"); }
+Tensor bitwise_not(const Tensor& x) {
+  TESSERA_CHECK(x.dtype().is_int() || x.dtype().is_uint(), "bitwise_not needs an integer tensor, got ",
+                x.dtype().str());
+  return te::compute(
+      x.shape(), [&](const std::vector<Var>& i) { return ir::bitwise_not(x(AsExprs(i))); }, "T_bitwise_not",
+      tag::kElemWise);
+}
+
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
   CheckBool(cond, "where (condition)");
   TESSERA_CHECK(x.dtype() == y.dtype(), "where: x and y dtypes differ (", x.dtype().str(), " vs ", y.dtype().str(),

@@ -32,8 +32,13 @@ double RoundTo(DataType t, double v) {
   if (t.is_bool()) return v != 0 ? 1 : 0;
   if (t.is_int() || t.is_uint()) {
     double r = std::trunc(v);
-    if (t.bits() == 32) return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(r)));
-    return r;
+    if (t.bits() >= 64) return r;
+    // Wrap to the width, as the machine does (two's complement).
+    const uint64_t mask = (uint64_t{1} << t.bits()) - 1;
+    uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(r)) & mask;
+    if (t.is_uint()) return static_cast<double>(u);
+    const uint64_t sign = uint64_t{1} << (t.bits() - 1);
+    return static_cast<double>(static_cast<int64_t>(u ^ sign) - static_cast<int64_t>(sign));
   }
   return v;
 }
@@ -163,6 +168,13 @@ class Interp {
     if (op == "exp2") return std::exp2(a[0]);
     if (op == "sin") return std::sin(a[0]);
     if (op == "cos") return std::cos(a[0]);
+    auto i = [&](size_t k) { return static_cast<int64_t>(a[k]); };
+    if (op == "bitwise_and") return static_cast<double>(i(0) & i(1));
+    if (op == "bitwise_or") return static_cast<double>(i(0) | i(1));
+    if (op == "bitwise_xor") return static_cast<double>(i(0) ^ i(1));
+    if (op == "bitwise_not") return static_cast<double>(~i(0));
+    if (op == "shift_left") return i(1) < 0 || i(1) >= 64 ? 0.0 : static_cast<double>(static_cast<uint64_t>(i(0)) << i(1));
+    if (op == "shift_right") return i(1) < 0 || i(1) >= 64 ? 0.0 : static_cast<double>(i(0) >> i(1));
     throw std::runtime_error("unknown intrinsic " + op);
   }
 

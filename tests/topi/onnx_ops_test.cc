@@ -52,6 +52,33 @@ TEST(TopiOnnxOps, WhereBroadcastsAllThree) {
   testing::CheckAllModes({a, b, c}, y, {da, db, dc}, want);
 }
 
+TEST(TopiOnnxOps, BitwiseAndShiftsIncludingOutOfRangeAmounts) {
+  const DataType u8 = DataType::UInt(8), i32 = DataType::Int(32);
+  Tensor a = te::placeholder(MakeShape({6}), u8, "a");
+  Tensor b = te::placeholder(MakeShape({6}), u8, "b");
+  Data da = {1, 0x81, 255, 16, 7, 200}, db = {0, 1, 7, 8, 9, 3};
+  Data shl, shr, band, bor, bxor, bnot;
+  for (int i = 0; i < 6; ++i) {
+    const unsigned x = static_cast<unsigned>(da[i]), y = static_cast<unsigned>(db[i]);
+    shl.push_back(y >= 8 ? 0 : (x << y) & 0xff);  // an amount >= 8 bits shifts everything out
+    shr.push_back(y >= 8 ? 0 : x >> y);
+    band.push_back(x & y);
+    bor.push_back(x | y);
+    bxor.push_back(x ^ y);
+    bnot.push_back(~x & 0xff);
+  }
+  testing::CheckAllModes({a, b}, shift_left(a, b), {da, db}, shl);
+  testing::CheckAllModes({a, b}, shift_right(a, b), {da, db}, shr);
+  testing::CheckAllModes({a, b}, bitwise_and(a, b), {da, db}, band);
+  testing::CheckAllModes({a, b}, bitwise_or(a, b), {da, db}, bor);
+  testing::CheckAllModes({a, b}, bitwise_xor(a, b), {da, db}, bxor);
+  testing::CheckAllModes({a}, bitwise_not(a), {da}, bnot);
+  // Signed: arithmetic right shift keeps the sign.
+  Tensor c = te::placeholder(MakeShape({2}), i32, "c"), d = te::placeholder(MakeShape({2}), i32, "d");
+  testing::CheckAllModes({c, d}, shift_right(c, d), {{-16, 64}, {2, 3}}, {-4, 8});
+  EXPECT_THROW(bitwise_and(a, c), UserError);
+}
+
 TEST(TopiOnnxOps, PadModes) {
   Tensor x = te::placeholder(MakeShape({4}), f32, "x");
   Data in = {1, 2, 3, 4};

@@ -52,6 +52,8 @@ void Convert(DataType t, Data* d, void* p, bool in) {
   else if (t == DataType::Float(64)) in ? CopyIn<double>(*d, p) : CopyOut<double>(p, d);
   else if (t == DataType::Int(32)) in ? CopyIn<int32_t>(*d, p) : CopyOut<int32_t>(p, d);
   else if (t == DataType::Int(64)) in ? CopyIn<int64_t>(*d, p) : CopyOut<int64_t>(p, d);
+  else if (t == DataType::UInt(8)) in ? CopyIn<uint8_t>(*d, p) : CopyOut<uint8_t>(p, d);
+  else if (t == DataType::Int(8)) in ? CopyIn<int8_t>(*d, p) : CopyOut<int8_t>(p, d);
   else FAIL() << "JIT test harness: unsupported dtype " << t.str();
 }
 #endif

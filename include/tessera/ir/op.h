@@ -75,4 +75,14 @@ PrimExpr round(PrimExpr x);
 PrimExpr erf(PrimExpr x);
 PrimExpr pow(PrimExpr x, PrimExpr y);
 
+// Integer bit intrinsics (Call nodes), dtype of the first argument; both arguments of one
+// integer dtype. shift_left / shift_right by an amount >= the bit width give 0 (LLVM's shl /
+// lshr would give poison); shift_right is logical for unsigned and arithmetic for signed types.
+PrimExpr bitwise_and(PrimExpr a, PrimExpr b);
+PrimExpr bitwise_or(PrimExpr a, PrimExpr b);
+PrimExpr bitwise_xor(PrimExpr a, PrimExpr b);
+PrimExpr bitwise_not(PrimExpr a);
+PrimExpr shift_left(PrimExpr a, PrimExpr b);
+PrimExpr shift_right(PrimExpr a, PrimExpr b);
+
 }  // namespace tessera::ir

@@ -19,6 +19,16 @@ Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& x);
 
+/// Bitwise and / or / xor / not of integer tensors (one dtype; ONNX BitwiseAnd ... BitwiseNot)
+/// and ONNX BitShift (shift_left / shift_right by the second operand; an amount >= the bit
+/// width gives 0).
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& x);
+Tensor shift_left(const Tensor& a, const Tensor& b);
+Tensor shift_right(const Tensor& a, const Tensor& b);
+
 /// out = cond ? x : y, all three broadcast together (ONNX Where); cond is bool, x and y share
 /// a dtype.
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);

@@ -1,4 +1,5 @@
 // ONNX comparisons and logic (Equal, Less, Greater, LessOrEqual, GreaterOrEqual, Not, And, Or,
+// BitwiseAnd / Or / Xor / Not, BitShift,
 // Xor, Where, IsNaN, IsInf), Mod, Mean and the unary math ops Erf, Floor, Ceil, Round,
 // Reciprocal, Sign, Sin ... Atanh. All opset versions of these ops share their semantics
 // (later versions only add dtypes); binary ops broadcast per numpy rules (opset 7+). Known
@@ -79,6 +80,17 @@ Converter Unary(const std::string& op) {
   return [op](NodeContext& ctx) { ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)})); };
 }
 
+Converter Binary(const std::string& op) {
+  return [op](NodeContext& ctx) { ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0), ctx.Input(1)})); };
+}
+
+// BitShift-11: direction LEFT / RIGHT (required), unsigned tensors.
+void ConvertBitShift(NodeContext& ctx) {
+  const std::string dir = ctx.AttrString("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") ctx.Fail("attribute direction must be LEFT or RIGHT, got '" + dir + "'");
+  ctx.SetOutput(0, ctx.Call(dir == "LEFT" ? "shift_left" : "shift_right", {ctx.Input(0), ctx.Input(1)}));
+}
+
 // Sign folds too (shape arithmetic); the rest are plain elementwise ops.
 void ConvertSign(NodeContext& ctx) {
   if (CanFold(ctx)) {
@@ -100,6 +112,11 @@ void RegisterLogicConverters(ConverterTable& t) {
   t["Or"] = Compare("logical_or", [](const auto& v) -> long double { return v[0] != 0 || v[1] != 0; });
   t["Xor"] = Compare("logical_xor", [](const auto& v) -> long double { return (v[0] != 0) != (v[1] != 0); });
   t["Not"] = ConvertNot;
+  t["BitwiseAnd"] = Binary("bitwise_and");
+  t["BitwiseOr"] = Binary("bitwise_or");
+  t["BitwiseXor"] = Binary("bitwise_xor");
+  t["BitwiseNot"] = Unary("bitwise_not");
+  t["BitShift"] = ConvertBitShift;
   t["Where"] = ConvertWhere;
   t["IsNaN"] = Unary("isnan");
   t["IsInf"] = ConvertIsInf;

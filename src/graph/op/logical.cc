@@ -47,6 +47,21 @@ Type ModRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(BroadcastShapes(a.shape, b.shape), a.dtype);
 }
 
+// Two integer tensors of one dtype, numpy broadcasting.
+Type IntBinaryRel(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& a = TensorArg(args, 0);
+  const TensorTypeNode& b = TensorArg(args, 1);
+  CheckSameDtype(a, b);
+  TESSERA_CHECK(a.dtype.is_int() || a.dtype.is_uint(), "needs integer tensors, got ", a.dtype.str());
+  return TensorTypeNode::make(BroadcastShapes(a.shape, b.shape), a.dtype);
+}
+
+Type IntUnaryRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  TESSERA_CHECK(x.dtype.is_int() || x.dtype.is_uint(), "needs an integer tensor, got ", x.dtype.str());
+  return IdentityRel(args, attrs);
+}
+
 Type FloatMathRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   TESSERA_CHECK(x.dtype.is_float(), "needs a float tensor, got ", x.dtype.str());
@@ -69,6 +84,11 @@ void RegisterLogicalOps(OpRegistry& r) {
     r.Register(name, 2, kBroadcast, LogicalBinaryRel, "numpy-broadcasting logic on bool tensors");
   }
   r.Register("logical_not", 1, kElemWise, LogicalNotRel, "!x on a bool tensor");
+  for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"}) {
+    r.Register(name, 2, kBroadcast, IntBinaryRel,
+               "numpy-broadcasting bit operation on integer tensors (shifts by >= the bit width give 0)");
+  }
+  r.Register("bitwise_not", 1, kElemWise, IntUnaryRel, "~x on an integer tensor");
   r.Register("where", 3, kBroadcast, WhereRel, "cond ? x : y with numpy broadcasting of all three");
   r.Register("mod", 2, kBroadcast, ModRel,
              "remainder. attrs: fmod (0: floor modulo, sign of the divisor, ints; 1: C fmod, sign of the dividend)");
