@@ -1,7 +1,7 @@
 """ONNX operators whose backend-suite cases feed a shape-determining operand at run time (so the suite
 counts them as unsupported until the VM issue lands), checked here with that operand a constant, as
 exported models have it: CumSum / CumProd (axis); and GridSample (every mode, padding and alignment,
-2-D and 3-D); TopK (k). Compiled by `tessera compile`, run by `tessera run`,
+2-D and 3-D); TopK (k); Einsum. Compiled by `tessera compile`, run by `tessera run`,
 against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
@@ -141,3 +141,32 @@ def test_topk_every_attribute_against_onnxruntime(tmp_path):
         for out, got, w in zip(outputs, _run(sub, model, {"X": x}), want):
             assert got.shape == w.shape and got.dtype == w.dtype, out.name
             np.testing.assert_array_equal(got, w, err_msg=f"{out.name} {dtype.__name__}")
+
+
+def test_einsum_equations_against_numpy(tmp_path):
+    rng = np.random.default_rng(8)
+    cases = [  # equation, operand shapes
+        ("bhid,bhjd->bhij", [(2, 3, 4, 5), (2, 3, 6, 5)]),   # attention scores
+        ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),            # a chain of three
+        ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]),             # broadcast ellipsis, implicit output
+        ("ii->i", [(4, 4)]),                                   # diagonal
+        ("ii", [(4, 4)]),                                      # trace
+        ("i,j->ij", [(3,), (4,)]),                             # outer product
+        ("bij->jb", [(2, 3, 4)]),                              # sum + transpose
+        ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),         # bilinear
+        ("abc,cd->", [(2, 3, 4), (4, 5)]),                     # full contraction to a scalar
+    ]
+    for i, (eq, shapes) in enumerate(cases):
+        xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        names = [f"x{j}" for j in range(len(xs))]
+        node = helper.make_node("Einsum", names, ["y"], equation=eq)
+        graph = helper.make_graph([node], "einsum",
+                                  [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(x.shape)) for n, x in zip(names, xs)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+        sub = tmp_path / f"case{i}"
+        sub.mkdir()
+        got = _run(sub, model, dict(zip(names, xs)))[0]
+        want = np.einsum(eq, *xs)
+        assert got.shape == want.shape, f"{eq}: shape {got.shape} != {want.shape}"
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=eq)

@@ -106,5 +106,6 @@ void RegisterLossConverters(ConverterTable& t);    // ops_loss.cc
 void RegisterAttentionConverters(ConverterTable& t);  // ops_attention.cc
 void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.cc
 void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
+void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -18,6 +18,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterAttentionConverters(*t);
     RegisterGatherScatterConverters(*t);
     RegisterQuantizeConverters(*t);
+    RegisterEinsumConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
