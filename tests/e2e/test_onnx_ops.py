@@ -1,7 +1,7 @@
 """ONNX operators whose backend-suite cases feed a shape-determining operand at run time (so the suite
 counts them as unsupported until the VM issue lands), checked here with that operand a constant, as
 exported models have it: CumSum / CumProd (axis); and GridSample (every mode, padding and alignment,
-2-D and 3-D); TopK (k); Einsum. Compiled by `tessera compile`, run by `tessera run`,
+2-D and 3-D); TopK (k); Einsum; 3-D Conv and pools. Compiled by `tessera compile`, run by `tessera run`,
 against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
@@ -170,3 +170,28 @@ def test_einsum_equations_against_numpy(tmp_path):
         want = np.einsum(eq, *xs)
         assert got.shape == want.shape, f"{eq}: shape {got.shape} != {want.shape}"
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=eq)
+
+
+def test_volumetric_conv_and_pools_with_auto_pad_against_onnxruntime(tmp_path):
+    # 3-D windows run as 2-D ones (frontend/onnx/ops_volume.cc): SAME padding with an odd total,
+    # asymmetric explicit pads on the depth axis, groups and dilations.
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 4, 5, 6, 7)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 2, 3)).astype(np.float32)
+    b = rng.standard_normal((6,)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")]
+    nodes = [
+        helper.make_node("Conv", ["X", "W", "B"], ["Y0"], group=2, strides=[2, 1, 2], auto_pad="SAME_UPPER"),
+        helper.make_node("Conv", ["X", "W"], ["Y1"], group=2, pads=[2, 0, 1, 1, 1, 0], dilations=[2, 1, 1]),
+        helper.make_node("MaxPool", ["X"], ["Y2"], kernel_shape=[2, 3, 2], strides=[2, 2, 1], auto_pad="SAME_LOWER"),
+        helper.make_node("AveragePool", ["X"], ["Y3"], kernel_shape=[3, 2, 3], pads=[1, 0, 1, 0, 1, 1],
+                         ceil_mode=1, strides=[2, 2, 2]),
+    ]
+    outputs = [helper.make_tensor_value_info(f"Y{i}", TensorProto.FLOAT, None) for i in range(len(nodes))]
+    graph = helper.make_graph(nodes, "vol", [helper.make_tensor_value_info("X", TensorProto.FLOAT, list(x.shape))],
+                              outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
+    for node, got, wv in zip(nodes, _run(tmp_path, model, {"X": x}), want):
+        assert got.shape == wv.shape, f"{node.op_type}: {got.shape} != {wv.shape}"
+        np.testing.assert_allclose(got, wv, rtol=1e-4, atol=1e-4, err_msg=node.op_type)

@@ -3,6 +3,7 @@
 // Softmax (opset < 13: flatten-to-2-D semantics; 13+: one axis), Gemm, MatMul, Dropout.
 #include "const_eval.h"
 #include "context.h"
+#include "volume.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -124,6 +125,7 @@ void ConvertPool1D(NodeContext& ctx, bool is_max) {
 
 void ConvertConv(NodeContext& ctx) {
   if (ctx.InputType(0).ndim() == 3) return ConvertConv1D(ctx);
+  if (ctx.InputType(0).ndim() == 5) return ConvertConv3D(ctx);
   CheckRank4(ctx, "Conv");
   const graph::TensorTypeNode& w = ctx.InputType(1);
   if (w.ndim() != 4) ctx.Fail("weight must be 4-D [O, C/group, kH, kW]");
@@ -143,6 +145,7 @@ void ConvertConv(NodeContext& ctx) {
 }
 
 void ConvertPool(NodeContext& ctx, bool is_max) {
+  if (ctx.InputType(0).ndim() == 5) return ConvertPool3D(ctx, is_max ? "max" : "avg");
   if (ctx.InputType(0).ndim() == 3) {
     if (is_max) {
       if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");
@@ -172,6 +175,7 @@ void ConvertPool(NodeContext& ctx, bool is_max) {
 // the padding, which adds 0) times the window size. 2-D (NCHW) and 1-D (NCL) windows.
 void ConvertLpPool(NodeContext& ctx) {
   const int64_t rank = ctx.InputType(0).ndim();
+  if (rank == 5) return ConvertPool3D(ctx, "lp");
   if (rank != 3 && rank != 4) CheckRank4(ctx, "LpPool");
   const DataType dt = ctx.InputType(0).dtype;
   if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
