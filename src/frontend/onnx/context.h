@@ -107,5 +107,6 @@ void RegisterAttentionConverters(ConverterTable& t);  // ops_attention.cc
 void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.cc
 void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
+void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
 
 }  // namespace tessera::frontend::onnx_import

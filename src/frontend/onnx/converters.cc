@@ -19,6 +19,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterGatherScatterConverters(*t);
     RegisterQuantizeConverters(*t);
     RegisterEinsumConverters(*t);
+    RegisterRotaryConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
