@@ -61,6 +61,30 @@ TEST(Report, TableCountsACaseUnderEachOpType) {
   EXPECT_LT(s.find("Add: 2 (1 failed, 1 crashed) of 2 cases", worst), s.find("Relu: 1", worst)) << s;
 }
 
+TEST(Report, CoverageTableRowsPerOpAndOpsetWithTheCommonestReason) {
+  std::vector<CaseInfo> cases = {Case("a", {"Add"}), Case("b", {"Add", "TopK"}), Case("c", {"TopK"}),
+                                 Case("d", {"TopK"})};
+  cases[0].opset = 13, cases[1].opset = 13, cases[2].opset = 11, cases[3].opset = 11;
+  std::vector<CaseResult> results = {R(Status::kPass), R(Status::kUnsupported), R(Status::kUnsupported),
+                                     R(Status::kUnsupported)};
+  results[1].message = "import: m.onnx: node #0 (op TopK, domain ai.onnx, opset 13): k is computed at run time";
+  results[2].message = results[3].message = "import: m.onnx: node #0 (op TopK, domain ai.onnx, opset 11): k | run time";
+  char tmpl[] = "/tmp/coverage_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  WriteCoverageMarkdown(tmpl, cases, results);
+  std::ifstream in(tmpl);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(tmpl);
+  const std::string md = text.str();
+  EXPECT_NE(md.find("conformance: 1 passed, 0 failed, 3 unsupported, 0 crashed of 4"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Add | 13 | 2 | 1 | 0 | 1 | 0 | k is computed at run time |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| TopK | 11 | 2 | 0 | 0 | 2 | 0 | k   run time |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| TopK | 13 | 1 | 0 | 0 | 1 | 0 | k is computed at run time |"), std::string::npos) << md;
+}
+
 TEST(Report, BaselineRoundTripsSortedPassingNames) {
   std::string path = ::testing::TempDir() + "/conformance_baseline_" + std::to_string(getpid()) + ".txt";
   std::vector<CaseInfo> cases = {Case("test_b", {}), Case("test_a", {}), Case("test_c", {})};

@@ -27,6 +27,24 @@ def run_cli(*args, check=True, timeout=900):
     return proc
 
 
+def compile_and_run(tmp_path, model, feeds):
+    """Saves `model` (an onnx.ModelProto) under tmp_path, compiles it with `tessera compile`, runs it on
+    `feeds` (name -> numpy array) with `tessera run --output`, and returns the outputs in graph order."""
+    import numpy as np
+    import onnx
+
+    onnx_path, so, out = tmp_path / "m.onnx", tmp_path / "m.so", tmp_path / "out.npz"
+    onnx.save(model, onnx_path)
+    args = []
+    for name, value in feeds.items():
+        np.save(tmp_path / f"{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
+    run_cli("compile", onnx_path, "-o", so)
+    run_cli("run", so, *args, "--output", out)
+    got = np.load(out)
+    return [got[o.name] for o in model.graph.output]
+
+
 @pytest.fixture(scope="session")
 def models_dir() -> pathlib.Path:
     d = shared_dir() / "models"

@@ -11,7 +11,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import run_cli
+from conftest import compile_and_run, run_cli
 
 ATOL, RTOL = 1e-4, 1e-4
 
@@ -41,15 +41,7 @@ def _model(x_shape, cases, opset=17, weight_inputs=False):
 def _compare(tmp_path, model, feeds, x_shape):
     x = np.random.default_rng(2).uniform(-1, 1, size=x_shape).astype(np.float32)
     feeds = {"X": x, **feeds}
-    onnx_path, so, out = tmp_path / "m.onnx", tmp_path / "m.so", tmp_path / "out.npz"
-    onnx.save(model, onnx_path)
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
-    run_cli("compile", onnx_path, "-o", so)
-    run_cli("run", so, *args, "--output", out)
-    got = np.load(out)
+    got = dict(zip((o.name for o in model.graph.output), compile_and_run(tmp_path, model, feeds)))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for node, w in zip(model.graph.node, sess.run(None, feeds)):
         g = got[node.output[0]]

@@ -6,24 +6,14 @@ against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
 import numpy as np
-import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import run_cli
+from conftest import compile_and_run
 
 
 def _run(tmp_path, model, feeds):
-    onnx_path, so, out = tmp_path / "m.onnx", tmp_path / "m.so", tmp_path / "out.npz"
-    onnx.save(model, onnx_path)
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
-    run_cli("compile", onnx_path, "-o", so)
-    run_cli("run", so, *args, "--output", out)
-    got = np.load(out)
-    return [got[o.name] for o in model.graph.output]
+    return compile_and_run(tmp_path, model, feeds)
 
 
 def _numpy_cumulative(x, axis, exclusive, reverse, product):

@@ -23,7 +23,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from conftest import run_cli
+from conftest import compile_and_run, run_cli
 
 ATOL, RTOL = 1e-5, 1e-4
 SHAPE = [1, 3, 7, 9]
@@ -59,13 +59,7 @@ def _model(cases, opset, dtype=TensorProto.FLOAT, shape=SHAPE):
 
 
 def _run_tessera(tmp_path, model, x):
-    onnx_path, so, xin, out = (tmp_path / n for n in ("m.onnx", "m.so", "x.npy", "out.npz"))
-    onnx.save(model, onnx_path)
-    np.save(xin, x)
-    run_cli("compile", onnx_path, "-o", so)
-    run_cli("run", so, "--input", f"X={xin}", "--output", out)
-    got = np.load(out)
-    return [got[o.name] for o in model.graph.output]
+    return compile_and_run(tmp_path, model, {"X": x})
 
 
 def _check(got, want, what):

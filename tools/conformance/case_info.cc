@@ -68,6 +68,8 @@ CaseInfo ReadCaseInfo(const std::string& suite, const std::string& dir) {
   if (!in || !model.ParseFromIstream(&in)) return info;
   const onnx::GraphProto& g = model.graph();
 
+  for (const auto& id : model.opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx") info.opset = id.version();
   std::set<std::string> ops;
   for (const auto& node : g.node()) ops.insert(OpTypeName(node));
   info.op_types.assign(ops.begin(), ops.end());

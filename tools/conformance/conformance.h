@@ -42,6 +42,8 @@ struct CaseInfo {
   /// Distinct op types of the model graph's nodes, sorted; ops outside the default ONNX
   /// domain are written "domain:OpType" (e.g. "ai.onnx.ml:LabelEncoder").
   std::vector<std::string> op_types;
+  /// The model's opset of the default ONNX domain (0 when the model cannot be read).
+  int64_t opset = 0;
   /// Graph inputs that are not initializer-backed, in graph-input order: input_<i>.pb feeds
   /// input_names[i].
   std::vector<std::string> input_names;

@@ -41,6 +41,7 @@ struct Options {
   std::string baseline;
   bool check_baseline = false;
   std::string write_baseline;
+  std::string coverage_md;
   int threads = 0;  // 0: cores / jobs
   int opt_level = 3;
   size_t memory_limit_mb = 8192;
@@ -84,6 +85,7 @@ void PrintHelp(const Tolerance& tol) {
       "  --baseline FILE        compare with a baseline (sorted names of cases that passed before)\n"
       "  --check-baseline       exit 1 and list the baseline cases that no longer pass (the ratchet)\n"
       "  --write-baseline FILE  write the sorted names of the passing cases (with a header)\n"
+      "  --coverage-md FILE     write the op type x opset x status table (docs/onnx_coverage.md)\n"
       "  -v, --verbose          print every case; default prints failures and crashes\n"
       "  -q, --quiet            print only the summary\n"
       "  -h, --help             this text\n"
@@ -137,6 +139,8 @@ Options ParseArgs(int argc, char** argv, const Tolerance& tol) {
       o.baseline = value(i, a);
     } else if (a == "--check-baseline") {
       o.check_baseline = true;
+    } else if (a == "--coverage-md") {
+      o.coverage_md = value(i, a);
     } else if (a == "--write-baseline") {
       o.write_baseline = value(i, a);
     } else if (a == "-v" || a == "--verbose") {
@@ -255,6 +259,7 @@ int Main(int argc, char** argv) {
 
   if (!o.json.empty()) WriteJsonReport(o.json, o.suite, tol, cases, results);
   if (!o.write_baseline.empty()) WriteBaseline(o.write_baseline, cases, results);
+  if (!o.coverage_md.empty()) WriteCoverageMarkdown(o.coverage_md, cases, results);
 
   PrintOpTypeTable(std::cout, cases, results);
 

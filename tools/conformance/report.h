@@ -33,6 +33,14 @@ std::string ConformanceLine(const Counts& total);
 void WriteJsonReport(const std::string& path, const std::string& suite, const Tolerance& tol,
                      const std::vector<CaseInfo>& cases, const std::vector<CaseResult>& results);
 
+/// docs/onnx_coverage.md: a Markdown table with one row per (op type, opset) of the suite's
+/// models (a case counts under each distinct op type of its model, at the model's opset):
+/// cases, passed, failed, unsupported, crashed, and for rows with unsupported cases the most
+/// frequent reason (Tessera's message without the file location, at most 140 characters),
+/// after a summary line. UserError when it cannot be written.
+void WriteCoverageMarkdown(const std::string& path, const std::vector<CaseInfo>& cases,
+                           const std::vector<CaseResult>& results);
+
 /// Reads a baseline file: one case name per line; blank lines and lines starting with '#'
 /// are ignored, as is surrounding whitespace. UserError when it cannot be read.
 std::set<std::string> ReadBaseline(const std::string& path);

@@ -1,6 +1,8 @@
 #include "context.h"
 
 #include "const_eval.h"
+#include "graph_build.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/error.h"
 
@@ -174,6 +176,12 @@ void NodeContext::CheckMaxOutputs(int n, const std::string& why) {
       Unsupported("output " + std::to_string(i) + " ('" + node_.output(i) + "') is not supported: " + why);
     }
   }
+}
+
+std::vector<int64_t> StaticShape(NodeContext& ctx, const graph::Expr& e) {
+  std::optional<std::vector<int64_t>> s = graph::StaticShapeOf(e);
+  if (!s) ctx.Fail("needs static shapes (a symbolic dim reached an operator that composes others)");
+  return *s;
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -19,7 +19,7 @@
 
 #include "const_eval.h"
 #include "context.h"
-#include "tessera/graph/expr_util.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -27,14 +27,6 @@ using graph::Attrs;
 using graph::Expr;
 
 namespace {
-
-Expr Reshape(NodeContext& ctx, Expr x, std::vector<int64_t> shape) {
-  return ctx.Call("reshape", {std::move(x)}, Attrs{{"newshape", std::move(shape)}});
-}
-
-Expr Transpose(NodeContext& ctx, Expr x, std::vector<int64_t> axes) {
-  return ctx.Call("transpose", {std::move(x)}, Attrs{{"axes", std::move(axes)}});
-}
 
 // [B, S, H*D] -> [B, H, S, D]; 4-D inputs pass through.
 Expr SplitHeads(NodeContext& ctx, int i, int64_t heads, const char* attr) {
@@ -45,12 +37,6 @@ Expr SplitHeads(NodeContext& ctx, int i, int64_t heads, const char* attr) {
     ctx.Fail("hidden size " + std::to_string(s[2]) + " of input " + std::to_string(i) + " is not a multiple of " +
              attr + " = " + std::to_string(heads));
   return Transpose(ctx, Reshape(ctx, ctx.Input(i), {s[0], s[1], heads, s[2] / heads}), {0, 2, 1, 3});
-}
-
-std::vector<int64_t> Shape4(NodeContext& ctx, const Expr& e) {
-  std::optional<std::vector<int64_t>> s = graph::StaticShapeOf(e);
-  if (!s || s->size() != 4) ctx.Fail("Q, K and V need static shapes");
-  return *s;
 }
 
 // [B, Hkv, T, D] -> [B, Hkv * reps, T, D], each head repeated reps times in place.
@@ -75,13 +61,13 @@ void ConvertAttention(NodeContext& ctx) {
   Expr q = SplitHeads(ctx, 0, ctx.AttrInt("q_num_heads", 0), "q_num_heads");
   Expr k = SplitHeads(ctx, 1, ctx.AttrInt("kv_num_heads", 0), "kv_num_heads");
   Expr v = SplitHeads(ctx, 2, ctx.AttrInt("kv_num_heads", 0), "kv_num_heads");
-  const std::vector<int64_t> qs = Shape4(ctx, q);
-  std::vector<int64_t> ks = Shape4(ctx, k), vs = Shape4(ctx, v);
+  const std::vector<int64_t> qs = StaticShape(ctx, q);
+  std::vector<int64_t> ks = StaticShape(ctx, k), vs = StaticShape(ctx, v);
   int64_t past = 0;
   if (ctx.HasInput(4)) {
     past = ctx.InputShape(4)[2];
-    k = ctx.Call("concatenate", {graph::TupleNode::make({ctx.Input(4), k})}, Attrs{{"axis", int64_t{2}}});
-    v = ctx.Call("concatenate", {graph::TupleNode::make({ctx.Input(5), v})}, Attrs{{"axis", int64_t{2}}});
+    k = Concat(ctx, {ctx.Input(4), k}, 2);
+    v = Concat(ctx, {ctx.Input(5), v}, 2);
     ks[2] += past;
     vs[2] += past;
   }

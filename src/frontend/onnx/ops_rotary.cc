@@ -7,7 +7,7 @@
 //     out1 = cos * x1 - sin * x2,   out2 = sin * x1 + cos * x2
 //   written back as halves (or interleaved pairs).
 #include "context.h"
-#include "tessera/graph/expr_util.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -15,21 +15,6 @@ using graph::Attrs;
 using graph::Expr;
 
 namespace {
-
-Expr Reshape(NodeContext& ctx, Expr x, std::vector<int64_t> shape) {
-  return ctx.Call("reshape", {std::move(x)}, Attrs{{"newshape", std::move(shape)}});
-}
-
-Expr Slice(NodeContext& ctx, Expr x, int64_t axis, int64_t begin, int64_t end, int64_t stride = 1) {
-  return ctx.Call("strided_slice", {std::move(x)}, Attrs{{"begin", std::vector<int64_t>{begin}},
-                                                         {"end", std::vector<int64_t>{end}},
-                                                         {"strides", std::vector<int64_t>{stride}},
-                                                         {"axes", std::vector<int64_t>{axis}}});
-}
-
-Expr Concat(NodeContext& ctx, std::vector<Expr> parts, int64_t axis) {
-  return ctx.Call("concatenate", {graph::TupleNode::make(std::move(parts))}, Attrs{{"axis", axis}});
-}
 
 void ConvertRotaryEmbedding(NodeContext& ctx) {
   const std::vector<int64_t> xs = ctx.InputShape(0);
@@ -57,16 +42,16 @@ void ConvertRotaryEmbedding(NodeContext& ctx) {
     cos = ctx.Call("take", {cos, ctx.Input(3)}, Attrs{{"axis", int64_t{0}}});
     sin = ctx.Call("take", {sin, ctx.Input(3)}, Attrs{{"axis", int64_t{0}}});
   }
-  auto cs = graph::StaticShapeOf(cos);
-  if (!cs || cs->size() != 3 || (*cs)[2] != half)
+  const std::vector<int64_t> cs = StaticShape(ctx, cos);
+  if (cs.size() != 3 || cs[2] != half)
     ctx.Fail("the cos / sin caches must give [B, S, " + std::to_string(half) + "] (rotary_embedding_dim / 2)");
   cos = ctx.Call("expand_dims", {cos}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
   sin = ctx.Call("expand_dims", {sin}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
 
   const bool interleaved = ctx.AttrInt("interleaved", 0) != 0;
-  Expr rot = r == d ? x : Slice(ctx, x, 3, 0, r);
-  Expr x1 = interleaved ? Slice(ctx, rot, 3, 0, r, 2) : Slice(ctx, rot, 3, 0, half);
-  Expr x2 = interleaved ? Slice(ctx, rot, 3, 1, r, 2) : Slice(ctx, rot, 3, half, r);
+  Expr rot = r == d ? x : SliceAxis(ctx, x, 3, 0, r);
+  Expr x1 = interleaved ? SliceAxis(ctx, rot, 3, 0, r, 2) : SliceAxis(ctx, rot, 3, 0, half);
+  Expr x2 = interleaved ? SliceAxis(ctx, rot, 3, 1, r, 2) : SliceAxis(ctx, rot, 3, half, r);
   Expr real = ctx.Call("subtract", {ctx.Call("multiply", {cos, x1}), ctx.Call("multiply", {sin, x2})});
   Expr imag = ctx.Call("add", {ctx.Call("multiply", {sin, x1}), ctx.Call("multiply", {cos, x2})});
   if (interleaved) {
@@ -75,7 +60,7 @@ void ConvertRotaryEmbedding(NodeContext& ctx) {
   } else {
     rot = Concat(ctx, {real, imag}, 3);
   }
-  Expr out = r == d ? rot : Concat(ctx, {rot, Slice(ctx, x, 3, r, d)}, 3);
+  Expr out = r == d ? rot : Concat(ctx, {rot, SliceAxis(ctx, x, 3, r, d)}, 3);
   if (xs.size() == 4) out = ctx.Call("transpose", {out}, Attrs{{"axes", std::vector<int64_t>{0, 2, 1, 3}}});
   else out = Reshape(ctx, out, xs);
   ctx.SetOutput(0, out);

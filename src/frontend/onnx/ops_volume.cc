@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include "tessera/graph/expr_util.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -61,16 +61,6 @@ Window3D ReadWindow(NodeContext& ctx, const std::vector<int64_t>& kernel) {
     ctx.Fail("unknown auto_pad '" + auto_pad + "' (NOTSET, VALID, SAME_UPPER, SAME_LOWER)");
   }
   return w;
-}
-
-Expr Reshape(NodeContext& ctx, Expr x, std::vector<int64_t> shape) {
-  return ctx.Call("reshape", {std::move(x)}, Attrs{{"newshape", std::move(shape)}});
-}
-
-std::vector<int64_t> StaticShape(NodeContext& ctx, const Expr& e) {
-  auto s = graph::StaticShapeOf(e);
-  if (!s) ctx.Fail("needs static shapes");
-  return *s;
 }
 
 // The separable 3-D pool of `x` (pool_op "nn.max_pool2d" / "nn.avg_pool2d", extra attrs).
@@ -148,23 +138,16 @@ void ConvertConv3D(NodeContext& ctx) {
   Expr sum;
   for (int64_t kd = 0; kd < kernel[0]; ++kd) {
     const int64_t first = kd * w.dilations[0];
-    Expr xs_kd = ctx.Call("strided_slice", {x}, Attrs{{"begin", std::vector<int64_t>{first}},
-                                                        {"end", std::vector<int64_t>{first + (d_out - 1) * w.strides[0] + 1}},
-                                                        {"strides", std::vector<int64_t>{w.strides[0]}},
-                                                        {"axes", std::vector<int64_t>{2}}});
-    xs_kd = ctx.Call("transpose", {xs_kd}, Attrs{{"axes", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+    Expr xs_kd = SliceAxis(ctx, x, 2, first, first + (d_out - 1) * w.strides[0] + 1, w.strides[0]);
+    xs_kd = Transpose(ctx, xs_kd, {0, 2, 1, 3, 4});
     xs_kd = Reshape(ctx, xs_kd, {n * d_out, c, xs[3], xs[4]});
-    Expr w_kd = ctx.Call("strided_slice", {ctx.Input(1)}, Attrs{{"begin", std::vector<int64_t>{kd}},
-                                                                 {"end", std::vector<int64_t>{kd + 1}},
-                                                                 {"strides", std::vector<int64_t>{1}},
-                                                                 {"axes", std::vector<int64_t>{2}}});
+    Expr w_kd = SliceAxis(ctx, ctx.Input(1), 2, kd, kd + 1);
     w_kd = Reshape(ctx, w_kd, {m, ws[1], ws[3], ws[4]});
     Expr y = ctx.Call("nn.conv2d", {xs_kd, w_kd}, conv);
     sum = sum ? ctx.Call("add", {sum, y}) : y;
   }
   const std::vector<int64_t> ys = StaticShape(ctx, sum);
-  Expr out = ctx.Call("transpose", {Reshape(ctx, sum, {n, d_out, m, ys[2], ys[3]})},
-                      Attrs{{"axes", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+  Expr out = Transpose(ctx, Reshape(ctx, sum, {n, d_out, m, ys[2], ys[3]}), {0, 2, 1, 3, 4});
   if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
   ctx.SetOutput(0, out);
 }

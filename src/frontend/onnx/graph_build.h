@@ -1,0 +1,39 @@
+// Small graph-building helpers shared by the converters that compose ONNX ops from graph ops
+// (attention, rotary embedding, einsum, 3-D windows): typed calls through NodeContext::Call,
+// so that type errors carry the node's location.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "context.h"
+
+namespace tessera::frontend::onnx_import {
+
+inline graph::Expr Reshape(NodeContext& ctx, graph::Expr x, std::vector<int64_t> shape) {
+  return ctx.Call("reshape", {std::move(x)}, graph::Attrs{{"newshape", std::move(shape)}});
+}
+
+inline graph::Expr Transpose(NodeContext& ctx, graph::Expr x, std::vector<int64_t> axes) {
+  return ctx.Call("transpose", {std::move(x)}, graph::Attrs{{"axes", std::move(axes)}});
+}
+
+/// x[begin:end:stride] along one axis.
+inline graph::Expr SliceAxis(NodeContext& ctx, graph::Expr x, int64_t axis, int64_t begin, int64_t end,
+                             int64_t stride = 1) {
+  return ctx.Call("strided_slice", {std::move(x)},
+                  graph::Attrs{{"begin", std::vector<int64_t>{begin}},
+                               {"end", std::vector<int64_t>{end}},
+                               {"strides", std::vector<int64_t>{stride}},
+                               {"axes", std::vector<int64_t>{axis}}});
+}
+
+inline graph::Expr Concat(NodeContext& ctx, std::vector<graph::Expr> parts, int64_t axis) {
+  return ctx.Call("concatenate", {graph::TupleNode::make(std::move(parts))}, graph::Attrs{{"axis", axis}});
+}
+
+/// The static shape of a typed expression; a UserError at the node when it has symbolic dims.
+std::vector<int64_t> StaticShape(NodeContext& ctx, const graph::Expr& e);
+
+}  // namespace tessera::frontend::onnx_import
