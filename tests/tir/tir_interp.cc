@@ -33,7 +33,8 @@ double RoundTo(DataType t, double v) {
   if (t.is_int() || t.is_uint()) {
     double r = std::trunc(v);
     if (t.bits() >= 64) return r;
-    // Wrap to the width, as the machine does (two's complement).
+    if (t.bits() == 32 && t.is_int()) return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(r)));
+    // Narrower types wrap to their width, as the machine does (two's complement).
     const uint64_t mask = (uint64_t{1} << t.bits()) - 1;
     uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(r)) & mask;
     if (t.is_uint()) return static_cast<double>(u);
