@@ -1,7 +1,7 @@
 """ONNX operators whose backend-suite cases feed a shape-determining operand at run time (so the suite
 counts them as unsupported until the VM issue lands), checked here with that operand a constant, as
 exported models have it: CumSum / CumProd (axis); and GridSample (every mode, padding and alignment,
-2-D and 3-D); TopK (k); Einsum; 3-D Conv and pools. Compiled by `tessera compile`, run by `tessera run`,
+2-D and 3-D); TopK (k); Einsum; 3-D Conv and pools; ReverseSequence. Compiled by `tessera compile`, run by `tessera run`,
 against ONNX Runtime (CPU) where it implements the op and numpy otherwise.
 Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref|; integers exact.
 """
@@ -185,3 +185,21 @@ def test_volumetric_conv_and_pools_with_auto_pad_against_onnxruntime(tmp_path):
     for node, got, wv in zip(nodes, _run(tmp_path, model, {"X": x}), want):
         assert got.shape == wv.shape, f"{node.op_type}: {got.shape} != {wv.shape}"
         np.testing.assert_allclose(got, wv, rtol=1e-4, atol=1e-4, err_msg=node.op_type)
+
+
+def test_reverse_sequence_against_onnxruntime(tmp_path):
+    # Lengths 0, partial and full; time-major and batch-major; trailing feature dims.
+    rng = np.random.default_rng(10)
+    for time_axis, batch_axis, shape in ((0, 1, (5, 4, 3)), (1, 0, (4, 5, 2, 3))):
+        x = rng.standard_normal(shape).astype(np.float32)
+        lens = np.array([0, 5, 2, 1], dtype=np.int64)
+        node = helper.make_node("ReverseSequence", ["X", "L"], ["Y"], time_axis=time_axis, batch_axis=batch_axis)
+        graph = helper.make_graph([node], "rs", [helper.make_tensor_value_info("X", TensorProto.FLOAT, list(shape)),
+                                                 helper.make_tensor_value_info("L", TensorProto.INT64, [4])],
+                                  [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
+        want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"X": x, "L": lens})[0]
+        sub = tmp_path / f"t{time_axis}"
+        sub.mkdir()
+        np.testing.assert_array_equal(_run(sub, model, {"X": x, "L": lens})[0], want)
