@@ -264,6 +264,17 @@ TEST(TopiResize, IntegerUpsamplingIsIntegerIndexArithmetic) {
   EXPECT_NE(ir.find("T_resize[vi, vj] = x[vi // 2, vj // 2]"), std::string::npos) << ir;
 }
 
+TEST(TopiResize, PeriodicLinearUsesIntegerTapsAndTabulatedFractions) {
+  // 2x bilinear, half_pixel: floor(o / 2 - 0.25) = (o - 1) // 2 and the fraction alternates
+  // 0.75, 0.25: no float coordinate, no floor intrinsic; numerics as the reference (above).
+  Tensor x = te::placeholder(MakeShape({3, 4}), f32, "x");
+  ResizeParams p = Params("linear", "half_pixel", {0, 1}, {6, 8}, {2.0, 2.0});
+  const std::string ir = tir::AsText(te::create_prim_func({x, resize(x, p)}, "resize"));
+  EXPECT_EQ(ir.find("floor("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("% 2"), std::string::npos) << ir;
+  Check({3, 4}, p, /*all_modes=*/true);
+}
+
 TEST(TopiResize, RejectsBadParameters) {
   Tensor x = te::placeholder(MakeShape({2, 3}), f32, "x");
   auto fails = [&](ResizeParams p, const std::string& what) {

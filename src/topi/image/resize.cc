@@ -84,17 +84,20 @@ PrimExpr Clamp(PrimExpr i, int64_t n) { return ir::min(ir::max(std::move(i), Ind
 struct AffineIndex {
   int64_t p = 0, q = 0, b = 0;
 };
-bool FindAffineIndex(const std::vector<int64_t>& table, int64_t n, AffineIndex* out) {
+// With n > 0 the table is clamped into [0, n); n = 0 matches it exactly.
+bool FindAffineIndex(const std::vector<int64_t>& table, int64_t n, AffineIndex* out, int64_t max_p = 64) {
   const int64_t m = static_cast<int64_t>(table.size());
   auto fdiv = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
-  for (int64_t p = 1; p <= 64; ++p) {
+  auto fit = [&](int64_t v) { return n > 0 ? std::clamp<int64_t>(v, 0, n - 1) : v; };
+  for (int64_t p = 1; p <= max_p; ++p) {
     for (int64_t q = 1; q <= 64; ++q) {
       if (std::gcd(p, q) != 1) continue;
       // floor(b / p) is table[0] where it is not clamped to 0.
-      const int64_t lo = table[0] > 0 ? p * table[0] : -4 * p, hi = table[0] > 0 ? p * table[0] + p : p;
+      const bool exact = n <= 0 || table[0] > 0;
+      const int64_t lo = exact ? p * table[0] : -4 * p, hi = exact ? p * table[0] + p : p;
       for (int64_t b = lo; b < hi; ++b) {
         bool ok = true;
-        for (int64_t o = 0; o < m && ok; ++o) ok = std::clamp<int64_t>(fdiv(q * o + b, p), 0, n - 1) == table[o];
+        for (int64_t o = 0; o < m && ok; ++o) ok = fit(fdiv(q * o + b, p)) == table[o];
         if (ok) {
           *out = {p, q, b};
           return true;
@@ -128,6 +131,32 @@ PrimExpr CubicKernel(const PrimExpr& d, double A) {
   return ir::select(x < F64(1), near, ir::select(x < F64(2), far, F64(0)));
 }
 
+// Linear interpolation along an axis whose source coordinate is affine in o with a rational
+// slope q / p (p <= 8; integer and simple fractional scales): floor(c) = floor((q o + b) / p)
+// and the fraction depends on o mod p only. Fills `base` (int32) and `r` (float64: a select
+// over o mod p of the compile-time fractions) and returns true when every output index checks.
+bool PeriodicLinear(const ResizeParams& p, size_t a, const PrimExpr& o, int64_t n, PrimExpr* base, PrimExpr* r) {
+  const int64_t m = p.sizes[a];
+  std::vector<int64_t> floors(m);
+  std::vector<double> fractions(m);
+  for (int64_t i = 0; i < m; ++i) {
+    const double c = Coordinate(p, a, static_cast<double>(i), n, Konst);
+    floors[i] = static_cast<int64_t>(std::floor(c));
+    fractions[i] = c - std::floor(c);
+  }
+  AffineIndex f;
+  if (!FindAffineIndex(floors, 0, &f, 8)) return false;
+  for (int64_t i = f.p; i < m; ++i)
+    if (std::fabs(fractions[i] - fractions[i % f.p]) > 1e-12) return false;
+  PrimExpr b = f.q == 1 ? PrimExpr(o) : PrimExpr(o * Index(f.q));
+  if (f.b != 0) b = b + Index(f.b);
+  *base = f.p == 1 ? b : ir::floordiv(b, Index(f.p));
+  PrimExpr phase = f.p == 1 ? Index(0) : ir::floormod(o, Index(f.p));
+  *r = F64(fractions[0]);
+  for (int64_t k = 1; k < std::min<int64_t>(f.p, m); ++k) *r = ir::select(phase == Index(k), F64(fractions[k]), *r);
+  return true;
+}
+
 AxisTaps InterpolationTaps(const ResizeParams& p, size_t a, const PrimExpr& o, int64_t n) {
   AxisTaps t;
   PrimExpr c = Coordinate(p, a, ir::cast(DataType::Float(64), o), n, F64);
@@ -135,6 +164,9 @@ AxisTaps InterpolationTaps(const ResizeParams& p, size_t a, const PrimExpr& o, i
     t.valid = c >= F64(0) && c <= F64(static_cast<double>(n - 1));
   PrimExpr fl = ir::floor(c), r = c - fl;
   PrimExpr base = ir::cast(DataType::Int(32), fl);
+  const bool plain_linear = p.mode == "linear" && !(p.antialias && p.scales[a] < 1) && !p.exclude_outside &&
+                            p.coordinate_transformation_mode != "tf_crop_and_resize";
+  if (plain_linear) PeriodicLinear(p, a, o, n, &base, &r);
   const bool cubic = p.mode == "cubic";
   const double s = p.scales[a];
   std::vector<int64_t> offsets;

@@ -22,7 +22,9 @@
 // exclude_outside) are bound once per element with Let, which keeps such kernels scalar. Nearest copies values and works on any dtype.
 // Where a nearest index map is an affine floor division of the output index (integer up- and
 // downsampling in the usual modes), it is emitted as integer arithmetic (checked on every
-// index at compile time); otherwise the float64 coordinate is computed per element.
+// index at compile time); so is linear interpolation's floor when its fraction repeats with a
+// period p <= 8 (x2, x4, x1.5, ...), the fraction then a select over o mod p of compile-time
+// constants. Otherwise the float64 coordinate is computed per element.
 #pragma once
 
 #include <cstdint>
