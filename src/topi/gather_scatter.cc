@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <sstream>
 
 #include "tessera/support/error.h"
 #include "tessera/topi/tags.h"
@@ -19,14 +18,6 @@ PrimExpr Normalized(PrimExpr v, int64_t n) {
 }
 
 PrimExpr AsInt64(const PrimExpr& v) { return ir::cast(DataType::Int(64), v); }
-
-std::string ShapeString(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
-  os << "]";
-  return os.str();
-}
 
 Tensor Copy(const Tensor& data, const std::string& name) {
   return te::compute(data.shape(), [&](const std::vector<Var>& o) { return data(AsExprs(o)); }, name, tag::kInjective);

@@ -21,6 +21,12 @@ std::vector<int64_t> ConstShape(const Tensor& t) {
   return out;
 }
 
+std::string ShapeString(const std::vector<int64_t>& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+  return out + "]";
+}
+
 int64_t Product(const std::vector<int64_t>& dims) {
   int64_t p = 1;
   for (int64_t d : dims) p *= d;

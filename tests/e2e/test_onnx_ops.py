@@ -12,10 +12,6 @@ from onnx import TensorProto, helper, numpy_helper
 from conftest import compile_and_run
 
 
-def _run(tmp_path, model, feeds):
-    return compile_and_run(tmp_path, model, feeds)
-
-
 def _numpy_cumulative(x, axis, exclusive, reverse, product):
     op = np.cumprod if product else np.cumsum
     y = np.flip(x, axis) if reverse else x
@@ -47,7 +43,7 @@ def test_cumsum_and_cumprod_every_attribute(tmp_path):
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
         sub = tmp_path / np.dtype(dtype).name
         sub.mkdir()
-        for node, got, want in zip(nodes, _run(sub, model, {"X": x}), wants):
+        for node, got, want in zip(nodes, compile_and_run(sub, model, {"X": x}), wants):
             what = f"{node.op_type} {[(a.name, a.i) for a in node.attribute]} {dtype.__name__}"
             assert got.shape == want.shape and got.dtype == want.dtype, what
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=what)
@@ -61,7 +57,7 @@ def test_cumsum_and_cumprod_every_attribute(tmp_path):
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
     sub = tmp_path / "ort"
     sub.mkdir()
-    np.testing.assert_allclose(_run(sub, model, {"X": x})[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(compile_and_run(sub, model, {"X": x})[0], want, rtol=1e-4, atol=1e-5)
 
 
 def _grid_sample_model(x_shape, grid_shape, opset, cases):
@@ -91,7 +87,7 @@ def test_grid_sample_every_mode_padding_and_alignment(tmp_path):
     feeds = {"X": x, "G": g}
     want_ref = ReferenceEvaluator(model).run(None, feeds)
     want_ort = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
-    for (mode, padding, align), got, wr, wo in zip(cases, _run(tmp_path, model, feeds), want_ref, want_ort):
+    for (mode, padding, align), got, wr, wo in zip(cases, compile_and_run(tmp_path, model, feeds), want_ref, want_ort):
         what = f"{mode} {padding} align_corners={align}"
         np.testing.assert_allclose(got, wr, rtol=1e-4, atol=1e-5, err_msg=what + " vs the reference")
         if (mode, padding) != ("cubic", "border"):
@@ -107,7 +103,7 @@ def test_grid_sample_volumetric_against_the_reference(tmp_path):
     cases = [(m, p, 0) for m in ("linear", "nearest", "cubic") for p in ("zeros", "border", "reflection")]
     model = _grid_sample_model(list(x.shape), list(g.shape), 20, cases)
     want = ReferenceEvaluator(model).run(None, {"X": x, "G": g})
-    for (mode, padding, _), got, w in zip(cases, _run(tmp_path, model, {"X": x, "G": g}), want):
+    for (mode, padding, _), got, w in zip(cases, compile_and_run(tmp_path, model, {"X": x, "G": g}), want):
         np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5, err_msg=f"{mode} {padding}")
 
 
@@ -128,7 +124,7 @@ def test_topk_every_attribute_against_onnxruntime(tmp_path):
         want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
         sub = tmp_path / np.dtype(dtype).name
         sub.mkdir()
-        for out, got, w in zip(outputs, _run(sub, model, {"X": x}), want):
+        for out, got, w in zip(outputs, compile_and_run(sub, model, {"X": x}), want):
             assert got.shape == w.shape and got.dtype == w.dtype, out.name
             np.testing.assert_array_equal(got, w, err_msg=f"{out.name} {dtype.__name__}")
 
@@ -156,7 +152,7 @@ def test_einsum_equations_against_numpy(tmp_path):
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
         sub = tmp_path / f"case{i}"
         sub.mkdir()
-        got = _run(sub, model, dict(zip(names, xs)))[0]
+        got = compile_and_run(sub, model, dict(zip(names, xs)))[0]
         want = np.einsum(eq, *xs)
         assert got.shape == want.shape, f"{eq}: shape {got.shape} != {want.shape}"
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=eq)
@@ -182,7 +178,7 @@ def test_volumetric_conv_and_pools_with_auto_pad_against_onnxruntime(tmp_path):
                               outputs, initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
-    for node, got, wv in zip(nodes, _run(tmp_path, model, {"X": x}), want):
+    for node, got, wv in zip(nodes, compile_and_run(tmp_path, model, {"X": x}), want):
         assert got.shape == wv.shape, f"{node.op_type}: {got.shape} != {wv.shape}"
         np.testing.assert_allclose(got, wv, rtol=1e-4, atol=1e-4, err_msg=node.op_type)
 
@@ -202,4 +198,4 @@ def test_reverse_sequence_against_onnxruntime(tmp_path):
             None, {"X": x, "L": lens})[0]
         sub = tmp_path / f"t{time_axis}"
         sub.mkdir()
-        np.testing.assert_array_equal(_run(sub, model, {"X": x, "L": lens})[0], want)
+        np.testing.assert_array_equal(compile_and_run(sub, model, {"X": x, "L": lens})[0], want)

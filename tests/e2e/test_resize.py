@@ -58,10 +58,6 @@ def _model(cases, opset, dtype=TensorProto.FLOAT, shape=SHAPE):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def _run_tessera(tmp_path, model, x):
-    return compile_and_run(tmp_path, model, {"X": x})
-
-
 def _check(got, want, what):
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     if np.issubdtype(want.dtype, np.integer):
@@ -78,7 +74,7 @@ def _describe(model):
 
 
 def _compare(tmp_path, model, x, references=("onnx",)):
-    got = _run_tessera(tmp_path, model, x)
+    got = compile_and_run(tmp_path, model, {"X": x})
     for reference in references:
         if reference == "ort":
             sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])

@@ -14,6 +14,10 @@
 // the file, the node, the op and the opset, e.g.
 //   "model.onnx: node 'LSTM_12' (op LSTM, domain ai.onnx, opset 16): operator LSTM is not
 //    supported by Tessera's ONNX importer".
+// Before converting anything the importer checks every node's operator: when several nodes
+// use operators it lacks, one UnsupportedError lists them all, grouped by operator with counts:
+//   "model.onnx: 3 nodes use 2 operators that Tessera's ONNX importer does not support
+//    (opset 16):\n  If: 2 nodes ('If_0', 'If_1')\n  LSTM: 1 node ('lstm')".
 // Converters follow the ONNX operator specs (https://onnx.ai/onnx/operators/) per opset version.
 #pragma once
 

@@ -24,6 +24,8 @@ inline PrimExpr Index(int64_t v) { return ir::make_const(DataType::Int(32), v); 
 std::vector<PrimExpr> MakeShape(const std::vector<int64_t>& dims);
 /// The static extents of t; InternalError naming t when some extent is not a constant.
 std::vector<int64_t> ConstShape(const Tensor& t);
+/// "[2, 3, 4]": a static shape for messages.
+std::string ShapeString(const std::vector<int64_t>& dims);
 /// Product of the extents (1 for a scalar).
 int64_t Product(const std::vector<int64_t>& dims);
 /// Maps axis in [-ndim, ndim) to [0, ndim); UserError naming `op` otherwise.

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "context.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -110,10 +111,10 @@ void ConvertConvTranspose(NodeContext& ctx) {
   }
   // 1. zero insertion.
   if (s2[0] > 1 || s2[1] > 1) {
-    x = ctx.Call("reshape", {x}, Attrs{{"newshape", std::vector<int64_t>{n, c, in2[0], 1, in2[1], 1}}});
+    x = Reshape(ctx, x, {n, c, in2[0], 1, in2[1], 1});
     x = ctx.Call("pad", {x}, Attrs{{"pad_before", std::vector<int64_t>(6, 0)},
                                    {"pad_after", std::vector<int64_t>{0, 0, 0, s2[0] - 1, 0, s2[1] - 1}}});
-    x = ctx.Call("reshape", {x}, Attrs{{"newshape", std::vector<int64_t>{n, c, in2[0] * s2[0], in2[1] * s2[1]}}});
+    x = Reshape(ctx, x, {n, c, in2[0] * s2[0], in2[1] * s2[1]});
   }
   // 2. border (the zero insertion left stride - 1 zeros after the last element).
   std::vector<int64_t> before = {0, 0}, after = {0, 0};
@@ -129,9 +130,9 @@ void ConvertConvTranspose(NodeContext& ctx) {
     x = ctx.Call("pad", {x}, Attrs{{"pad_before", before}, {"pad_after", after}});
   // 3. the weight as a Conv weight: [C, M/g, kH, kW] -> [g, C/g, M/g, kH, kW] -> [g, M/g, C/g, ...]
   //    -> [M, C/g, kH, kW], flipped spatially.
-  w = ctx.Call("reshape", {w}, Attrs{{"newshape", std::vector<int64_t>{group, c / group, m / group, k2[0], k2[1]}}});
-  w = ctx.Call("transpose", {w}, Attrs{{"axes", std::vector<int64_t>{0, 2, 1, 3, 4}}});
-  w = ctx.Call("reshape", {w}, Attrs{{"newshape", std::vector<int64_t>{m, c / group, k2[0], k2[1]}}});
+  w = Reshape(ctx, w, {group, c / group, m / group, k2[0], k2[1]});
+  w = Transpose(ctx, w, {0, 2, 1, 3, 4});
+  w = Reshape(ctx, w, {m, c / group, k2[0], k2[1]});
   const int64_t lowest = std::numeric_limits<int64_t>::min();
   w = ctx.Call("strided_slice", {w}, Attrs{{"begin", std::vector<int64_t>{-1, -1}},
                                            {"end", std::vector<int64_t>{lowest, lowest}},

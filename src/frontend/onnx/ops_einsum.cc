@@ -15,6 +15,7 @@
 
 #include "const_eval.h"
 #include "context.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -102,16 +103,18 @@ void SumUnused(NodeContext& ctx, Operand& op, const std::multiset<int>& keep) {
   op.shape = shape;
 }
 
-// Transposes op to the label order `order` (a permutation of its labels) and reshapes it to
-// `groups` (products of consecutive runs of that order).
-Expr Arrange(NodeContext& ctx, const Operand& op, const Labels& order, const std::vector<int64_t>& groups) {
+// Transposes x, labelled `from`, to the label order `to` (a permutation); no op when equal.
+Expr Permute(NodeContext& ctx, Expr x, const Labels& from, const Labels& to) {
+  if (from == to) return x;
   std::vector<int64_t> perm;
-  for (int l : order) perm.push_back(std::find(op.labels.begin(), op.labels.end(), l) - op.labels.begin());
-  Expr x = op.x;
-  std::vector<int64_t> id(perm.size());
-  std::iota(id.begin(), id.end(), 0);
-  if (perm != id) x = ctx.Call("transpose", {x}, Attrs{{"axes", perm}});
-  return ctx.Call("reshape", {x}, Attrs{{"newshape", groups}});
+  for (int l : to) perm.push_back(std::find(from.begin(), from.end(), l) - from.begin());
+  return Transpose(ctx, std::move(x), std::move(perm));
+}
+
+// Transposes op to the label order `order` and reshapes it to `groups` (products of
+// consecutive runs of that order).
+Expr Arrange(NodeContext& ctx, const Operand& op, const Labels& order, const std::vector<int64_t>& groups) {
+  return Reshape(ctx, Permute(ctx, op.x, op.labels, order), groups);
 }
 
 Operand Contract(NodeContext& ctx, Operand a, Operand b, const std::multiset<int>& later) {
@@ -160,7 +163,7 @@ Operand Contract(NodeContext& ctx, Operand a, Operand b, const std::multiset<int
   out.labels.insert(out.labels.end(), rows.begin(), rows.end());
   out.labels.insert(out.labels.end(), cols.begin(), cols.end());
   out.shape = dims(out.labels);
-  out.x = ctx.Call("reshape", {prod}, Attrs{{"newshape", out.shape}});
+  out.x = Reshape(ctx, prod, out.shape);
   return out;
 }
 
@@ -216,11 +219,7 @@ void ConvertEinsum(NodeContext& ctx) {
   SumUnused(ctx, acc, std::multiset<int>(out_labels.begin(), out_labels.end()));
   for (int l : out_labels)
     if (!std::count(acc.labels.begin(), acc.labels.end(), l)) ctx.Fail("an output label is not in any operand");
-  std::vector<int64_t> perm;
-  for (int l : out_labels) perm.push_back(std::find(acc.labels.begin(), acc.labels.end(), l) - acc.labels.begin());
-  std::vector<int64_t> id(perm.size());
-  std::iota(id.begin(), id.end(), 0);
-  ctx.SetOutput(0, perm == id ? acc.x : ctx.Call("transpose", {acc.x}, Attrs{{"axes", perm}}));
+  ctx.SetOutput(0, Permute(ctx, acc.x, acc.labels, out_labels));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // ONNX comparisons and logic (Equal, Less, Greater, LessOrEqual, GreaterOrEqual, Not, And, Or,
-// BitwiseAnd / Or / Xor / Not, BitShift,
-// Xor, Where, IsNaN, IsInf), Mod, Mean and the unary math ops Erf, Floor, Ceil, Round,
+// Xor, Where, IsNaN, IsInf), the bit ops (BitwiseAnd / Or / Xor / Not, BitShift), Mod, Mean and
+// the unary math ops Erf, Floor, Ceil, Round,
 // Reciprocal, Sign, Sin ... Atanh. All opset versions of these ops share their semantics
 // (later versions only add dtypes); binary ops broadcast per numpy rules (opset 7+). Known
 // inputs fold at import.

@@ -293,10 +293,6 @@ std::vector<int64_t> ResizeOutShape(const std::vector<int64_t>& in_shape, const 
   return out;
 }
 
-double ResizeSourceCoordinate(const ResizeParams& p, size_t axis_index, int64_t o, int64_t n) {
-  return Coordinate(p, axis_index, static_cast<double>(o), n, Konst);
-}
-
 Tensor resize(const Tensor& x, const ResizeParams& p) {
   const std::vector<int64_t> xs = ConstShape(x);
   CheckResizeParams(xs, x.dtype(), p);

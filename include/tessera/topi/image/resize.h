@@ -63,10 +63,6 @@ void CheckResizeParams(const std::vector<int64_t>& in_shape, DataType dtype, con
 /// The output shape: in_shape with every resized axis replaced by its size.
 std::vector<int64_t> ResizeOutShape(const std::vector<int64_t>& in_shape, const ResizeParams& p);
 
-/// The source coordinate of output index `o` on one axis (input extent n, output extent m,
-/// scale s): the ONNX coordinate transformation, in float64. Exposed for tests.
-double ResizeSourceCoordinate(const ResizeParams& p, size_t axis_index, int64_t o, int64_t n);
-
 /// out = Resize(x) as documented above; tag "injective"; dtype of x; shape ResizeOutShape.
 Tensor resize(const Tensor& x, const ResizeParams& p);
 
