@@ -36,6 +36,7 @@ llvm::Value* CodeGenLLVM::MakeValue(const ir::PrimExpr& e) {
       return llvm::ConstantInt::get(LLVMType(t), static_cast<uint64_t>(op->value), t.is_int());
     }
     case ExprKind::kFloatImm:
+      RequireComputeType(t);
       return llvm::ConstantFP::get(LLVMType(t), e.as<ir::FloatImmNode>()->value);
     case ExprKind::kStringImm:
       return builder_.CreateGlobalStringPtr(e.as<ir::StringImmNode>()->value);
@@ -101,6 +102,14 @@ llvm::Value* CodeGenLLVM::MakeValue(const ir::PrimExpr& e) {
   TESSERA_THROW(InternalError, "LLVM codegen: Reduce reached codegen; lower the PrimFunc first");
 }
 
+void CodeGenLLVM::RequireComputeType(DataType t) const {
+  if (t.is_bfloat16() || t.is_minifloat()) {
+    TESSERA_THROW(InternalError, "LLVM codegen: arithmetic, constants or casts of ", t.str(),
+                  " reached codegen; it is a storage type (run tir::transform::LowerStorageTypeCasts, and "
+                  "graph::transform::LegalizeLowPrecision before lowering)");
+  }
+}
+
 llvm::Value* CodeGenLLVM::EmitFloorDivMod(bool is_div, DataType t, llvm::Value* a, llvm::Value* b) {
   if (t.is_float()) {
     builder_.setFastMathFlags(ContractOnly());
@@ -126,10 +135,11 @@ llvm::Value* CodeGenLLVM::EmitBinary(const ir::PrimExpr& e) {
   ir::PrimExpr ea, eb;
   TESSERA_ICHECK(ir::GetBinaryOperands(e, &ea, &eb));
   DataType t = e.dtype();
+  RequireComputeType(t);
   int lanes = t.lanes();
   llvm::Value* a = Splat(MakeValue(ea), lanes);
   llvm::Value* b = Splat(MakeValue(eb), lanes);
-  bool f = t.is_float() || t.is_bfloat16();
+  bool f = t.is_float();
   bool s = t.is_int();
   builder_.setFastMathFlags(ContractOnly());
   switch (e->kind) {
@@ -162,10 +172,11 @@ llvm::Value* CodeGenLLVM::EmitCompare(const ir::PrimExpr& e) {
   ir::PrimExpr ea, eb;
   TESSERA_ICHECK(ir::GetBinaryOperands(e, &ea, &eb));
   DataType ot = ea.dtype();
+  RequireComputeType(ot);
   int lanes = std::max(ea.dtype().lanes(), eb.dtype().lanes());
   llvm::Value* a = Splat(MakeValue(ea), lanes);
   llvm::Value* b = Splat(MakeValue(eb), lanes);
-  bool f = ot.is_float() || ot.is_bfloat16();
+  bool f = ot.is_float();
   bool s = ot.is_int();
   P p;
   switch (e->kind) {
@@ -183,7 +194,9 @@ llvm::Value* CodeGenLLVM::EmitCompare(const ir::PrimExpr& e) {
 llvm::Value* CodeGenLLVM::EmitCast(DataType to, DataType from, llvm::Value* v) {
   llvm::Type* ty = LLVMType(to);
   if (from == to) return v;
-  bool ff = from.is_float() || from.is_bfloat16(), tf = to.is_float() || to.is_bfloat16();
+  RequireComputeType(from);
+  RequireComputeType(to);
+  bool ff = from.is_float(), tf = to.is_float();
   if (to.is_bool()) {
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
     return ff ? builder_.CreateFCmpUNE(v, zero) : builder_.CreateICmpNE(v, zero);
@@ -233,7 +246,7 @@ llvm::Value* CodeGenLLVM::EmitBufferLoad(const ir::PrimExpr& e) {
   } else {
     v = builder_.CreateMaskedGather(mem_ty, addr, align);
   }
-  if (t.is_bool()) v = builder_.CreateTrunc(v, LLVMType(t));
+  if (t.bits() < 8) v = builder_.CreateTrunc(v, LLVMType(t));
   return v;
 }
 

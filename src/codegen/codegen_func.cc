@@ -24,8 +24,9 @@ llvm::Type* CodeGenLLVM::LLVMType(DataType t) const {
     elem = llvm::Type::getInt1Ty(ctx_);
   } else if (t.is_int() || t.is_uint()) {
     elem = llvm::Type::getIntNTy(ctx_, t.bits());
-  } else if (t.is_bfloat16()) {
-    elem = llvm::Type::getBFloatTy(ctx_);
+  } else if (t.is_bfloat16() || t.is_minifloat()) {
+    // Storage only: values are codes, converted by tir::LowerStorageTypeCasts.
+    elem = llvm::Type::getIntNTy(ctx_, t.bits());
   } else if (t.is_float()) {
     switch (t.bits()) {
       case 16: elem = llvm::Type::getHalfTy(ctx_); break;
@@ -41,7 +42,8 @@ llvm::Type* CodeGenLLVM::LLVMType(DataType t) const {
 }
 
 llvm::Type* CodeGenLLVM::MemType(DataType t) const {
-  if (t.is_bool()) return LLVMType(DataType::UInt(8, t.lanes()));
+  // bool and the 4- / 2-bit types occupy one byte per element (runtime/data_type.h).
+  if (t.bits() < 8) return LLVMType(DataType::UInt(8, t.lanes()));
   return LLVMType(t);
 }
 

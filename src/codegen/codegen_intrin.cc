@@ -12,6 +12,7 @@
 // sigmoid(x) = 1 / (1 + exp(-x)); rsqrt(x) = 1 / sqrt(x).
 // The integer intrinsics bitwise_and / or / xor / not and shift_left / shift_right map to
 // and / or / xor / not and shl / lshr (unsigned) / ashr (signed), an out-of-range amount giving 0.
+// reinterpret is a bitcast (storage types are LLVM integers: codegen_func.cc LLVMType).
 #include <algorithm>
 #include <iterator>
 
@@ -97,6 +98,10 @@ llvm::Value* CodeGenLLVM::EmitCall(const ir::PrimExpr& e) {
     }
   };
   const std::string& name = op->op;
+  if (name == "reinterpret") {
+    need(1);
+    return builder_.CreateBitCast(args[0], LLVMType(t));
+  }
   if (t.is_int() || t.is_uint()) {
     if (name == "bitwise_not") {
       need(1);

@@ -87,6 +87,8 @@ class CodeGenLLVM {
   llvm::Value* EmitBinary(const ir::PrimExpr& e);
   llvm::Value* EmitCompare(const ir::PrimExpr& e);
   llvm::Value* EmitCast(DataType to, DataType from, llvm::Value* v);
+  /// Throws InternalError for bfloat16 / float8 / float4, which codegen only loads, stores and reinterprets.
+  void RequireComputeType(DataType t) const;
   llvm::Value* EmitFloorDivMod(bool is_div, DataType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* EmitBufferLoad(const ir::PrimExpr& e);
   /// Address(es) of buffer[index]: a scalar pointer for a scalar or stride-1 Ramp

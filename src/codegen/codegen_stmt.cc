@@ -80,7 +80,7 @@ void CodeGenLLVM::EmitStore(const tir::BufferStoreNode* op) {
     v = Splat(v, index_lanes);
     t = t.with_lanes(index_lanes);
   }
-  if (t.is_bool()) v = builder_.CreateZExt(v, MemType(t));
+  if (t.bits() < 8) v = t.is_int() ? builder_.CreateSExt(v, MemType(t)) : builder_.CreateZExt(v, MemType(t));
   llvm::Align align(std::max(1, (t.bits() + 7) / 8));
   if (contiguous) {
     builder_.CreateAlignedStore(v, addr, align);

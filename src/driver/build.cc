@@ -14,6 +14,7 @@
 #include "tessera/graph/transform/eliminate_common_subexpr.h"
 #include "tessera/graph/transform/fold_constant.h"
 #include "tessera/graph/transform/fold_scale_axis.h"
+#include "tessera/graph/transform/legalize_low_precision.h"
 #include "tessera/graph/transform/pass.h"
 #include "tessera/graph/transform/simplify_inference.h"
 #include "tessera/graph/verify.h"
@@ -38,6 +39,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
   ConstantEvaluator evaluate = MakeJITConstantEvaluator(options, target);
   return Sequential({
       InferTypePass(),
+      LegalizeLowPrecisionPass(),
       SimplifyInferencePass(),
       FoldConstantPass(evaluate),
       FoldScaleAxisPass(),

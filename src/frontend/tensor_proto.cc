@@ -22,13 +22,26 @@ DataType DataTypeFromONNX(int elem_type, const std::string& where) {
     case onnx::TensorProto::UINT32: return DataType::UInt(32);
     case onnx::TensorProto::UINT64: return DataType::UInt(64);
     case onnx::TensorProto::BOOL: return DataType::Bool();
+    case onnx::TensorProto::FLOAT16: return DataType::Float(16);
+    case onnx::TensorProto::BFLOAT16: return DataType::BFloat16();
+    case onnx::TensorProto::FLOAT8E4M3FN: return DataType::Float8E4M3FN();
+    case onnx::TensorProto::FLOAT8E4M3FNUZ: return DataType::Float8E4M3FNUZ();
+    case onnx::TensorProto::FLOAT8E5M2: return DataType::Float8E5M2();
+    case onnx::TensorProto::FLOAT8E5M2FNUZ: return DataType::Float8E5M2FNUZ();
+    case onnx::TensorProto::FLOAT8E8M0: return DataType::Float8E8M0FNU();
+    case onnx::TensorProto::FLOAT4E2M1: return DataType::Float4E2M1FN();
+    case onnx::TensorProto::INT4: return DataType::Int(4);
+    case onnx::TensorProto::UINT4: return DataType::UInt(4);
+    case onnx::TensorProto::INT2: return DataType::Int(2);
+    case onnx::TensorProto::UINT2: return DataType::UInt(2);
     default: break;
   }
   std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
                          ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
                          : "code " + std::to_string(elem_type);
   TESSERA_THROW(UnsupportedError, where, ": element type ", name,
-                " is not supported (supported: float, double, int8-64, uint8-64, bool)");
+                " is not supported (supported: float16/32/64, bfloat16, float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz/e8m0, "
+                "float4e2m1, int2/4/8/16/32/64, uint2/4/8/16/32/64, bool)");
 }
 
 namespace {
@@ -39,6 +52,24 @@ void CopyTyped(const Field& field, const runtime::NDArray& out, const std::strin
                 " values but its shape ", runtime::ShapeToString(out.shape()), " needs ", out.NumElements());
   Dst* dst = static_cast<Dst*>(out.raw_data());
   for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<Dst>(field.Get(i));
+}
+
+/// Elements narrower than a byte (ONNX packs 8 / bits of them per byte, the first in the low
+/// bits) unpacked one per byte: signed types sign-extended, the others zero-extended.
+void UnpackSubByte(const uint8_t* packed, size_t packed_size, const runtime::NDArray& out, const std::string& where) {
+  const int bits = out.dtype().bits();
+  const int per_byte = 8 / bits;
+  const int64_t n = out.NumElements();
+  TESSERA_CHECK(static_cast<int64_t>(packed_size) == (n + per_byte - 1) / per_byte, where, ": ", out.dtype().str(),
+                " tensor of shape ", runtime::ShapeToString(out.shape()), " needs ", (n + per_byte - 1) / per_byte,
+                " packed bytes, got ", packed_size);
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t v = (packed[i / per_byte] >> ((i % per_byte) * bits)) & mask;
+    if (out.dtype().is_int() && (v >> (bits - 1)) & 1) v |= static_cast<uint8_t>(~mask);
+    dst[i] = v;
+  }
 }
 
 }  // namespace
@@ -54,6 +85,15 @@ runtime::NDArray TensorProtoToNDArray(const onnx::TensorProto& t, const std::str
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   for (int64_t d : shape) TESSERA_CHECK(d >= 0, where, ": negative tensor dimension ", d);
   runtime::NDArray out = runtime::NDArray::Empty(shape, dtype);
+  if (dtype.bits() < 8 && !dtype.is_bool()) {
+    if (t.has_raw_data()) {
+      UnpackSubByte(reinterpret_cast<const uint8_t*>(t.raw_data().data()), t.raw_data().size(), out, where);
+    } else {
+      std::vector<uint8_t> packed(t.int32_data().begin(), t.int32_data().end());
+      UnpackSubByte(packed.data(), packed.size(), out, where);
+    }
+    return out;
+  }
   if (t.has_raw_data()) {
     TESSERA_CHECK(t.raw_data().size() == out.NBytes(), where, ": raw_data has ", t.raw_data().size(),
                   " bytes but shape ", runtime::ShapeToString(shape), " of ", dtype.str(), " needs ", out.NBytes());
@@ -69,6 +109,14 @@ runtime::NDArray TensorProtoToNDArray(const onnx::TensorProto& t, const std::str
     case onnx::TensorProto::INT8: CopyTyped<int8_t>(t.int32_data(), out, where); break;
     case onnx::TensorProto::UINT16: CopyTyped<uint16_t>(t.int32_data(), out, where); break;
     case onnx::TensorProto::UINT8: CopyTyped<uint8_t>(t.int32_data(), out, where); break;
+    // 16- and 8-bit float formats: int32_data holds their bit patterns.
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16: CopyTyped<uint16_t>(t.int32_data(), out, where); break;
+    case onnx::TensorProto::FLOAT8E4M3FN:
+    case onnx::TensorProto::FLOAT8E4M3FNUZ:
+    case onnx::TensorProto::FLOAT8E5M2:
+    case onnx::TensorProto::FLOAT8E5M2FNUZ:
+    case onnx::TensorProto::FLOAT8E8M0: CopyTyped<uint8_t>(t.int32_data(), out, where); break;
     case onnx::TensorProto::BOOL: CopyTyped<bool>(t.int32_data(), out, where); break;
     case onnx::TensorProto::UINT32: CopyTyped<uint32_t>(t.uint64_data(), out, where); break;
     case onnx::TensorProto::UINT64: CopyTyped<uint64_t>(t.uint64_data(), out, where); break;

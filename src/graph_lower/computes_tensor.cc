@@ -25,7 +25,12 @@ void RegisterTensorComputes(graph::OpRegistry& r) {
     return {topi::hard_sigmoid(in[0], a.GetDouble("alpha", 0.2), a.GetDouble("beta", 0.5))};
   });
   r.SetCompute("cast", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    return {topi::cast(in[0], DataType::Parse(a.GetString("dtype")))};
+    tir::FloatCastOptions options;
+    options.saturate = a.GetInt("saturate", 1) != 0;
+    const std::string mode = a.GetString("round_mode", "up");
+    options.round_mode = mode == "down" ? runtime::RoundMode::kDown
+                         : mode == "nearest" ? runtime::RoundMode::kNearest : runtime::RoundMode::kUp;
+    return {topi::cast(in[0], DataType::Parse(a.GetString("dtype")), options)};
   });
   r.SetCompute("add", BinaryCompute(&topi::add));
   r.SetCompute("subtract", BinaryCompute(&topi::subtract));

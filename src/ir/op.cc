@@ -282,6 +282,13 @@ PrimExpr bitwise_xor(PrimExpr a, PrimExpr b) { return IntIntrin("bitwise_xor", {
 PrimExpr bitwise_not(PrimExpr a) { return IntIntrin("bitwise_not", {std::move(a)}); }
 PrimExpr shift_left(PrimExpr a, PrimExpr b) { return IntIntrin("shift_left", {std::move(a), std::move(b)}); }
 PrimExpr shift_right(PrimExpr a, PrimExpr b) { return IntIntrin("shift_right", {std::move(a), std::move(b)}); }
+PrimExpr reinterpret(DataType t, PrimExpr value) {
+  TESSERA_ICHECK(value.defined(), "reinterpret: undefined argument");
+  if (value.dtype() == t) return value;
+  TESSERA_ICHECK(t.bits() == value.dtype().bits() && t.lanes() == value.dtype().lanes(), "reinterpret: ",
+                 value.dtype().str(), " -> ", t.str(), " changes the width");
+  return CallNode::make(t, "reinterpret", {std::move(value)});
+}
 PrimExpr pow(PrimExpr x, PrimExpr y) {
   MatchTypes("pow", x, y);
   DataType t = x.dtype();

@@ -1,5 +1,7 @@
 #include "tessera/topi/math.h"
 
+#include "tessera/tir/float_format_cast.h"
+
 #include "tessera/support/error.h"
 
 namespace tessera::topi {
@@ -65,8 +67,8 @@ Tensor hard_swish(const Tensor& x) {
       },
       "T_hard_swish");
 }
-Tensor cast(const Tensor& x, DataType dtype) {
-  return Unary(x, [&](PrimExpr v) { return ir::cast(dtype, v); }, "T_cast");
+Tensor cast(const Tensor& x, DataType dtype, const tir::FloatCastOptions& options) {
+  return Unary(x, [&](PrimExpr v) { return tir::CastStorageType(dtype, v, options); }, "T_cast");
 }
 
 }  // namespace tessera::topi

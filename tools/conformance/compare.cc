@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "tessera/runtime/float_formats.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -38,17 +40,8 @@ void Load(const void* base, int64_t i, T* out) {
 
 std::optional<std::string> CompareFloats(const runtime::NDArray& got, const runtime::NDArray& ref,
                                          const Tolerance& tol) {
-  const bool f64 = ref.dtype().bits() == 64;
-  auto at = [&](const runtime::NDArray& a, int64_t i) -> double {
-    if (f64) {
-      double v;
-      Load(a.raw_data(), i, &v);
-      return v;
-    }
-    float v;
-    Load(a.raw_data(), i, &v);
-    return v;
-  };
+  // float16 / bfloat16 / float8 / float4 codes are decoded to their values (exactly).
+  auto at = [&](const runtime::NDArray& a, int64_t i) -> double { return runtime::LoadAsDouble(a.raw_data(), i, a.dtype()); };
   int64_t n = ref.NumElements(), bad = 0, first = -1;
   double max_err = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -97,7 +90,7 @@ std::optional<std::string> CompareTensors(const runtime::NDArray& got, const run
     return "shape " + runtime::ShapeToString(got.shape()) + ", expected " + runtime::ShapeToString(ref.shape());
   }
   DataType t = ref.dtype();
-  if (t == DataType::Float(32) || t == DataType::Float(64)) return CompareFloats(got, ref, tol);
+  if (t.is_floating()) return CompareFloats(got, ref, tol);
   if (t.is_bool()) {
     // Compare truth values: any non-zero byte is true.
     int64_t n = ref.NumElements();
@@ -118,6 +111,7 @@ std::optional<std::string> CompareTensors(const runtime::NDArray& got, const run
   }
   if (t.is_int() || t.is_uint()) {
     switch (t.bits()) {
+      case 2: case 4:  // one element per byte, sign- or zero-extended (data_type.h)
       case 8: return t.is_int() ? CompareExact<int8_t>(got, ref) : CompareExact<uint8_t>(got, ref);
       case 16: return t.is_int() ? CompareExact<int16_t>(got, ref) : CompareExact<uint16_t>(got, ref);
       case 32: return t.is_int() ? CompareExact<int32_t>(got, ref) : CompareExact<uint32_t>(got, ref);

@@ -13,10 +13,13 @@ struct NamedTensor {
   runtime::NDArray value;
 };
 
-/// Reads one serialized onnx.TensorProto. Element types: float, double, int8/16/32/64,
-/// uint8/16/32/64, bool; data from raw_data (little-endian) or the typed fields.
-/// Throws UserError naming the file for a missing/unreadable/corrupt file or a size mismatch,
-/// UnsupportedError for other element types (float16, string...) or external data.
+/// Reads one serialized onnx.TensorProto. Element types: float16/32/64, bfloat16, the float8
+/// formats (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0), float4e2m1, int2/4/8/16/32/64,
+/// uint2/4/8/16/32/64, bool; data from raw_data (little-endian) or the typed fields (16- and
+/// 8-bit floats as bit patterns in int32_data). 4- and 2-bit elements, packed by ONNX, are
+/// unpacked one per byte (data_type.h). Throws UserError naming the file for a
+/// missing/unreadable/corrupt file or a size mismatch, UnsupportedError for other element
+/// types (string, complex) or external data.
 NamedTensor ReadTensorProtoFile(const std::string& path);
 
 /// The same from the serialized bytes; `source` names them in error messages.

@@ -85,4 +85,8 @@ PrimExpr bitwise_not(PrimExpr a);
 PrimExpr shift_left(PrimExpr a, PrimExpr b);
 PrimExpr shift_right(PrimExpr a, PrimExpr b);
 
+/// The bits of `value` read as dtype t (a Call "reinterpret"; LLVM bitcast): t and value's
+/// dtype have the same bits and lanes. Used to reach the bits of float and storage types.
+PrimExpr reinterpret(DataType t, PrimExpr value);
+
 }  // namespace tessera::ir

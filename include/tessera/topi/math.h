@@ -2,6 +2,7 @@
 // cast also accept ints. Shapes: out = x.
 #pragma once
 
+#include "tessera/tir/float_format_cast.h"
 #include "tessera/topi/elemwise.h"
 
 namespace tessera::topi {
@@ -22,7 +23,9 @@ Tensor clip(const Tensor& x, double a_min, double a_max);
 Tensor hard_sigmoid(const Tensor& x, double alpha = 0.2, double beta = 0.5);
 /// x * hard_sigmoid(x, 1/6, 0.5) (ONNX HardSwish).
 Tensor hard_swish(const Tensor& x);
-/// Converts every element to dtype (C conversion semantics of ir::cast).
-Tensor cast(const Tensor& x, DataType dtype);
+/// Converts every element to dtype: C conversion semantics of ir::cast between the compute
+/// types; to and from the storage-only types (float16, bfloat16, float8, float4, int4, int2)
+/// ONNX Cast's, with its `saturate` / `round_mode` in `options` (tir/float_format_cast.h).
+Tensor cast(const Tensor& x, DataType dtype, const tir::FloatCastOptions& options = {});
 
 }  // namespace tessera::topi

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "tessera/runtime/float_formats.h"
 #include "tessera/support/error.h"
 
 namespace tessera::frontend::onnx_import {
@@ -16,31 +17,17 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
   return s;
 }
 
-template <typename F>
-void ForEachElement(DataType t, F&& f) {
-  // Calls f with a typed null pointer for dtype t.
-  if (t == DataType::Float(32)) f(static_cast<float*>(nullptr));
-  else if (t == DataType::Float(64)) f(static_cast<double*>(nullptr));
-  else if (t == DataType::Int(64)) f(static_cast<int64_t*>(nullptr));
-  else if (t == DataType::Int(32)) f(static_cast<int32_t*>(nullptr));
-  else if (t == DataType::Int(16)) f(static_cast<int16_t*>(nullptr));
-  else if (t == DataType::Int(8)) f(static_cast<int8_t*>(nullptr));
-  else if (t == DataType::UInt(64)) f(static_cast<uint64_t*>(nullptr));
-  else if (t == DataType::UInt(32)) f(static_cast<uint32_t*>(nullptr));
-  else if (t == DataType::UInt(16)) f(static_cast<uint16_t*>(nullptr));
-  else if (t == DataType::UInt(8)) f(static_cast<uint8_t*>(nullptr));
-  else if (t.is_bool()) f(static_cast<bool*>(nullptr));
-  else TESSERA_THROW(UnsupportedError, "import-time evaluation does not support dtype ", t.str());
+// Elements are read and written through the runtime's element accessors, which know every
+// dtype (including float16, bfloat16, the float8 / float4 formats and the narrow integers).
+std::vector<int64_t> ConvertToInts(const NDArray& a) {
+  std::vector<int64_t> out(a.NumElements());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsInt64(a.raw_data(), static_cast<int64_t>(i), a.dtype());
+  return out;
 }
 
-template <typename Out>
-std::vector<Out> Convert(const NDArray& a) {
-  std::vector<Out> out(a.NumElements());
-  ForEachElement(a.dtype(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* p = static_cast<const T*>(a.raw_data());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<Out>(p[i]);
-  });
+std::vector<double> ConvertToDoubles(const NDArray& a) {
+  std::vector<double> out(a.NumElements());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsDouble(a.raw_data(), static_cast<int64_t>(i), a.dtype());
   return out;
 }
 
@@ -48,11 +35,10 @@ template <typename In>
 NDArray Build(const std::vector<In>& values, const std::vector<int64_t>& shape, DataType dtype) {
   NDArray out = NDArray::Empty(shape, dtype);
   TESSERA_ICHECK(static_cast<int64_t>(values.size()) == out.NumElements(), "value count mismatch");
-  ForEachElement(dtype, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    T* p = static_cast<T*>(out.raw_data());
-    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
-  });
+  for (size_t i = 0; i < values.size(); ++i) {
+    if constexpr (std::is_same_v<In, double>) runtime::StoreFromDouble(out.raw_data(), static_cast<int64_t>(i), dtype, values[i]);
+    else runtime::StoreFromInt64(out.raw_data(), static_cast<int64_t>(i), dtype, values[i]);
+  }
   return out;
 }
 
@@ -81,8 +67,8 @@ NDArray MakeInts(const std::vector<int64_t>& values, std::vector<int64_t> shape)
   return Build(values, shape, DataType::Int(64));
 }
 
-std::vector<int64_t> ToInts(const NDArray& a) { return Convert<int64_t>(a); }
-std::vector<double> ToDoubles(const NDArray& a) { return Convert<double>(a); }
+std::vector<int64_t> ToInts(const NDArray& a) { return ConvertToInts(a); }
+std::vector<double> ToDoubles(const NDArray& a) { return ConvertToDoubles(a); }
 
 NDArray FromDoubles(const std::vector<double>& values, const std::vector<int64_t>& shape, DataType dtype) {
   return Build(values, shape, dtype);
@@ -92,7 +78,7 @@ NDArray FromInts(const std::vector<int64_t>& values, const std::vector<int64_t>&
 }
 
 NDArray CastArray(const NDArray& a, DataType dtype) {
-  if (a.dtype().is_float() || dtype.is_float()) return Build(ToDoubles(a), a.shape(), dtype);
+  if (a.dtype().is_floating() || dtype.is_floating()) return Build(ToDoubles(a), a.shape(), dtype);
   return Build(ToInts(a), a.shape(), dtype);
 }
 
@@ -207,7 +193,7 @@ NDArray BinaryArray(const NDArray& a, const NDArray& b, char op) {
         return x / y;
     }
   };
-  if (a.dtype().is_float()) {
+  if (a.dtype().is_floating()) {
     std::vector<double> va = ToDoubles(a), vb = ToDoubles(b), out(total);
     for (int64_t i = 0; i < total; ++i) {
       int64_t oa, ob;

@@ -70,7 +70,7 @@ std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {
     Unsupported(what + " (input '" + node_.input(i) +
                 "') is computed at run time; Tessera needs it to be a constant or foldable at import");
   }
-  if (c.dtype().is_float()) Fail(what + " must be an integer tensor, got " + c.dtype().str());
+  if (c.dtype().is_floating()) Fail(what + " must be an integer tensor, got " + c.dtype().str());
   return ToInts(c);
 }
 

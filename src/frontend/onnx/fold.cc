@@ -1,5 +1,7 @@
 #include "fold.h"
 
+#include <cmath>
+
 #include "const_eval.h"
 #include "tessera/support/error.h"
 
@@ -8,7 +10,7 @@ namespace tessera::frontend::onnx_import {
 namespace {
 std::vector<long double> Values(const runtime::NDArray& a) {
   std::vector<long double> out;
-  if (a.dtype().is_float()) {
+  if (a.dtype().is_floating()) {
     for (double v : ToDoubles(a)) out.push_back(v);
   } else {
     for (int64_t v : ToInts(a)) out.push_back(static_cast<long double>(v));
@@ -61,12 +63,12 @@ runtime::NDArray FoldBroadcast(const std::vector<runtime::NDArray>& ins, DataTyp
     }
     result[flat] = f(args);
   }
-  if (out_dtype.is_float()) {
+  if (out_dtype.is_floating()) {
     std::vector<double> r(result.begin(), result.end());
     return FromDoubles(r, out_shape, out_dtype);
   }
   std::vector<int64_t> r;
-  for (long double v : result) r.push_back(static_cast<int64_t>(v));
+  for (long double v : result) r.push_back(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
   return FromInts(r, out_shape, out_dtype);
 }
 

@@ -210,7 +210,7 @@ void ConvertLRN(NodeContext& ctx) {
   const std::vector<int64_t> xs = ctx.InputShape(0);
   if (xs.size() < 3) ctx.Fail("input must be [N, C, d1, ...] (rank >= 3), got rank " + std::to_string(xs.size()));
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("input must be a float tensor, got " + dt.str());
   const int64_t size = ctx.AttrInt("size");
   if (size < 1) ctx.Fail("size must be >= 1, got " + std::to_string(size));
   const double alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);

@@ -56,7 +56,7 @@ void ConvertAttention(NodeContext& ctx) {
     ctx.Unsupported("input nonpad_kv_seqlen (per-batch valid key lengths) is not supported yet");
   if (ctx.HasInput(4) != ctx.HasInput(5)) ctx.Fail("past_key and past_value must be given together");
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("Q must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("Q must be a float tensor, got " + dt.str());
 
   Expr q = SplitHeads(ctx, 0, ctx.AttrInt("q_num_heads", 0), "q_num_heads");
   Expr k = SplitHeads(ctx, 1, ctx.AttrInt("kv_num_heads", 0), "kv_num_heads");

@@ -62,7 +62,7 @@ void ConvertIsInf(NodeContext& ctx) {
 // Mod-10/13: fmod (default 0) selects C fmod (sign of the dividend) over floor modulo.
 void ConvertMod(NodeContext& ctx) {
   int64_t fmod = ctx.AttrInt("fmod", 0);
-  if (fmod == 0 && ctx.InputType(0).dtype.is_float()) ctx.Fail("fmod must be 1 for floating-point inputs");
+  if (fmod == 0 && ctx.InputType(0).dtype.is_floating()) ctx.Fail("fmod must be 1 for floating-point inputs");
   ctx.SetOutput(0, ctx.Call("mod", {ctx.Input(0), ctx.Input(1)}, Attrs{{"fmod", fmod}}));
 }
 

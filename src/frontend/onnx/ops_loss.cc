@@ -72,13 +72,13 @@ void EmitNLL(NodeContext& ctx, Expr log_prob, const graph::TensorTypeNode& input
 
 void ConvertNLL(NodeContext& ctx) {
   const graph::TensorTypeNode& x = ctx.InputType(0);
-  if (!x.dtype.is_float()) ctx.Fail("input must be a float tensor, got " + x.dtype.str());
+  if (!x.dtype.is_floating()) ctx.Fail("input must be a float tensor, got " + x.dtype.str());
   EmitNLL(ctx, ctx.Input(0), x);
 }
 
 void ConvertSCE(NodeContext& ctx) {
   const graph::TensorTypeNode& x = ctx.InputType(0);
-  if (!x.dtype.is_float()) ctx.Fail("scores must be a float tensor, got " + x.dtype.str());
+  if (!x.dtype.is_floating()) ctx.Fail("scores must be a float tensor, got " + x.dtype.str());
   Expr log_prob = ctx.Call("nn.log_softmax", {ctx.Input(0)}, Attrs{{"axis", int64_t{1}}});
   ctx.CheckMaxOutputs(2, "SoftmaxCrossEntropyLoss has two outputs (loss, log_prob)");
   if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) ctx.SetOutput(1, log_prob);

@@ -28,7 +28,7 @@ Expr LegacyBroadcast(NodeContext& ctx, Expr b) {
 void Binary(NodeContext& ctx, const std::string& op, char fold_op) {
   if (fold_op && ctx.AllInputsConst()) {
     runtime::NDArray a = ctx.InputConst(0), b = ctx.InputConst(1);
-    if (a.dtype() == b.dtype() && (!a.dtype().is_float() || a.NumElements() * b.NumElements() <= (1 << 16))) {
+    if (a.dtype() == b.dtype() && (!a.dtype().is_floating() || a.NumElements() * b.NumElements() <= (1 << 16))) {
       if (ctx.opset() >= 7 || ctx.AttrInt("broadcast", 0) == 0) {
         ctx.SetOutputConst(0, BinaryArray(a, b, fold_op));
         return;
@@ -56,7 +56,7 @@ Converter Unary(const std::string& op) {
 void ConvertPow(NodeContext& ctx) {
   Expr base = ctx.Input(0), exponent = ctx.Input(1);
   DataType bt = ctx.InputType(0).dtype;
-  if (!bt.is_float()) {
+  if (!bt.is_floating()) {
     const Attrs f64{{"dtype", std::string("float64")}};
     Expr p = ctx.Call("power", {ctx.Call("cast", {base}, f64), ctx.Call("cast", {exponent}, f64)});
     return ctx.SetOutput(0, ctx.Call("cast", {p}, Attrs{{"dtype", bt.str()}}));
@@ -76,7 +76,7 @@ double ScalarInput(NodeContext& ctx, int i, const char* what) {
 void ConvertClip(NodeContext& ctx) {
   DataType dt = ctx.InputType(0).dtype;
   double lo, hi;
-  if (dt.is_float()) {
+  if (dt.is_floating()) {
     lo = -std::numeric_limits<double>::infinity();
     hi = std::numeric_limits<double>::infinity();
   } else if (dt.is_uint() || dt.is_bool()) {
@@ -102,7 +102,7 @@ void ConvertClip(NodeContext& ctx) {
       (i == 1 ? lo : hi) = v;
     }
   }
-  if (!dt.is_float() && dt.bits() >= 64) {
+  if (!dt.is_floating() && dt.bits() >= 64) {
     lo = std::max(lo, -9.2233720368547748e18);
     hi = std::min(hi, 9.2233720368547748e18);
   }

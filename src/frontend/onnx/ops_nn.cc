@@ -178,7 +178,7 @@ void ConvertLpPool(NodeContext& ctx) {
   if (rank == 5) return ConvertPool3D(ctx, "lp");
   if (rank != 3 && rank != 4) CheckRank4(ctx, "LpPool");
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("input must be a float tensor, got " + dt.str());
   if (!ctx.HasAttr("kernel_shape")) ctx.Fail("required attribute 'kernel_shape' is missing");
   const double p = static_cast<double>(ctx.AttrInt("p", 2));
   if (p < 1) ctx.Fail("p must be >= 1, got " + std::to_string(static_cast<int64_t>(p)));
@@ -223,7 +223,7 @@ void ConvertGlobalMaxPool(NodeContext& ctx) {
 
 void ConvertGlobalLpPool(NodeContext& ctx) {
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("input must be a float tensor, got " + dt.str());
   const double p = static_cast<double>(ctx.AttrInt("p", 2));
   if (p < 1) ctx.Fail("p must be >= 1, got " + std::to_string(static_cast<int64_t>(p)));
   Expr x = ctx.Call("abs", {ctx.Input(0)});

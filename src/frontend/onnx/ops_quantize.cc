@@ -1,19 +1,24 @@
-// ONNX QuantizeLinear / DequantizeLinear (10/13/19/21/23/25) and DynamicQuantizeLinear-11, the
-// reference semantics composed from graph ops (fast int8 kernels are later work):
+// ONNX QuantizeLinear / DequantizeLinear (10/13/19/21/23/24/25) and DynamicQuantizeLinear-11,
+// the reference semantics composed from graph ops (fast int8 kernels are later work):
 //
-//   DequantizeLinear: y = (float(x) - float(zero_point)) * scale
-//   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point)   (into the
-//                     zero point's type, else output_dtype, else uint8)
+//   DequantizeLinear: y = (T(x) - T(zero_point)) * T(scale), T = output_dtype, else scale's
+//                     type (a float8e8m0 scale needs output_dtype)
+//   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point) for an integer
+//                     result (into the zero point's type, else output_dtype, else uint8);
+//                     y = cast(x / scale + zero_point) for a float8 / float4 result, with the
+//                     `saturate` attribute (runtime/float_formats.h). The division runs in
+//                     `precision` when given, else in the scale's type.
 // scale / zero_point are a scalar (per tensor), 1-D along `axis` (per axis, default 1), or of
 // x's rank with x.shape[axis] / block_size on the axis (blocked, opset 21+: each value covers
-// block_size consecutive elements). Integer types int8 / uint8 / int16 / uint16 / int32 (the
-// 4-bit, 2-bit and float8 types are not supported by the runtime yet).
+// block_size consecutive elements). Quantized types: int2 / int4 / int8 / int16 / int32, their
+// unsigned forms, float8 e4m3fn / e4m3fnuz / e5m2 / e5m2fnuz and float4e2m1.
 //
 //   DynamicQuantizeLinear: scale = (max(0, max x) - min(0, min x)) / 255,
 //   zero_point = saturate(round(-min(0, min x) / scale)) as uint8, y = QuantizeLinear(x, ...).
 #include <cmath>
 
 #include "context.h"
+#include "tensor_convert.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -26,10 +31,18 @@ Expr Cast(NodeContext& ctx, Expr x, DataType dt) {
   return ctx.Call("cast", {std::move(x)}, Attrs{{"dtype", dt.str()}});
 }
 
+// Checks a quantized type: an integer of at most 32 bits or a float8 / float4 format.
+void CheckQuantizedType(NodeContext& ctx, DataType dt) {
+  if (!(((dt.is_int() || dt.is_uint()) && dt.bits() <= 32) || dt.is_minifloat()) ||
+      dt.code() == DataType::kFloat8E8M0FNU) {
+    ctx.Unsupported("quantized type " + dt.str() +
+                    " (int2/4/8/16/32, uint2/4/8/16, float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz and float4e2m1 are supported)");
+  }
+}
+
 // The [lo, hi] range of an integer type, as doubles.
 std::pair<double, double> IntRange(NodeContext& ctx, DataType dt) {
-  if (!(dt.is_int() || dt.is_uint()) || dt.bits() > 32)
-    ctx.Unsupported("quantized type " + dt.str() + " (int8, uint8, int16, uint16 and int32 are supported)");
+  CheckQuantizedType(ctx, dt);
   if (dt.is_uint()) return {0.0, std::ldexp(1.0, dt.bits()) - 1};
   return {-std::ldexp(1.0, dt.bits() - 1), std::ldexp(1.0, dt.bits() - 1) - 1};
 }
@@ -73,21 +86,38 @@ Expr AlignToX(NodeContext& ctx, int i, Expr p) {
   return p;
 }
 
+// A type given by an ONNX element-type attribute (0: absent).
+DataType AttrDtype(NodeContext& ctx, const char* name, DataType dflt) {
+  int64_t code = ctx.AttrInt(name, 0);
+  return code == 0 ? dflt : DataTypeFromONNX(static_cast<int>(code), ctx.Where() + " attribute '" + name + "'");
+}
+
 void ConvertDequantize(NodeContext& ctx) {
   const DataType xt = ctx.InputType(0).dtype, st = ctx.InputType(1).dtype;
-  IntRange(ctx, xt);
-  if (!st.is_float()) ctx.Fail("x_scale must be a float tensor, got " + st.str());
-  Expr x = Cast(ctx, ctx.Input(0), st);
+  CheckQuantizedType(ctx, xt);
+  if (!st.is_floating()) ctx.Fail("x_scale must be a float tensor, got " + st.str());
+  const DataType ft = AttrDtype(ctx, "output_dtype", st);
+  if (!(ft.is_float() || ft.is_bfloat16()))
+    ctx.Fail("the output type must be float32, float16 or bfloat16 (set output_dtype for a " + st.str() +
+             " scale), got " + ft.str());
+  Expr x = Cast(ctx, ctx.Input(0), ft);
   if (ctx.HasInput(2)) {
     if (ctx.InputType(2).dtype != xt) ctx.Fail("x_zero_point must have x's type " + xt.str());
-    x = ctx.Call("subtract", {x, AlignToX(ctx, 2, Cast(ctx, ctx.Input(2), st))});
+    x = ctx.Call("subtract", {x, AlignToX(ctx, 2, Cast(ctx, ctx.Input(2), ft))});
   }
-  ctx.SetOutput(0, ctx.Call("multiply", {x, AlignToX(ctx, 1, ctx.Input(1))}));
+  Expr scale = st == ft ? ctx.Input(1) : Cast(ctx, ctx.Input(1), ft);
+  ctx.SetOutput(0, ctx.Call("multiply", {x, AlignToX(ctx, 1, scale)}));
 }
 
 // saturate(round(x / scale) + zero_point) into `out`; x and scale float, zero_point (optional,
-// of type out) aligned to x.
+// of type out) aligned to x. A float8 / float4 `out` is a cast with Cast's `saturate`.
 Expr Quantize(NodeContext& ctx, Expr x, Expr scale, Expr zero_point, DataType ft, DataType out) {
+  if (out.is_minifloat()) {
+    CheckQuantizedType(ctx, out);
+    Expr q = ctx.Call("divide", {x, scale});
+    if (zero_point) q = ctx.Call("add", {q, Cast(ctx, zero_point, ft)});
+    return ctx.Call("cast", {q}, Attrs{{"dtype", out.str()}, {"saturate", ctx.AttrInt("saturate", 1)}});
+  }
   auto [lo, hi] = IntRange(ctx, out);
   Expr q = ctx.Call("round", {ctx.Call("divide", {x, scale})});
   if (zero_point) q = ctx.Call("add", {q, Cast(ctx, zero_point, ft)});
@@ -96,24 +126,21 @@ Expr Quantize(NodeContext& ctx, Expr x, Expr scale, Expr zero_point, DataType ft
 }
 
 void ConvertQuantize(NodeContext& ctx) {
-  const DataType xt = ctx.InputType(0).dtype;
-  if (!xt.is_float()) ctx.Fail("x must be a float tensor, got " + xt.str());
-  DataType out = DataType::UInt(8);
+  const DataType xt = ctx.InputType(0).dtype, st = ctx.InputType(1).dtype;
+  if (!xt.is_floating() && !xt.is_int()) ctx.Fail("x must be a float or int32 tensor, got " + xt.str());
+  DataType out = AttrDtype(ctx, "output_dtype", DataType::UInt(8));
   if (ctx.HasInput(2)) {
+    if (ctx.HasAttr("output_dtype") && ctx.InputType(2).dtype != out)
+      ctx.Fail("output_dtype " + out.str() + " differs from y_zero_point's type " + ctx.InputType(2).dtype.str());
     out = ctx.InputType(2).dtype;
-  } else if (int64_t code = ctx.AttrInt("output_dtype", 0); code != 0) {
-    switch (code) {
-      case 2: out = DataType::UInt(8); break;
-      case 3: out = DataType::Int(8); break;
-      case 4: out = DataType::UInt(16); break;
-      case 5: out = DataType::Int(16); break;
-      case 6: out = DataType::Int(32); break;
-      default: ctx.Unsupported("output_dtype " + std::to_string(code) + " (uint8, int8, uint16, int16, int32 are supported)");
-    }
   }
-  Expr scale = AlignToX(ctx, 1, ctx.InputType(1).dtype == xt ? ctx.Input(1) : Cast(ctx, ctx.Input(1), xt));
+  // The division's type: `precision`, else the scale's (float32 for an int32 x and scale).
+  DataType ft = AttrDtype(ctx, "precision", st.is_floating() ? st : DataType::Float(32));
+  if (!ft.is_floating()) ctx.Fail("precision must be a float type, got " + ft.str());
+  Expr x = xt == ft ? ctx.Input(0) : Cast(ctx, ctx.Input(0), ft);
+  Expr scale = AlignToX(ctx, 1, st == ft ? ctx.Input(1) : Cast(ctx, ctx.Input(1), ft));
   Expr zp = ctx.HasInput(2) ? AlignToX(ctx, 2, ctx.Input(2)) : nullptr;
-  ctx.SetOutput(0, Quantize(ctx, ctx.Input(0), scale, zp, xt, out));
+  ctx.SetOutput(0, Quantize(ctx, x, scale, zp, ft, out));
 }
 
 void ConvertDynamicQuantize(NodeContext& ctx) {

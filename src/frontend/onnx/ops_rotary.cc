@@ -19,7 +19,7 @@ namespace {
 void ConvertRotaryEmbedding(NodeContext& ctx) {
   const std::vector<int64_t> xs = ctx.InputShape(0);
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("input must be a float tensor, got " + dt.str());
   if (xs.size() != 3 && xs.size() != 4) ctx.Fail("input must be 3-D [B, S, H*D] or 4-D [B, H, S, D]");
   // Work in [B, S, H, D].
   Expr x = ctx.Input(0);

@@ -1,4 +1,4 @@
-// ONNX shape-driven and data-movement ops: ConstantOfShape, Size, CastLike, Expand, Tile, Pad,
+// ONNX shape-driven and data-movement ops: ConstantOfShape, Size, Expand, Tile, Pad,
 // Split, DepthToSpace, SpaceToDepth, GatherElements, Trilu, Range, EyeLike, OneHot. Shapes,
 // repeats, pads and split sizes must be known at import (constants or folded shape
 // arithmetic); known inputs fold.
@@ -32,7 +32,7 @@ void ConvertConstantOfShape(NodeContext& ctx) {
   if (const onnx::AttributeProto* a = ctx.Attr("value")) value = TensorProtoToNDArray(a->t(), ctx.Where() + " attribute 'value'");
   if (value.NumElements() != 1) ctx.Fail("attribute 'value' must hold exactly one element");
   int64_t n = Elements(shape);
-  if (value.dtype().is_float()) {
+  if (value.dtype().is_floating()) {
     ctx.SetOutputConst(0, FromDoubles(std::vector<double>(n, ToDoubles(value)[0]), shape, value.dtype()));
   } else {
     ctx.SetOutputConst(0, FromInts(std::vector<int64_t>(n, ToInts(value)[0]), shape, value.dtype()));
@@ -41,14 +41,6 @@ void ConvertConstantOfShape(NodeContext& ctx) {
 
 // Size-1/13/19/21: the number of elements, an int64 scalar.
 void ConvertSize(NodeContext& ctx) { ctx.SetOutputConst(0, MakeInts({Elements(ctx.InputShape(0))}, {})); }
-
-// CastLike-15/19/21: Cast to the dtype of input 1.
-void ConvertCastLike(NodeContext& ctx) {
-  DataType to = ctx.InputType(1).dtype;
-  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) return ctx.SetOutputConst(0, CastArray(c, to));
-  if (ctx.InputType(0).dtype == to) return ctx.SetOutput(0, ctx.Input(0));
-  ctx.SetOutput(0, ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", to.str()}}));
-}
 
 // Expand-8/13: numpy broadcast of input 0 and the shape input.
 void ConvertExpand(NodeContext& ctx) {
@@ -207,7 +199,7 @@ void ConvertRange(NodeContext& ctx) {
   double delta = ctx.InputDoubles(2, "Range delta")[0];
   if (delta == 0) ctx.Fail("delta must not be 0");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-  if (s.dtype().is_float()) {
+  if (s.dtype().is_floating()) {
     std::vector<double> v(n);
     for (int64_t i = 0; i < n; ++i) v[i] = start + i * delta;
     return ctx.SetOutputConst(0, FromDoubles(v, {n}, s.dtype()));
@@ -264,7 +256,6 @@ void ConvertOneHot(NodeContext& ctx) {
 void RegisterShapeConverters(ConverterTable& t) {
   t["ConstantOfShape"] = ConvertConstantOfShape;
   t["Size"] = ConvertSize;
-  t["CastLike"] = ConvertCastLike;
   t["Expand"] = ConvertExpand;
   t["Tile"] = ConvertTile;
   t["Pad"] = ConvertPad;

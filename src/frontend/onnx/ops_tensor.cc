@@ -1,4 +1,4 @@
-// ONNX tensor / shape ops: Constant, Identity, Cast, Shape, Reshape, Flatten, Transpose,
+// ONNX tensor / shape ops: Constant, Identity, Cast, CastLike, Shape, Reshape, Flatten, Transpose,
 // Concat, Gather, Slice, Unsqueeze, Squeeze. Each folds at import when its inputs are known.
 #include <algorithm>
 
@@ -47,11 +47,31 @@ void ConvertIdentity(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Input(0));
 }
 
+// x converted to `to` with Cast's attributes: `saturate` (19+) for float8 results,
+// `round_mode` (24+) for float8e8m0 results; float8 / float4 / 4- and 2-bit integer
+// semantics in runtime/float_formats.h. Constants fold here when the attributes are the
+// defaults (FoldConstant folds the others through the compiled cast).
+void CastTo(NodeContext& ctx, DataType to) {
+  const int64_t saturate = ctx.AttrInt("saturate", 1);
+  const std::string round_mode = ctx.AttrString("round_mode", "up");
+  if (round_mode != "up" && round_mode != "down" && round_mode != "nearest")
+    ctx.Fail("round_mode must be 'up', 'down' or 'nearest', got '" + round_mode + "'");
+  if (saturate != 0 && saturate != 1) ctx.Fail("saturate must be 0 or 1, got " + std::to_string(saturate));
+  if (runtime::NDArray c = ctx.InputConst(0); c.defined() && saturate == 1 && round_mode == "up")
+    return ctx.SetOutputConst(0, CastArray(c, to));
+  if (ctx.InputType(0).dtype == to) return ctx.SetOutput(0, ctx.Input(0));
+  ctx.SetOutput(0, ctx.Call("cast", {ctx.Input(0)},
+                            Attrs{{"dtype", to.str()}, {"saturate", saturate}, {"round_mode", round_mode}}));
+}
+
+// Cast-1/6/9/13/19/21/23/24/25.
 void ConvertCast(NodeContext& ctx) {
   DataType to = DataTypeFromONNX(static_cast<int>(ctx.AttrInt("to")), ctx.Where() + " attribute 'to'");
-  if (runtime::NDArray c = ctx.InputConst(0); c.defined()) return ctx.SetOutputConst(0, CastArray(c, to));
-  ctx.SetOutput(0, ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", to.str()}}));
+  CastTo(ctx, to);
 }
+
+// CastLike-15/19/21/23/24/25: Cast to the dtype of input 1.
+void ConvertCastLike(NodeContext& ctx) { CastTo(ctx, ctx.InputType(1).dtype); }
 
 // Shape-1/13: the whole shape; Shape-15+: shape[start:end] (clamped).
 void ConvertShape(NodeContext& ctx) {
@@ -249,6 +269,7 @@ void RegisterTensorConverters(ConverterTable& t) {
   t["Constant"] = ConvertConstant;
   t["Identity"] = ConvertIdentity;
   t["Cast"] = ConvertCast;
+  t["CastLike"] = ConvertCastLike;
   t["Shape"] = ConvertShape;
   t["Reshape"] = ConvertReshape;
   t["Flatten"] = ConvertFlatten;

@@ -100,7 +100,7 @@ void ConvertPool3D(NodeContext& ctx, const std::string& kind) {
   }
   // Lp: (sum |x|^p)^(1/p) = (avg of |x|^p counting the padding * window)^(1/p).
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("input must be a float tensor, got " + dt.str());
   const double p = static_cast<double>(ctx.AttrInt("p", 2));
   if (p < 1) ctx.Fail("p must be >= 1");
   x = ctx.Call("power", {ctx.Call("abs", {x}), ctx.ScalarConst(p, dt)});

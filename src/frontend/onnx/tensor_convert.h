@@ -9,7 +9,7 @@
 namespace tessera::frontend {
 
 /// The DataType of an ONNX TensorProto.DataType value; UnsupportedError ("<where>: ...") for
-/// float16, bfloat16, string, complex and unknown codes.
+/// string, complex and unknown codes.
 DataType DataTypeFromONNX(int elem_type, const std::string& where);
 
 /// Copies a TensorProto's data (raw_data or typed fields) into a new NDArray.

@@ -11,7 +11,7 @@ namespace {
 
 Type FloatActRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float(), "needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "needs a float tensor, got ", x.dtype.str());
   return IdentityRel(args, attrs);
 }
 
@@ -28,7 +28,7 @@ Type PReluRel(const std::vector<Type>& args, const Attrs& attrs) {
 
 Type LogSoftmaxRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float(), "log_softmax needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "log_softmax needs a float tensor, got ", x.dtype.str());
   NormalizeAxis(attrs.GetInt("axis", -1), x.ndim());
   return TensorTypeNode::make(x.shape, x.dtype);
 }

@@ -57,7 +57,7 @@ Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
 Type GridSampleRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const TensorTypeNode& g = TensorArg(args, 1);
-  TESSERA_CHECK(x.dtype.is_float() && g.dtype.is_float(), "x and grid must be float tensors, got ", x.dtype.str(),
+  TESSERA_CHECK(x.dtype.is_floating() && g.dtype.is_floating(), "x and grid must be float tensors, got ", x.dtype.str(),
                 " and ", g.dtype.str());
   const int64_t r = x.ndim() - 2;
   TESSERA_CHECK(r >= 1, "x must be [N, C, D1, ...], got ", ShapeStr(x.shape));

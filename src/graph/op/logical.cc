@@ -42,7 +42,7 @@ Type ModRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& a = TensorArg(args, 0);
   const TensorTypeNode& b = TensorArg(args, 1);
   CheckSameDtype(a, b);
-  TESSERA_CHECK(attrs.GetInt("fmod", 0) != 0 || !a.dtype.is_float(),
+  TESSERA_CHECK(attrs.GetInt("fmod", 0) != 0 || !a.dtype.is_floating(),
                 "fmod=0 (floor modulo) needs integer tensors; floats need fmod=1, got ", a.dtype.str());
   return TensorTypeNode::make(BroadcastShapes(a.shape, b.shape), a.dtype);
 }
@@ -64,13 +64,13 @@ Type IntUnaryRel(const std::vector<Type>& args, const Attrs& attrs) {
 
 Type FloatMathRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float(), "needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "needs a float tensor, got ", x.dtype.str());
   return IdentityRel(args, attrs);
 }
 
 Type FloatToBoolRel(const std::vector<Type>& args, const Attrs&) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float(), "needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "needs a float tensor, got ", x.dtype.str());
   return TensorTypeNode::make(x.shape, DataType::Bool());
 }
 

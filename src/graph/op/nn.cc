@@ -149,7 +149,7 @@ Type GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
 
 Type SoftmaxRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float(), "softmax needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "softmax needs a float tensor, got ", x.dtype.str());
   NormalizeAxis(attrs.GetInt("axis", -1), x.ndim());
   return TensorTypeNode::make(x.shape, x.dtype);
 }

@@ -10,7 +10,7 @@ namespace {
 
 Type FloatUnaryRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
-  TESSERA_CHECK(x.dtype.is_float() || x.dtype.is_bfloat16(), "needs a float tensor, got ", x.dtype.str());
+  TESSERA_CHECK(x.dtype.is_floating(), "needs a float tensor, got ", x.dtype.str());
   return IdentityRel(args, attrs);
 }
 
@@ -29,6 +29,9 @@ Type ClipRel(const std::vector<Type>& args, const Attrs& attrs) {
 
 Type CastRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
+  const std::string mode = attrs.GetString("round_mode", "up");
+  TESSERA_CHECK(mode == "up" || mode == "down" || mode == "nearest", "round_mode must be up, down or nearest, got '",
+                mode, "'");
   return TensorTypeNode::make(x.shape, DataType::Parse(attrs.GetString("dtype")));
 }
 
@@ -47,7 +50,10 @@ void RegisterTensorOps(OpRegistry& r) {
   r.Register("negative", 1, kElemWise, IdentityRel, "-x");
   r.Register("abs", 1, kElemWise, IdentityRel, "|x|");
   r.Register("copy", 1, kElemWise, IdentityRel, "a copy of x");
-  r.Register("cast", 1, kElemWise, CastRel, "x converted to dtype. attrs: dtype (e.g. \"float32\")");
+  r.Register("cast", 1, kElemWise, CastRel,
+             "x converted to dtype. attrs: dtype (e.g. \"float32\"); for float8 results saturate (default 1: "
+             "out-of-range values become +-max, else inf / NaN) and, for float8_e8m0fnu, round_mode (up, down, "
+             "nearest; default up), as ONNX Cast");
   for (const char* name : {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum"}) {
     r.Register(name, 2, kBroadcast, BroadcastRel, "numpy-broadcasting binary op");
   }

@@ -1,6 +1,8 @@
 // Helpers shared by the graph passes: see pass_util.h.
 #include "pass_util.h"
 
+#include "tessera/runtime/float_formats.h"
+
 #include "tessera/graph/functor.h"
 #include "tessera/support/error.h"
 
@@ -78,11 +80,7 @@ runtime::NDArray FromDoubles(const std::vector<double>& values, std::vector<int6
 
 Constant ScalarConstant(double value, DataType dtype) {
   runtime::NDArray a = runtime::NDArray::Empty({}, dtype);
-  if (dtype == DataType::Float(32)) *a.data<float>() = static_cast<float>(value);
-  else if (dtype == DataType::Float(64)) *a.data<double>() = value;
-  else if (dtype == DataType::Int(64)) *a.data<int64_t>() = static_cast<int64_t>(value);
-  else if (dtype == DataType::Int(32)) *a.data<int32_t>() = static_cast<int32_t>(value);
-  else TESSERA_THROW(UnsupportedError, "a scalar constant of dtype ", dtype.str(), " is not supported here");
+  runtime::StoreFromDouble(a.raw_data(), 0, dtype, value);
   return ConstantNode::make(a);
 }
 

@@ -33,7 +33,7 @@ using graph::TensorTypeOf;   // expr_util.h
 std::optional<std::vector<double>> ToDoubles(const runtime::NDArray& a);
 /// A new array of `shape` and float `dtype` (float32 / float64) holding `values`.
 runtime::NDArray FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DataType dtype);
-/// A rank-0 constant of `dtype` (float or int) holding `value`.
+/// A rank-0 constant of any scalar `dtype` holding `value` (converted as runtime::StoreFromDouble).
 Constant ScalarConstant(double value, DataType dtype);
 
 }  // namespace tessera::graph::transform::detail

@@ -6,6 +6,7 @@
 #include "tessera/tir/transform/loop_partition.h"
 #include "tessera/tir/transform/lower_blocks.h"
 #include "tessera/tir/transform/lower_init_block.h"
+#include "tessera/tir/transform/lower_storage_type_casts.h"
 #include "tessera/tir/transform/remove_no_op.h"
 #include "tessera/tir/transform/simplify.h"
 #include "tessera/tir/transform/unroll_loop.h"
@@ -16,6 +17,7 @@ namespace tessera::tir::transform {
 
 PrimFunc LowerToFlat(const PrimFunc& func) {
   PrimFunc f = func;
+  f = LowerStorageTypeCasts(f);
   f = CompactBufferAllocation(f);
   f = LowerInitBlock(f);
   f = LowerBlocks(f);
