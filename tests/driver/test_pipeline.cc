@@ -135,11 +135,12 @@ TEST(Pipeline, DumpIRWritesEveryStepInOrder) {
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 10u);
   EXPECT_EQ(files.front(), "00_InferType.txt");
-  EXPECT_EQ(files[1], "01_SimplifyInference.txt");
-  EXPECT_EQ(files[2], "02_FoldConstant.txt");
-  EXPECT_EQ(files[3], "03_FoldScaleAxis.txt");
-  EXPECT_EQ(files[4], "04_FoldConstant.txt");
-  EXPECT_EQ(files[5], "05_DeadCodeElimination.txt");  // EliminateCommonSubexpr disabled
+  EXPECT_EQ(files[1], "01_LegalizeLowPrecision.txt");
+  EXPECT_EQ(files[2], "02_SimplifyInference.txt");
+  EXPECT_EQ(files[3], "03_FoldConstant.txt");
+  EXPECT_EQ(files[4], "04_FoldScaleAxis.txt");
+  EXPECT_EQ(files[5], "05_FoldConstant.txt");
+  EXPECT_EQ(files[6], "06_DeadCodeElimination.txt");  // EliminateCommonSubexpr disabled
   EXPECT_NE(std::find(files.begin(), files.end(), std::to_string(files.size() - 1) + "_CodegenLLVM.txt"), files.end());
   std::filesystem::remove_all(dir);
 }

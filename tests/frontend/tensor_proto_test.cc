@@ -46,10 +46,41 @@ TEST(TensorProto, Errors) {
   bad.add_dims(4);
   bad.add_float_data(1.f);
   EXPECT_THROW(ParseTensorProto(bad.SerializeAsString(), "bad.pb"), UserError);
-  onnx::TensorProto half;
+  onnx::TensorProto half;  // float16 needs one bit pattern in int32_data per element
   half.set_data_type(onnx::TensorProto::FLOAT16);
   half.add_dims(1);
-  EXPECT_THROW(ParseTensorProto(half.SerializeAsString()), UnsupportedError);
+  EXPECT_THROW(ParseTensorProto(half.SerializeAsString()), UserError);
+  onnx::TensorProto int4;  // 3 int4 elements need 2 packed bytes
+  int4.set_data_type(onnx::TensorProto::INT4);
+  int4.add_dims(3);
+  int4.set_raw_data(std::string(1, '\x21'));
+  EXPECT_THROW(ParseTensorProto(int4.SerializeAsString()), UserError);
+  onnx::TensorProto text;
+  text.set_data_type(onnx::TensorProto::STRING);
+  text.add_dims(1);
+  text.add_string_data("a");
+  EXPECT_THROW(ParseTensorProto(text.SerializeAsString()), UnsupportedError);
+}
+
+TEST(TensorProto, ReadsStorageTypes) {
+  onnx::TensorProto int4;  // [1, -2, 7]: nibbles 0x1, 0xE in byte 0 (low first), 0x7 in byte 1
+  int4.set_data_type(onnx::TensorProto::INT4);
+  int4.add_dims(3);
+  int4.set_raw_data(std::string("\xE1\x07", 2));
+  runtime::NDArray a = ParseTensorProto(int4.SerializeAsString()).value;
+  ASSERT_EQ(a.dtype(), DataType::Int(4));
+  const auto* p = static_cast<const int8_t*>(a.raw_data());
+  EXPECT_EQ(p[0], 1);
+  EXPECT_EQ(p[1], -2);
+  EXPECT_EQ(p[2], 7);
+  onnx::TensorProto half;
+  half.set_data_type(onnx::TensorProto::FLOAT16);
+  half.add_dims(2);
+  half.add_int32_data(0x3C00);  // 1.0
+  half.add_int32_data(0xC000);  // -2.0
+  runtime::NDArray h = ParseTensorProto(half.SerializeAsString()).value;
+  ASSERT_EQ(h.dtype(), DataType::Float(16));
+  EXPECT_EQ(static_cast<const uint16_t*>(h.raw_data())[1], 0xC000);
   EXPECT_THROW(ReadTensorProtoFile("/nonexistent/input_0.pb"), UserError);
 }
 
