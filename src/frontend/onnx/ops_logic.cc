@@ -5,6 +5,7 @@
 // (later versions only add dtypes); binary ops broadcast per numpy rules (opset 7+). Known
 // inputs fold at import.
 #include <cmath>
+#include <limits>
 
 #include "const_eval.h"
 #include "context.h"
@@ -63,6 +64,20 @@ void ConvertIsInf(NodeContext& ctx) {
 void ConvertMod(NodeContext& ctx) {
   int64_t fmod = ctx.AttrInt("fmod", 0);
   if (fmod == 0 && ctx.InputType(0).dtype.is_floating()) ctx.Fail("fmod must be 1 for floating-point inputs");
+  // Folded at import for shape arithmetic (Attention's expansion tests num_heads % kv_heads).
+  // A zero divisor (and INT64_MIN % -1) folds to 0 instead of trapping at import.
+  if (CanFold(ctx) && ctx.InputConst(0).dtype() == ctx.InputConst(1).dtype() &&
+      !ctx.InputConst(0).dtype().is_floating()) {
+    return ctx.SetOutputConst(
+        0, FoldBroadcast({ctx.InputConst(0), ctx.InputConst(1)}, ctx.InputConst(0).dtype(),
+                         [fmod](const auto& v) -> long double {
+                           auto a = static_cast<int64_t>(v[0]), b = static_cast<int64_t>(v[1]);
+                           if (b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min())) return 0;
+                           int64_t r = a % b;
+                           if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+                           return static_cast<long double>(r);
+                         }));
+  }
   ctx.SetOutput(0, ctx.Call("mod", {ctx.Input(0), ctx.Input(1)}, Attrs{{"fmod", fmod}}));
 }
 

@@ -5,6 +5,7 @@
 
 #include "const_eval.h"
 #include "context.h"
+#include "fold.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -134,7 +135,13 @@ void RegisterMathConverters(ConverterTable& t) {
   t["Log"] = Unary("log");
   t["Sqrt"] = Unary("sqrt");
   t["Tanh"] = Unary("tanh");
-  t["Neg"] = Unary("negative");
+  t["Neg"] = [](NodeContext& ctx) {
+    // Folded at import for shape arithmetic (LayerNormalization's expansion negates an axis).
+    if (CanFold(ctx) && !ctx.InputConst(0).dtype().is_storage_only())
+      return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, ctx.InputConst(0).dtype(),
+                                                 [](const auto& v) -> long double { return -v[0]; }));
+    ctx.SetOutput(0, ctx.Call("negative", {ctx.Input(0)}));
+  };
   t["Abs"] = Unary("abs");
   t["HardSigmoid"] = ConvertHardSigmoid;
   t["Clip"] = ConvertClip;
