@@ -81,10 +81,11 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
 void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
   NodeContext ctx(state, node, index);
   const std::string& domain = node.domain();
-  if (!domain.empty() && domain != "ai.onnx") {
-    ctx.Unsupported("operator domain '" + domain + "' is not supported by Tessera's ONNX importer (only ai.onnx)");
+  const Converter* conv = FindConverter(domain, node.op_type());
+  if (!conv && !domain.empty() && domain != "ai.onnx") {
+    ctx.Unsupported("operator " + node.op_type() + " of domain '" + domain +
+                    "' is not supported by Tessera's ONNX importer (domains: ai.onnx, ai.onnx.preview.training)");
   }
-  const Converter* conv = FindConverter(node.op_type());
   if (!conv) ctx.Unsupported("operator " + node.op_type() + " is not supported by Tessera's ONNX importer");
   std::string where = ctx.Where();
   auto located = [&](const char* msg) {
@@ -121,7 +122,7 @@ void CheckEveryOperatorIsSupported(const onnx::GraphProto& g, ImportState& state
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& node = g.node(i);
     const bool foreign = !node.domain().empty() && node.domain() != "ai.onnx";
-    if (!foreign && FindConverter(node.op_type())) continue;
+    if (FindConverter(node.domain(), node.op_type())) continue;
     if (first < 0) first = i;
     ++count;
     const std::string op = foreign ? node.domain() + ":" + node.op_type() : node.op_type();

@@ -83,7 +83,7 @@ TEST(Errors, UnsupportedAttributeAndDomain) {
   d.Input("x", {1});
   d.Node("Foo", {"x"}, {"y"}, "custom")->set_domain("com.example");
   d.Output("y", {1});
-  EXPECT_NE(ErrorOf([&] { d.Import(); }).find("operator domain 'com.example' is not supported"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { d.Import(); }).find("of domain 'com.example' is not supported"), std::string::npos);
 }
 
 TEST(Errors, ShapeErrorsNameTheNode) {

@@ -73,6 +73,8 @@ class NodeContext {
   void SetOutput(int i, graph::Expr e);
   /// Sets output i to a value known at import time.
   void SetOutputConst(int i, runtime::NDArray value);
+  /// Whether the node asks for output i (present with a non-empty name).
+  bool HasOutput(int i) const { return i < node_.output_size() && !node_.output(i).empty(); }
   /// UserError unless the node asks for at most `n` outputs (non-empty names).
   void CheckMaxOutputs(int n, const std::string& why);
 
@@ -89,8 +91,11 @@ class NodeContext {
 using Converter = std::function<void(NodeContext&)>;
 using ConverterTable = std::map<std::string, Converter>;
 
-/// The converter of ONNX op `op_type`, or nullptr.
-const Converter* FindConverter(const std::string& op_type);
+/// The table key of an operator: its op_type in the default domain ("" or "ai.onnx"),
+/// "domain:op_type" in any other (e.g. "ai.onnx.preview.training:Adam").
+std::string ConverterKey(const std::string& domain, const std::string& op_type);
+/// The converter of operator `op_type` of `domain`, or nullptr.
+const Converter* FindConverter(const std::string& domain, const std::string& op_type);
 
 // One group per file; FindConverter calls each once.
 void RegisterMathConverters(ConverterTable& t);    // ops_math.cc
@@ -108,5 +113,6 @@ void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.
 void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
+void RegisterTrainingConverters(ConverterTable& t);  // ops_training.cc (ai.onnx.preview.training)
 
 }  // namespace tessera::frontend::onnx_import

@@ -2,7 +2,11 @@
 
 namespace tessera::frontend::onnx_import {
 
-const Converter* FindConverter(const std::string& op_type) {
+std::string ConverterKey(const std::string& domain, const std::string& op_type) {
+  return domain.empty() || domain == "ai.onnx" ? op_type : domain + ":" + op_type;
+}
+
+const Converter* FindConverter(const std::string& domain, const std::string& op_type) {
   static const ConverterTable* table = [] {
     auto* t = new ConverterTable();
     RegisterMathConverters(*t);
@@ -20,9 +24,10 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterQuantizeConverters(*t);
     RegisterEinsumConverters(*t);
     RegisterRotaryConverters(*t);
+    RegisterTrainingConverters(*t);
     return t;
   }();
-  auto it = table->find(op_type);
+  auto it = table->find(ConverterKey(domain, op_type));
   return it == table->end() ? nullptr : &it->second;
 }
 

@@ -43,7 +43,20 @@ void ConvertShrink(NodeContext& ctx) {
 }
 
 // PRelu-1/6/7/9/16: slope broadcasts unidirectionally to X (opset 7+).
-void ConvertPRelu(NodeContext& ctx) { ctx.SetOutput(0, ctx.Call("nn.prelu", {ctx.Input(0), ctx.Input(1)})); }
+// PRelu-1/6/7/9/16. Before opset 7 a 1-D slope of x.shape[1] values is per channel (axis 1,
+// Caffe2's PRelu, which PyTorch's exporter relied on); from 7 the slope broadcasts
+// unidirectionally (numpy rules from the right).
+void ConvertPRelu(NodeContext& ctx) {
+  Expr slope = ctx.Input(1);
+  const auto& x = ctx.InputType(0);
+  const auto& s = ctx.InputType(1);
+  if (ctx.opset() < 7 && s.ndim() == 1 && x.ndim() >= 2 && s.shape[0] == x.shape[1] && x.ndim() > 2) {
+    std::vector<int64_t> shape(x.ndim() - 1, 1);
+    shape[0] = -1;
+    slope = ctx.Call("reshape", {slope}, Attrs{{"newshape", shape}});
+  }
+  ctx.SetOutput(0, ctx.Call("nn.prelu", {ctx.Input(0), slope}));
+}
 
 int64_t Axis(NodeContext& ctx, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) ctx.Fail("axis " + std::to_string(axis) + " out of range");

@@ -238,9 +238,42 @@ void ConvertGlobalAveragePool(NodeContext& ctx) {
 }
 
 // Inference only: opset 1-6 is_test / 7-8 spatial / 14+ training_mode must select inference.
+// Training mode (opset 14+ training_mode=1): normalizes with the batch's statistics over every
+// axis but 1 (population variance) and also outputs the running statistics
+//   running_mean = mean * momentum + batch_mean * (1 - momentum)   (momentum default 0.9),
+//   running_var  = var * momentum + batch_var * (1 - momentum),
+// as the ONNX reference implementation computes them.
+void ConvertBatchNormTraining(NodeContext& ctx) {
+  const auto& xt = ctx.InputType(0);
+  const int64_t rank = xt.ndim();
+  if (rank < 2) ctx.Fail("X must have rank >= 2 (N, C, ...), got rank " + std::to_string(rank));
+  const DataType dt = xt.dtype;
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1) axes.push_back(d);
+  Expr x = ctx.Input(0);
+  Attrs reduce{{"axis", axes}, {"keepdims", int64_t{0}}};
+  Expr mean = ctx.Call("mean", {x}, reduce);
+  std::vector<int64_t> channel(rank - 1, 1);
+  channel[0] = -1;
+  auto per_channel = [&](Expr v) { return ctx.Call("reshape", {std::move(v)}, Attrs{{"newshape", channel}}); };
+  Expr centered = ctx.Call("subtract", {x, per_channel(mean)});
+  Expr var = ctx.Call("mean", {ctx.Call("multiply", {centered, centered})}, reduce);
+  const double eps = ctx.AttrFloat("epsilon", 1e-5f), momentum = ctx.AttrFloat("momentum", 0.9f);
+  Expr inv = ctx.Call("divide", {ctx.Call("multiply", {centered, per_channel(ctx.Input(1))}),
+                                 per_channel(ctx.Call("sqrt", {ctx.Call("add", {var, ctx.ScalarConst(eps, dt)})}))});
+  ctx.SetOutput(0, ctx.Call("add", {inv, per_channel(ctx.Input(2))}));
+  auto running = [&](int input, Expr batch) {
+    return ctx.Call("add", {ctx.Call("multiply", {ctx.Input(input), ctx.ScalarConst(momentum, dt)}),
+                            ctx.Call("multiply", {std::move(batch), ctx.ScalarConst(1 - momentum, dt)})});
+  };
+  if (ctx.HasOutput(1)) ctx.SetOutput(1, running(3, mean));
+  if (ctx.HasOutput(2)) ctx.SetOutput(2, running(4, var));
+}
+
 void ConvertBatchNorm(NodeContext& ctx) {
   if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) != 1) ctx.Unsupported("attribute spatial=0 is not supported");
-  if (ctx.AttrInt("training_mode", 0) != 0) ctx.Unsupported("attribute training_mode=1 is not supported (inference only)");
+  if (ctx.AttrInt("training_mode", 0) != 0) return ConvertBatchNormTraining(ctx);
   ctx.CheckMaxOutputs(1, "training-mode BatchNormalization outputs (running mean/var) are not supported");
   Attrs attrs{{"axis", int64_t{1}}, {"epsilon", static_cast<double>(ctx.AttrFloat("epsilon", 1e-5f))}};
   ctx.SetOutput(0, ctx.Call("nn.batch_norm",
