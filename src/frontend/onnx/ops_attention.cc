@@ -1,4 +1,4 @@
-// ONNX Attention-23 (and its later opsets without nonpad_kv_seqlen) as graph ops, in the order of
+// ONNX Attention-23/24 as graph ops, in the order of
 // the spec's function body and reference implementation (onnx/reference/ops/op_attention.py):
 //
 //   Q [B, Sq, Hq*D] or [B, Hq, Sq, D]; K, V [B, Skv, Hkv*D(v)] or [B, Hkv, Skv, D(v)] (3-D inputs
@@ -13,7 +13,9 @@
 //   P = softmax(QK + bias) over the keys; Y = P @ V (3-D: heads merged back);
 //   qk_matmul_output (output 3): QK (mode 0, 1), QK + bias (2), P (3).
 // The causal and window biases are constants ([Sq, T]); the mask is a run-time input or a
-// constant. nonpad_kv_seqlen (opset 24) is refused.
+// constant. nonpad_kv_seqlen (opset 24, int64 [B], a run-time input; not with a past cache):
+// key j of batch b is attended only when j < L[b], and the causal / window frontier of query i
+// is i + L[b] - Sq instead of i + past (the bias is then [B, 1, Sq, T], built from graph ops).
 #include <cmath>
 #include <limits>
 
@@ -52,9 +54,11 @@ void ConvertAttention(NodeContext& ctx) {
   if (rank != 3 && rank != 4) ctx.Fail("Q must be 3-D or 4-D, got rank " + std::to_string(rank));
   for (int i = 1; i <= 2; ++i)
     if (ctx.InputType(i).ndim() != rank) ctx.Fail("Q, K and V must have the same rank");
-  if (ctx.NumInputs() > 6 && ctx.HasInput(6))
-    ctx.Unsupported("input nonpad_kv_seqlen (per-batch valid key lengths) is not supported yet");
+  const bool nonpad = ctx.NumInputs() > 6 && ctx.HasInput(6);
   if (ctx.HasInput(4) != ctx.HasInput(5)) ctx.Fail("past_key and past_value must be given together");
+  if (nonpad && ctx.HasInput(4)) ctx.Fail("nonpad_kv_seqlen cannot be combined with past_key / past_value");
+  if (nonpad && (ctx.InputType(6).ndim() != 1 || !ctx.InputType(6).dtype.is_int()))
+    ctx.Fail("nonpad_kv_seqlen must be a 1-D integer tensor (one length per batch)");
   const DataType dt = ctx.InputType(0).dtype;
   if (!dt.is_floating()) ctx.Fail("Q must be a float tensor, got " + dt.str());
 
@@ -109,7 +113,25 @@ void ConvertAttention(NodeContext& ctx) {
   }
   const bool causal = ctx.AttrInt("is_causal", 0) != 0;
   const int64_t left = ctx.AttrInt("left_window_size", -1), right = ctx.AttrInt("right_window_size", -1);
-  if (causal || left >= 0 || right >= 0) {
+  if (nonpad) {
+    // Per-batch lengths L: padding (j < L[b]) and the causal / window frontier i + L[b] - Sq.
+    const DataType i64 = DataType::Int(64);
+    std::vector<int64_t> j_idx(t), i_idx(sq);
+    for (int64_t j = 0; j < t; ++j) j_idx[j] = j;
+    for (int64_t i = 0; i < sq; ++i) i_idx[i] = i - sq;
+    Expr j = graph::ConstantNode::make(FromInts(j_idx, {1, 1, 1, t}, i64));
+    Expr lens = Reshape(ctx, ctx.Call("cast", {ctx.Input(6)}, Attrs{{"dtype", i64.str()}}), {-1, 1, 1, 1});
+    Expr frontier = ctx.Call("add", {graph::ConstantNode::make(FromInts(i_idx, {1, 1, sq, 1}, i64)), lens});
+    Expr diff = ctx.Call("subtract", {frontier, j});  // [B, 1, Sq, T]: i + L - Sq - j
+    Expr allowed = ctx.Call("less", {j, lens});
+    auto both = [&](Expr a, Expr b) { return ctx.Call("logical_and", {std::move(a), std::move(b)}); };
+    if (causal) allowed = both(allowed, ctx.Call("greater_equal", {diff, ctx.ScalarConst(0, i64)}));
+    if (left >= 0) allowed = both(allowed, ctx.Call("less_equal", {diff, ctx.ScalarConst(double(left), i64)}));
+    if (right >= 0)
+      allowed = both(allowed, ctx.Call("greater_equal", {diff, ctx.ScalarConst(-double(right), i64)}));
+    Expr c = ctx.Call("where", {allowed, ctx.ScalarConst(0, dt), ctx.ScalarConst(neg_inf, dt)});
+    bias = bias ? ctx.Call("add", {bias, c}) : c;
+  } else if (causal || left >= 0 || right >= 0) {
     std::vector<double> b(sq * t, 0.0);
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = 0; j < t; ++j) {
