@@ -41,6 +41,10 @@ DataType DescrToDataType(const std::string& descr, const std::string& what) {
 std::string DataTypeToDescr(DataType t) {
   TESSERA_CHECK(t.is_scalar(), "cannot save a ", t.str(), " array as .npy: vector dtypes have no numpy descr");
   if (t.is_bool()) return "|b1";
+  // bfloat16, float8 / float4 and 4- / 2-bit integers have no numpy dtype: their bytes are saved
+  // as opaque void elements, which is how numpy saves ml_dtypes arrays (same layout: one
+  // element per byte below 8 bits); np.load(...).view(ml_dtypes.<type>) recovers them.
+  if (t.is_storage_only() && !(t.is_float() && t.bits() == 16)) return t.bits() == 16 ? "<V2" : "|V1";
   const char* kind = t.is_float() ? "f" : t.is_int() ? "i" : t.is_uint() ? "u" : nullptr;
   TESSERA_CHECK(kind && (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64) &&
                     !(t.is_float() && t.bits() == 8),

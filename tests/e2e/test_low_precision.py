@@ -153,3 +153,15 @@ def test_quantize_dequantize_round_trip(tmp_path, qtype):
     (y,) = compile_and_run(tmp_path, model, {"x": x})
     want = onnx.reference.ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_array_equal(y, want)
+
+
+def test_bfloat16_output_saved_for_ml_dtypes(tmp_path):
+    """A bfloat16 graph output is written to the .npz as '<V2' elements, which ml_dtypes views back."""
+    graph = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.BFLOAT16)], "c",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5])],
+                              [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.array([1.0, -2.5, 3.14159, 1e-3, 65504.0], np.float32)
+    (y,) = compile_and_run(tmp_path, model, {"x": x})
+    np.testing.assert_array_equal(y.view(ml_dtypes.bfloat16).astype(np.float32),
+                                  x.astype(ml_dtypes.bfloat16).astype(np.float32))

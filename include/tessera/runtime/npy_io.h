@@ -6,7 +6,10 @@
 // raw elements. Supported element types ('<' little-endian, '|' / '=' also accepted
 // where numpy writes them): f2 f4 f8, i1 i2 i4 i8, u1 u2 u4 u8, b1 (bool).
 // Writing produces the same bytes as numpy.save for these types (version 1.0, or 2.0
-// for headers over 64 KiB).
+// for headers over 64 KiB). bfloat16, float8 / float4 and 4- / 2-bit integer arrays, which
+// numpy has no dtype for, are written as void elements ('<V2' / '|V1', as numpy.save writes
+// ml_dtypes arrays): np.load(f).view(ml_dtypes.bfloat16) reads them back; they cannot be read
+// as inputs (give those as ONNX TensorProto .pb files).
 //
 // .npz: a zip archive with one "<name>.npy" member per array, as numpy.savez writes
 // (stored, uncompressed); reading also accepts numpy.savez_compressed (deflate).

@@ -64,11 +64,16 @@ std::vector<int64_t> NodeContext::InputShape(int i) {
 
 runtime::NDArray NodeContext::InputConst(int i) { return HasInput(i) ? InputValue(i).constant : runtime::NDArray(); }
 
+void NodeContext::RefuseRunTimeOperand(int i, const std::string& what) const {
+  Unsupported(what + " (input '" + node_.input(i) +
+              "') is computed at run time; Tessera needs it to be a constant or foldable at import "
+              "(run-time shapes and shape operands need the VM, which Tessera does not have yet)");
+}
+
 std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {
   runtime::NDArray c = InputConst(i);
   if (!c.defined()) {
-    Unsupported(what + " (input '" + node_.input(i) +
-                "') is computed at run time; Tessera needs it to be a constant or foldable at import");
+    RefuseRunTimeOperand(i, what);
   }
   if (c.dtype().is_floating()) Fail(what + " must be an integer tensor, got " + c.dtype().str());
   return ToInts(c);
@@ -77,8 +82,7 @@ std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {
 std::vector<double> NodeContext::InputDoubles(int i, const std::string& what) {
   runtime::NDArray c = InputConst(i);
   if (!c.defined()) {
-    Unsupported(what + " (input '" + node_.input(i) +
-                "') is computed at run time; Tessera needs it to be a constant or foldable at import");
+    RefuseRunTimeOperand(i, what);
   }
   return ToDoubles(c);
 }

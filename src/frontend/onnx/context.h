@@ -80,6 +80,8 @@ class NodeContext {
 
   [[noreturn]] void Fail(const std::string& msg) const;
   [[noreturn]] void Unsupported(const std::string& msg) const;
+  /// UnsupportedError: input i (`what`) must be known at import but is computed at run time.
+  [[noreturn]] void RefuseRunTimeOperand(int i, const std::string& what) const;
 
  private:
   Value& InputValue(int i);
