@@ -1,0 +1,65 @@
+"""Exports one zoo model to ONNX and records its reference: run by bench/zoo/run (zoo Python).
+
+    python bench/zoo/export.py NAME OPSET OUTDIR
+
+Writes OUTDIR/model.onnx (torch.onnx.export with the TorchScript exporter, dynamo=False: the
+dynamo exporter emits opset 18 and cannot convert down to 13 / 17), OUTDIR/<input>.npy (the
+seeded example inputs), OUTDIR/ref.npz (ONNX Runtime's outputs, CPU provider, by output name)
+and OUTDIR/meta.json (parameters, operator types, export seconds). Exits 1 with the reason on
+stderr when the export or ONNX Runtime fails.
+"""
+import json
+import pathlib
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import models  # noqa: E402
+
+
+def main():
+    name, opset, out = sys.argv[1], int(sys.argv[2]), pathlib.Path(sys.argv[3])
+    out.mkdir(parents=True, exist_ok=True)
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    warnings.filterwarnings("ignore")
+    module, inputs, in_names, out_names = models.build(name)
+    params = sum(p.numel() for p in module.parameters())
+    if params > models.MAX_PARAMS:
+        print(f"{name} has {params} parameters (> {models.MAX_PARAMS}): not in the zoo", file=sys.stderr)
+        sys.exit(2)
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        torch.onnx.export(module, inputs, str(out / "model.onnx"), opset_version=opset, dynamo=False,
+                          input_names=in_names, output_names=out_names, do_constant_folding=True)
+    export_s = time.perf_counter() - t0
+    model = onnx.load(str(out / "model.onnx"))
+    feeds = {}
+    for n, t in zip(in_names, inputs):
+        feeds[n] = t.numpy()
+        np.save(out / f"{n}.npy", feeds[n])
+    # Exported graphs may drop unused inputs (e.g. an all-ones attention mask folded away).
+    graph_inputs = [i.name for i in model.graph.input]
+    feeds = {k: v for k, v in feeds.items() if k in graph_inputs}
+    sess = ort.InferenceSession(str(out / "model.onnx"), providers=["CPUExecutionProvider"])
+    ref = sess.run(None, feeds)
+    np.savez(out / "ref.npz", **{o.name: r for o, r in zip(sess.get_outputs(), ref)})
+    meta = {"model": name, "family": models.family(name), "opset": opset, "params": int(params),
+            "ops": sorted({n.op_type for n in model.graph.node}), "nodes": len(model.graph.node),
+            "inputs": list(feeds), "outputs": [o.name for o in sess.get_outputs()], "export_s": round(export_s, 2)}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as e:  # noqa: BLE001 - the reason is the result
+        print(f"{type(e).__name__}: {str(e)[:600]}", file=sys.stderr)
+        sys.exit(1)
