@@ -42,6 +42,9 @@ void RegisterNNComputes(graph::OpRegistry& r) {
   r.SetCompute("nn.max_pool2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::max_pool2d(in[0], PoolParams(a))};
   });
+  r.SetCompute("nn.max_pool2d_indices", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::max_pool2d_indices(in[0], PoolParams(a), a.GetInt("storage_order", 0) != 0)};
+  });
   r.SetCompute("nn.avg_pool2d", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::avg_pool2d(in[0], PoolParams(a))};
   });

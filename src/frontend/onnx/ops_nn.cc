@@ -119,8 +119,13 @@ void ConvertPool1D(NodeContext& ctx, bool is_max) {
               {"layout", std::string("NCHW")},
               {"ceil_mode", ctx.AttrInt("ceil_mode", 0)}};
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
-  Expr out = ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {Unsqueeze2(ctx, ctx.Input(0))}, attrs);
+  Expr x = Unsqueeze2(ctx, ctx.Input(0));
+  Expr out = ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {x}, attrs);
   ctx.SetOutput(0, Squeeze2(ctx, out));
+  if (is_max && ctx.HasOutput(1)) {  // [N, C, 1, L]: both storage orders give (n C + c) L + l
+    attrs.Set("storage_order", int64_t{0});
+    ctx.SetOutput(1, Squeeze2(ctx, ctx.Call("nn.max_pool2d_indices", {x}, attrs)));
+  }
 }
 
 void ConvertConv(NodeContext& ctx) {
@@ -147,17 +152,11 @@ void ConvertConv(NodeContext& ctx) {
 void ConvertPool(NodeContext& ctx, bool is_max) {
   if (ctx.InputType(0).ndim() == 5) return ConvertPool3D(ctx, is_max ? "max" : "avg");
   if (ctx.InputType(0).ndim() == 3) {
-    if (is_max) {
-      if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");
-      ctx.CheckMaxOutputs(1, "MaxPool's Indices output is not supported");
-    }
     return ConvertPool1D(ctx, is_max);
   }
   CheckRank4(ctx, is_max ? "MaxPool" : "AveragePool");
-  if (is_max) {
-    if (ctx.AttrInt("storage_order", 0) != 0) ctx.Unsupported("attribute storage_order=1 is not supported");
-    ctx.CheckMaxOutputs(1, "MaxPool's Indices output is not supported");
-  }
+  const int64_t storage_order = is_max ? ctx.AttrInt("storage_order", 0) : 0;
+  if (storage_order != 0 && storage_order != 1) ctx.Fail("storage_order must be 0 or 1");
   if (!ctx.HasAttr("kernel_shape")) ctx.Fail("required attribute 'kernel_shape' is missing");
   std::vector<int64_t> kernel = Pair(ctx, "kernel_shape", 1);
   std::vector<int64_t> strides = Pair(ctx, "strides", 1), dilations = Pair(ctx, "dilations", 1);
@@ -169,6 +168,10 @@ void ConvertPool(NodeContext& ctx, bool is_max) {
               {"ceil_mode", ctx.AttrInt("ceil_mode", 0)}};
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
   ctx.SetOutput(0, ctx.Call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.Input(0)}, attrs));
+  if (is_max && ctx.HasOutput(1)) {
+    attrs.Set("storage_order", storage_order);
+    ctx.SetOutput(1, ctx.Call("nn.max_pool2d_indices", {ctx.Input(0)}, attrs));
+  }
 }
 
 // LpPool-2/11/18: (sum over the window of |x|^p)^(1 / p), an average pool of |x|^p (counting

@@ -140,6 +140,14 @@ Type Pool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+// The positions of nn.max_pool2d's maxima: its shape, int64; 4-D NCHW only.
+Type Pool2DIndicesRel(const std::vector<Type>& args, const Attrs& attrs) {
+  TESSERA_CHECK(attrs.GetString("layout", "NCHW") == "NCHW" && TensorArg(args, 0).ndim() == 4,
+                "max_pool2d_indices needs a 4-D NCHW tensor");
+  const Type pooled = Pool2DRel(args, attrs);
+  return TensorTypeNode::make(pooled->as<TensorTypeNode>()->shape, DataType::Int(64));
+}
+
 Type GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   std::vector<Dim> out = {x.shape[0], x.shape[1], Dim(1), Dim(1)};
@@ -181,6 +189,9 @@ void RegisterNNOps(OpRegistry& r) {
              "3-D batched matmul. attrs: transpose_a (default 0), transpose_b (default 1)");
   r.Register("nn.max_pool2d", 1, kOutEWiseFusable, Pool2DRel,
              "attrs: pool_size, strides, dilation, padding, layout, ceil_mode");
+  r.Register("nn.max_pool2d_indices", 1, kOpaque, Pool2DIndicesRel,
+             "int64 flat positions in the input of nn.max_pool2d's maxima (ONNX MaxPool Indices). attrs: those of "
+             "nn.max_pool2d, storage_order (0 row-major, 1 column-major)");
   r.Register("nn.avg_pool2d", 1, kOutEWiseFusable, Pool2DRel,
              "attrs: pool_size, strides, dilation, padding, layout, ceil_mode, count_include_pad");
   r.Register("nn.global_avg_pool2d", 1, kOutEWiseFusable, GlobalPool2DRel, "mean over H, W. attrs: layout");

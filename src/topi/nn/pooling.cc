@@ -84,6 +84,45 @@ Tensor max_pool2d(const Tensor& data, const Pool2DParams& p) {
   return PoolReduce(w, p, /*is_max=*/true, "pool_max");
 }
 
+Tensor max_pool2d_indices(const Tensor& data, const Pool2DParams& p, bool column_major) {
+  std::vector<int64_t> ds = ConstShape(data);
+  TESSERA_CHECK(ds.size() == 4, "max_pool2d_indices: data must be 4-D NCHW, got rank ", ds.size());
+  Window w = PadForPool(data, p, ir::min_value(data.dtype()));
+  Tensor best = PoolReduce(w, p, /*is_max=*/true, "pool_max");
+  const int64_t h = ds[2], wd = ds[3];
+  const auto [pt, pl, pb, pr] = p.padding;
+  (void)pb;
+  (void)pr;
+  te::IterVar ry = te::reduce_axis(Range(Index(0), Index(p.pool_size[0])), "ry");
+  te::IterVar rx = te::reduce_axis(Range(Index(0), Index(p.pool_size[1])), "rx");
+  const DataType i64 = DataType::Int(64);
+  const int64_t none = h * wd;  // larger than every in-image key
+  // key = y * W + x of the first (smallest key) in-image tap holding the window's maximum.
+  Tensor key = te::compute(
+      best.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr py = i[2] * Index(p.strides[0]) + ry.var * Index(p.dilation[0]);
+        PrimExpr px = i[3] * Index(p.strides[1]) + rx.var * Index(p.dilation[1]);
+        PrimExpr y = py - Index(pt), x = px - Index(pl);
+        PrimExpr inside = y >= Index(0) && y < Index(h) && x >= Index(0) && x < Index(wd);
+        PrimExpr hit = inside && w.padded({i[0], i[1], py, px}) == best(AsExprs(i));
+        return te::min(ir::select(hit, ir::cast(i64, y * Index(wd) + x), ir::make_const(i64, none)), {ry, rx});
+      },
+      "pool_argmax_key", tag::kCommReduce);
+  return te::compute(
+      best.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr k = key(AsExprs(i));
+        PrimExpr plane = (ir::cast(i64, i[0]) * ir::make_const(i64, ds[1]) + ir::cast(i64, i[1])) *
+                         ir::make_const(i64, h * wd);
+        PrimExpr within = column_major ? ir::floormod(k, ir::make_const(i64, wd)) * ir::make_const(i64, h) +
+                                             ir::floordiv(k, ir::make_const(i64, wd))
+                                       : k;
+        return plane + within;
+      },
+      "pool_argmax", tag::kElemWise);
+}
+
 Tensor avg_pool2d(const Tensor& data, const Pool2DParams& p) {
   TESSERA_CHECK(data.dtype().is_float(), "avg_pool2d needs a float tensor, got ", data.dtype().str());
   std::vector<int64_t> ds = ConstShape(data);

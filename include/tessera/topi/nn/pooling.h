@@ -31,6 +31,11 @@ int64_t PoolOutDim(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t k, in
                    bool ceil_mode);
 
 Tensor max_pool2d(const Tensor& data, const Pool2DParams& p);
+/// The position of each window's maximum in `data` (NCHW, 4-D only), as ONNX MaxPool's Indices
+/// output: int64 flat indices into data, row-major ((n C + c) H + h) W + w, or with
+/// `column_major` (storage_order = 1) ((n C + c) W + w) H + h. Padding is never chosen; ties go
+/// to the first tap in row-major window order (ONNX Runtime's).
+Tensor max_pool2d_indices(const Tensor& data, const Pool2DParams& p, bool column_major);
 Tensor avg_pool2d(const Tensor& data, const Pool2DParams& p);
 /// [N, C, H, W] -> [N, C, 1, 1], the mean over H and W.
 Tensor global_avg_pool2d(const Tensor& data);
