@@ -168,7 +168,17 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
     graph::Type t = DeclaredType(in, source, opts, result.bound_dims, true);
     graph::Var var = graph::VarNode::make(in.name(), t);
     graph::InferExprType(var);
-    state.values[in.name()] = Value{var, t, {}};
+    // An input with no elements (a static dim of 0) has a known value, the empty tensor: e.g.
+    // the empty `axes` of ReduceSum-18, which selects reducing everything (or nothing).
+    runtime::NDArray known;
+    if (const auto* tt = t->as<graph::TensorTypeNode>()) {
+      if (auto shape = graph::StaticShape(tt->shape)) {
+        int64_t n = 1;
+        for (int64_t d : *shape) n *= d;
+        if (n == 0) known = runtime::NDArray::Empty(*shape, tt->dtype);
+      }
+    }
+    state.values[in.name()] = Value{var, t, known};
     params.push_back(var);
     result.input_names.push_back(in.name());
     result.input_types.push_back(t);
