@@ -77,8 +77,10 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
   return graph::TensorTypeNode::make(shape, dtype);
 }
 
+}  // namespace
+
 // Adds this node's location to errors a converter raised without one (const_eval, relations).
-void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
+void onnx_import::ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
   NodeContext ctx(state, node, index);
   const std::string& domain = node.domain();
   const Converter* conv = FindConverter(domain, node.op_type());
@@ -109,6 +111,8 @@ void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index) {
     }
   }
 }
+
+namespace {
 
 // Every node whose operator has no converter (or whose domain is not ai.onnx), listed before
 // any node is converted so that the user sees all of them at once, grouped by operator:

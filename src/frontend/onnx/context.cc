@@ -2,6 +2,7 @@
 
 #include "const_eval.h"
 #include "graph_build.h"
+#include "tensor_convert.h"
 #include "tessera/graph/expr_util.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/error.h"
@@ -164,6 +165,41 @@ void NodeContext::SetOutput(int i, Expr e) {
   if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
   v.expr = std::move(e);
   state_.values[node_.output(i)] = std::move(v);
+}
+
+void NodeContext::SetOutputValue(int i, Value v) {
+  if (i >= node_.output_size() || node_.output(i).empty()) return;
+  state_.values[node_.output(i)] = std::move(v);
+}
+
+const onnx::GraphProto& NodeContext::AttrGraph(const std::string& name) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a || !a->has_g()) Fail("graph attribute '" + name + "' is missing");
+  return a->g();
+}
+
+std::vector<Value> NodeContext::ImportSubgraph(const onnx::GraphProto& g, const std::vector<Value>& inputs) {
+  if (static_cast<int>(inputs.size()) != g.input_size())
+    Fail("subgraph '" + g.name() + "' takes " + std::to_string(g.input_size()) + " inputs, given " +
+         std::to_string(inputs.size()));
+  ImportState inner = state_;  // the outer scope, visible inside; the copy keeps inner names inside
+  inner.source = state_.source + ", in the subgraph '" + g.name() + "' of " +
+                 (node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'");
+  for (const auto& init : g.initializer()) {
+    Value v;
+    v.constant = TensorProtoToNDArray(init, inner.source + ": initializer '" + init.name() + "'");
+    v.type = graph::TensorTypeNode::make(v.constant.shape(), v.constant.dtype());
+    inner.values[init.name()] = std::move(v);
+  }
+  for (int i = 0; i < g.input_size(); ++i) inner.values[g.input(i).name()] = inputs[i];
+  for (int i = 0; i < g.node_size(); ++i) ConvertNode(inner, g.node(i), i);
+  std::vector<Value> outs;
+  for (const auto& o : g.output()) {
+    auto it = inner.values.find(o.name());
+    if (it == inner.values.end()) Fail("subgraph output '" + o.name() + "' is not produced by any of its nodes");
+    outs.push_back(it->second);
+  }
+  return outs;
 }
 
 void NodeContext::SetOutputConst(int i, runtime::NDArray value) {

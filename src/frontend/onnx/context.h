@@ -80,6 +80,15 @@ class NodeContext {
 
   [[noreturn]] void Fail(const std::string& msg) const;
   [[noreturn]] void Unsupported(const std::string& msg) const;
+  /// The graph-valued attribute `name` (If's branches, Scan's body); UserError when absent.
+  const onnx::GraphProto& AttrGraph(const std::string& name) const;
+  /// Imports subgraph `g` in place (control flow known at import: If's taken branch, an unrolled
+  /// Scan step): g's inputs are bound to `inputs` in order, its initializers are constants, and
+  /// names of the enclosing graphs stay visible (ONNX's outer-scope rule); returns the values of
+  /// g's outputs. What the subgraph defines does not leak out.
+  std::vector<Value> ImportSubgraph(const onnx::GraphProto& g, const std::vector<Value>& inputs);
+  /// Sets output i to an already typed value (of a subgraph).
+  void SetOutputValue(int i, Value v);
   /// UnsupportedError: input i (`what`) must be known at import but is computed at run time.
   [[noreturn]] void RefuseRunTimeOperand(int i, const std::string& what) const;
 
@@ -89,6 +98,10 @@ class NodeContext {
   const onnx::NodeProto& node_;
   int index_;
 };
+
+/// Converts one node into `state` (the importer's loop; also used for subgraphs). Errors carry
+/// the node's location.
+void ConvertNode(ImportState& state, const onnx::NodeProto& node, int index);
 
 using Converter = std::function<void(NodeContext&)>;
 using ConverterTable = std::map<std::string, Converter>;
@@ -116,5 +129,6 @@ void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
 void RegisterTrainingConverters(ConverterTable& t);  // ops_training.cc (ai.onnx.preview.training)
+void RegisterControlConverters(ConverterTable& t);   // ops_control.cc (If, Scan known at import)
 
 }  // namespace tessera::frontend::onnx_import

@@ -25,6 +25,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterEinsumConverters(*t);
     RegisterRotaryConverters(*t);
     RegisterTrainingConverters(*t);
+    RegisterControlConverters(*t);
     return t;
   }();
   auto it = table->find(ConverterKey(domain, op_type));

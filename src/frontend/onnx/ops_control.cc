@@ -1,0 +1,190 @@
+// ONNX control flow that is decided at import (run-time control flow is the VM's):
+//   If-1/11/13/16/19/21/23/24/25: when the condition is known at import (a constant, or folded
+//     from shapes, as exporters emit for rank or size checks), the taken branch is imported in
+//     place of the node; its outputs become the node's.
+//   Scan-8/9/11/16/19/21/23/24/25: when the scanned extent is static and at most
+//     kMaxScanUnroll, the body is imported once per step (unrolled): step t reads slice t of
+//     each scan input (from the end with scan_input_directions = 1), carries the N state values
+//     to the next step, and each scan output stacks its per-step values along
+//     scan_output_axes (in reverse with scan_output_directions = 1). Scan-8 has a leading batch
+//     axis (scanned along axis 1) and an optional sequence_lens, which must be constant and full.
+// Spec: onnx/docs/Operators.md (If, Scan).
+#include <algorithm>
+
+#include "const_eval.h"
+#include "context.h"
+#include "graph_build.h"
+#include "tessera/graph/infer_type.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+/// Scans longer than this are refused (the body is copied once per step).
+constexpr int64_t kMaxScanUnroll = 256;
+
+Expr ExprOf(Value v) {
+  if (!v.expr) {
+    v.expr = graph::ConstantNode::make(v.constant);
+    graph::InferExprType(v.expr);
+  }
+  return v.expr;
+}
+
+Value ValueOf(NodeContext& ctx, Expr e) {
+  Value v;
+  try {
+    v.type = graph::InferExprType(e);
+  } catch (const UserError& err) {
+    ctx.Fail(err.what());
+  }
+  if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
+  v.expr = std::move(e);
+  return v;
+}
+
+void ConvertIf(NodeContext& ctx) {
+  runtime::NDArray cond = ctx.InputConst(0);
+  if (!cond.defined()) {
+    ctx.Unsupported("the condition (input '" + ctx.node().input(0) +
+                    "') is computed at run time; Tessera imports an If whose condition is known at import "
+                    "(run-time control flow needs the VM, which Tessera does not have yet)");
+  }
+  if (cond.NumElements() != 1) ctx.Fail("the condition must hold exactly one element");
+  const bool taken = ToInts(cond)[0] != 0;
+  std::vector<Value> outs = ctx.ImportSubgraph(ctx.AttrGraph(taken ? "then_branch" : "else_branch"), {});
+  if (static_cast<int>(outs.size()) != ctx.node().output_size())
+    ctx.Fail("the " + std::string(taken ? "then" : "else") + " branch has " + std::to_string(outs.size()) +
+             " outputs, the node " + std::to_string(ctx.node().output_size()));
+  for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
+}
+
+int64_t NormAxis(NodeContext& ctx, int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank)
+    ctx.Fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Scan-9+ semantics over `states` and `scans` (already per batch for Scan-8). Returns the N
+/// final states followed by the K stacked scan outputs.
+std::vector<Value> RunScan(NodeContext& ctx, const onnx::GraphProto& body, std::vector<Value> states,
+                           const std::vector<Expr>& scans, const std::vector<int64_t>& in_axes,
+                           const std::vector<int64_t>& in_dirs, const std::vector<int64_t>& out_axes_attr,
+                           const std::vector<int64_t>& out_dirs) {
+  const size_t n = states.size(), m = scans.size();
+  int64_t steps = -1;
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t j = 0; j < m; ++j) {
+    shapes.push_back(StaticShape(ctx, scans[j]));
+    const int64_t len = shapes[j][in_axes[j]];
+    if (steps >= 0 && len != steps)
+      ctx.Fail("scan inputs have different lengths along their scan axes (" + std::to_string(steps) + " and " +
+               std::to_string(len) + ")");
+    steps = len;
+  }
+  if (steps < 1) ctx.Unsupported("a Scan over 0 steps (empty scan outputs) is not supported");
+  if (steps > kMaxScanUnroll)
+    ctx.Unsupported("a Scan over " + std::to_string(steps) + " steps is longer than Tessera unrolls (" +
+                    std::to_string(kMaxScanUnroll) + "); run-time loops need the VM, which Tessera does not have yet");
+  const int k = body.output_size() - static_cast<int>(n);
+  if (k < 0 || body.input_size() != static_cast<int>(n + m))
+    ctx.Fail("the body must take the " + std::to_string(n) + " states and " + std::to_string(m) +
+             " scan elements and return the states first");
+  std::vector<std::vector<Expr>> per_step(k);
+  for (int64_t t = 0; t < steps; ++t) {
+    std::vector<Value> inputs = states;
+    for (size_t j = 0; j < m; ++j) {
+      const int64_t at = in_dirs[j] ? steps - 1 - t : t;
+      std::vector<int64_t> elem = shapes[j];
+      elem.erase(elem.begin() + in_axes[j]);
+      inputs.push_back(ValueOf(ctx, Reshape(ctx, SliceAxis(ctx, scans[j], in_axes[j], at, at + 1), elem)));
+    }
+    std::vector<Value> outs = ctx.ImportSubgraph(body, inputs);
+    for (size_t i = 0; i < n; ++i) states[i] = outs[i];
+    for (int i = 0; i < k; ++i) per_step[i].push_back(ExprOf(outs[n + i]));
+  }
+  std::vector<Value> result = states;
+  for (int i = 0; i < k; ++i) {
+    std::vector<Expr> parts = per_step[i];
+    if (i < static_cast<int>(out_dirs.size()) && out_dirs[i]) std::reverse(parts.begin(), parts.end());
+    const int64_t rank = static_cast<int64_t>(StaticShape(ctx, parts[0]).size()) + 1;
+    const int64_t axis = NormAxis(ctx, i < static_cast<int>(out_axes_attr.size()) ? out_axes_attr[i] : 0, rank,
+                                  "scan_output_axes entry");
+    for (Expr& p : parts)
+      p = ctx.Call("expand_dims", {p}, Attrs{{"axis", axis}, {"num_newaxis", int64_t{1}}});
+    result.push_back(ValueOf(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, axis)));
+  }
+  return result;
+}
+
+void ConvertScan(NodeContext& ctx) {
+  const onnx::GraphProto& body = ctx.AttrGraph("body");
+  const int64_t m = ctx.AttrInt("num_scan_inputs");
+  if (ctx.opset() < 9) {
+    // Scan-8: input 0 is sequence_lens (optional); states [B, ...]; scan inputs [B, L, ...].
+    const int first = 1, total = ctx.NumInputs() - first;
+    const int n = total - static_cast<int>(m);
+    if (m < 1 || n < 0) ctx.Fail("num_scan_inputs must be in [1, " + std::to_string(total) + "]");
+    const std::vector<int64_t> dirs = ctx.AttrInts("directions", std::vector<int64_t>(m, 0));
+    const int64_t batch = ctx.InputShape(first + n)[0];
+    const int64_t len = ctx.InputShape(first + n)[1];
+    if (ctx.HasInput(0)) {
+      runtime::NDArray lens = ctx.InputConst(0);
+      if (!lens.defined()) ctx.RefuseRunTimeOperand(0, "Scan's sequence_lens");
+      for (int64_t l : ToInts(lens))
+        if (l != len) ctx.Unsupported("sequence_lens shorter than the scan inputs (" + std::to_string(l) + " < " +
+                                      std::to_string(len) + ") are not supported");
+    }
+    std::vector<std::vector<Value>> per_batch;
+    for (int64_t b = 0; b < batch; ++b) {
+      auto take = [&](int i) {
+        std::vector<int64_t> s = ctx.InputShape(i);
+        s.erase(s.begin());
+        return Reshape(ctx, SliceAxis(ctx, ctx.Input(i), 0, b, b + 1), s);
+      };
+      std::vector<Value> states;
+      for (int i = 0; i < n; ++i) states.push_back(ValueOf(ctx, take(first + i)));
+      std::vector<Expr> scans;
+      for (int j = 0; j < m; ++j) scans.push_back(take(first + n + j));
+      per_batch.push_back(RunScan(ctx, body, states, scans, std::vector<int64_t>(m, 0), dirs, {}, {}));
+    }
+    for (size_t i = 0; i < per_batch[0].size(); ++i) {
+      std::vector<Expr> parts;
+      for (auto& r : per_batch)
+        parts.push_back(ctx.Call("expand_dims", {ExprOf(r[i])}, Attrs{{"axis", int64_t{0}}, {"num_newaxis", int64_t{1}}}));
+      ctx.SetOutputValue(static_cast<int>(i), ValueOf(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, 0)));
+    }
+    return;
+  }
+  const int n = ctx.NumInputs() - static_cast<int>(m);
+  if (m < 1 || n < 0) ctx.Fail("num_scan_inputs must be in [1, " + std::to_string(ctx.NumInputs()) + "]");
+  std::vector<int64_t> in_axes = ctx.AttrInts("scan_input_axes", std::vector<int64_t>(m, 0));
+  const std::vector<int64_t> in_dirs = ctx.AttrInts("scan_input_directions", std::vector<int64_t>(m, 0));
+  if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m)
+    ctx.Fail("scan_input_axes and scan_input_directions need one entry per scan input");
+  std::vector<Value> states;
+  for (int i = 0; i < n; ++i) {
+    ctx.Input(i);
+    states.push_back(ValueOf(ctx, ctx.Input(i)));
+  }
+  std::vector<Expr> scans;
+  for (int j = 0; j < m; ++j) {
+    scans.push_back(ctx.Input(n + j));
+    in_axes[j] = NormAxis(ctx, in_axes[j], ctx.InputType(n + j).ndim(), "scan_input_axes entry");
+  }
+  std::vector<Value> outs = RunScan(ctx, body, states, scans, in_axes, in_dirs, ctx.AttrInts("scan_output_axes", {}),
+                                    ctx.AttrInts("scan_output_directions", {}));
+  for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
+}
+
+}  // namespace
+
+void RegisterControlConverters(ConverterTable& t) {
+  t["If"] = ConvertIf;
+  t["Scan"] = ConvertScan;
+}
+
+}  // namespace tessera::frontend::onnx_import
