@@ -108,5 +108,10 @@ void RegisterGatherScatterConverters(ConverterTable& t);  // ops_gather_scatter.
 void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
+void RegisterCol2ImConverters(ConverterTable& t);  // ops_col2im.cc
+void RegisterCenterCropPadConverters(ConverterTable& t);  // ops_center_crop_pad.cc
+void RegisterAffineGridConverters(ConverterTable& t);  // ops_affine_grid.cc
+void RegisterMaxUnpoolConverters(ConverterTable& t);  // ops_max_unpool.cc
+void RegisterDetConverters(ConverterTable& t);  // ops_det.cc
 
 }  // namespace tessera::frontend::onnx_import

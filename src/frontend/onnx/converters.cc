@@ -20,6 +20,11 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterQuantizeConverters(*t);
     RegisterEinsumConverters(*t);
     RegisterRotaryConverters(*t);
+    RegisterCol2ImConverters(*t);
+    RegisterCenterCropPadConverters(*t);
+    RegisterAffineGridConverters(*t);
+    RegisterMaxUnpoolConverters(*t);
+    RegisterDetConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);

@@ -1,0 +1,139 @@
+"""ONNX operators added for issue 18 (second batch), end to end: `tessera compile` + `tessera run`
+against the ONNX reference implementation (onnx.reference) and, where it implements the op, ONNX
+Runtime (CPU). The backend suite feeds these ops' shape operands (image_shape, shape, size,
+output_shape ...) at run time, so the suite counts them as unsupported; here they are
+initializers, as exported models have them.
+Tolerance: |got - ref| <= 1e-5 + 1e-4 * |ref| (float32) unless a test states otherwise; integers exact.
+"""
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from conftest import compile_and_run
+
+_TP = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+       np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
+       np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8}
+
+
+def _model(nodes, inputs, consts, opset):
+    """A graph of `nodes` with graph inputs `inputs` (name -> array) and initializers `consts`; every
+    node output is a graph output."""
+    outs = [o for n in nodes for o in n.output if o]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(k, _TP[v.dtype], list(v.shape)) for k, v in inputs.items()],
+        [helper.make_empty_tensor_value_info(o) for o in outs],
+        initializer=[numpy_helper.from_array(v, k) for k, v in consts.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(tmp_path, nodes, inputs, consts, opset, ort_too=False, rtol=1e-4, atol=1e-5, ort_skip=()):
+    model = _model(nodes, inputs, consts, opset)
+    got = compile_and_run(tmp_path, model, inputs)
+    want = ReferenceEvaluator(model).run(None, inputs)
+    refs = [want]
+    if ort_too:
+        refs.append(ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs))
+    outs = [o for n in nodes for o in n.output if o]
+    for r, ref in enumerate(refs):
+        for name, g, w in zip(outs, got, ref):
+            if r == 1 and name in ort_skip:
+                continue
+            w = np.asarray(w)
+            assert g.shape == w.shape and g.dtype == w.dtype, f"{name}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+            if np.issubdtype(w.dtype, np.integer):
+                np.testing.assert_array_equal(g, w, err_msg=name)
+            else:
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=name)
+    return got
+
+
+def _sub(tmp_path, name):
+    d = tmp_path / name
+    d.mkdir()
+    return d
+
+
+def test_col2im_strides_pads_dilations_2d_and_3d(tmp_path):
+    rng = np.random.default_rng(0)
+    cases = [  # image, block, strides, pads, dilations
+        ([5, 5], [1, 5], None, None, None),
+        ([5, 5], [2, 2], [2, 2], None, None),
+        ([5, 5], [2, 2], None, [1, 0, 1, 2], None),
+        ([6, 6], [2, 2], None, None, [2, 3]),
+        ([7, 6], [3, 2], [2, 1], [1, 1, 0, 1], [1, 2]),
+        ([3, 4, 5], [2, 2, 2], [1, 2, 1], [0, 1, 1, 1, 0, 0], None),
+    ]
+    nodes, inputs, consts = [], {}, {}
+    for i, (image, block, strides, pads, dil) in enumerate(cases):
+        k = len(image)
+        s, p, d = strides or [1] * k, pads or [0] * (2 * k), dil or [1] * k
+        nb = [(image[j] + p[j] + p[k + j] - d[j] * (block[j] - 1) - 1) // s[j] + 1 for j in range(k)]
+        inputs[f"x{i}"] = rng.standard_normal((2, 3 * int(np.prod(block)), int(np.prod(nb)))).astype(np.float32)
+        consts[f"img{i}"] = np.array(image, np.int64)
+        consts[f"blk{i}"] = np.array(block, np.int64)
+        attrs = {n: v for n, v in (("strides", strides), ("pads", pads), ("dilations", dil)) if v}
+        nodes.append(helper.make_node("Col2Im", [f"x{i}", f"img{i}", f"blk{i}"], [f"y{i}"], **attrs))
+    _check(tmp_path, nodes, inputs, consts, 18)
+
+
+def test_center_crop_pad_crop_pad_axes(tmp_path):
+    x = np.random.default_rng(1).standard_normal((5, 8, 3)).astype(np.float32)
+    cases = [([3, 11, 3], None), ([6, 5], [0, 1]), ([2, 7], [-1, 0]), ([9], [1]), ([5, 8, 3], None)]
+    nodes, consts = [], {}
+    for i, (shape, axes) in enumerate(cases):
+        consts[f"s{i}"] = np.array(shape, np.int64)
+        attrs = {"axes": axes} if axes else {}
+        nodes.append(helper.make_node("CenterCropPad", ["x", f"s{i}"], [f"y{i}"], **attrs))
+    _check(tmp_path, nodes, {"x": x}, consts, 18)
+
+
+def test_affine_grid_2d_3d_align_corners(tmp_path):
+    rng = np.random.default_rng(2)
+    nodes, inputs, consts = [], {}, {}
+    for i, (size, align) in enumerate([([2, 3, 4, 5], 0), ([2, 3, 4, 5], 1), ([2, 1, 1, 3], 1),
+                                       ([2, 3, 3, 4, 2], 0), ([2, 3, 3, 4, 2], 1)]):
+        dims = len(size) - 2
+        inputs[f"t{i}"] = rng.standard_normal((2, dims, dims + 1)).astype(np.float32)
+        consts[f"s{i}"] = np.array(size, np.int64)
+        nodes.append(helper.make_node("AffineGrid", [f"t{i}", f"s{i}"], [f"g{i}"], align_corners=align))
+    # An extent of 1 with align_corners=1: the reference (and the suite) give -1, ONNX Runtime 1.
+    _check(tmp_path, nodes, inputs, consts, 20, ort_too=True, ort_skip=("g2",))
+
+
+def _maxpool_with_indices(x, kernel, strides, pads):
+    model = _model([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=kernel, strides=strides, pads=pads)],
+                   {"x": x}, {}, 12)
+    return ReferenceEvaluator(model).run(None, {"x": x})
+
+
+def test_max_unpool_1d_2d_3d_with_and_without_output_shape(tmp_path):
+    rng = np.random.default_rng(3)
+    nodes, inputs, consts = [], {}, {}
+    for i, (shape, kernel, strides, pads, out) in enumerate([
+            ((2, 3, 6, 6), [2, 2], [2, 2], [0, 0, 0, 0], None),
+            ((1, 2, 7, 7), [3, 3], [2, 2], [1, 1, 1, 1], [1, 2, 8, 9]),
+            ((1, 2, 9), [3], [3], [0, 0], None),
+            ((1, 1, 4, 4, 4), [2, 2, 2], [2, 2, 2], [0] * 6, [1, 1, 5, 4, 5])]):
+        x = rng.permutation(np.prod(shape)).reshape(shape).astype(np.float32)
+        y, idx = _maxpool_with_indices(x, kernel, strides, pads)
+        inputs[f"y{i}"], inputs[f"i{i}"] = y, idx
+        ins = [f"y{i}", f"i{i}"]
+        if out:
+            consts[f"o{i}"] = np.array(out, np.int64)
+            ins.append(f"o{i}")
+        nodes.append(helper.make_node("MaxUnpool", ins, [f"u{i}"], kernel_shape=kernel, strides=strides, pads=pads))
+    _check(tmp_path, nodes, inputs, consts, 22)
+
+
+def test_det_batched_pivoting_and_singular(tmp_path):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 2, 4, 4)).astype(np.float32)
+    a[0, 0] = [[0, 1, 2, 3], [1, 0, 4, 5], [2, 4, 0, 6], [3, 5, 6, 0]]  # zero diagonal: needs pivoting
+    a[0, 1, 3] = a[0, 1, 0] * 2  # singular
+    a[1, 0] = np.zeros((4, 4))
+    one = rng.standard_normal((5, 1, 1)).astype(np.float32)
+    got = _check(tmp_path, [helper.make_node("Det", ["a"], ["d"]), helper.make_node("Det", ["one"], ["d1"])],
+                 {"a": a, "one": one}, {}, 22, ort_too=True, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[0], np.linalg.det(a.astype(np.float64)), rtol=1e-4, atol=1e-4)
