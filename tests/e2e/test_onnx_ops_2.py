@@ -137,3 +137,80 @@ def test_det_batched_pivoting_and_singular(tmp_path):
     got = _check(tmp_path, [helper.make_node("Det", ["a"], ["d"]), helper.make_node("Det", ["one"], ["d1"])],
                  {"a": a, "one": one}, {}, 22, ort_too=True, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got[0], np.linalg.det(a.astype(np.float64)), rtol=1e-4, atol=1e-4)
+
+
+def test_roi_align_modes_and_adaptive_sampling(tmp_path):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 10, 12)).astype(np.float32)
+    rois = np.array([[0, 0, 9, 9], [1.5, 2.25, 7.75, 8.5], [-2, -1, 4, 13], [5, 5, 5.2, 5.1]], np.float32)
+    batch = np.array([0, 1, 1, 0], np.int64)
+    nodes = []
+    for i, (ctm, mode, ratio, scale) in enumerate([("half_pixel", "avg", 2, 1.0), ("output_half_pixel", "avg", 3, 0.5),
+                                                   ("half_pixel", "max", 2, 1.0), ("output_half_pixel", "max", 1, 1.0)]):
+        nodes.append(helper.make_node("RoiAlign", ["x", "rois", "b"], [f"y{i}"], coordinate_transformation_mode=ctm,
+                                      mode=mode, sampling_ratio=ratio, spatial_scale=scale, output_height=3,
+                                      output_width=4))
+    _check(_sub(tmp_path, "runtime_rois"), nodes, {"x": x, "rois": rois, "b": batch}, {}, 22)
+    # sampling_ratio 0 sizes each roi's grid from the roi: rois known at import.
+    nodes = [helper.make_node("RoiAlign", ["x", "rois", "b"], ["a"], output_height=2, output_width=3),
+             helper.make_node("RoiAlign", ["x", "rois", "b"], ["m"], mode="max", output_height=2, output_width=3,
+                              coordinate_transformation_mode="output_half_pixel", spatial_scale=0.75)]
+    _check(_sub(tmp_path, "adaptive"), nodes, {"x": x}, {"rois": rois, "b": batch}, 22)
+    # Opset 10 has no coordinate_transformation_mode and behaves as output_half_pixel (spec and ONNX
+    # Runtime; onnx.reference applies opset 16's half_pixel default, so ONNX Runtime is the reference).
+    node = helper.make_node("RoiAlign", ["x", "rois", "b"], ["y"], sampling_ratio=2, output_height=3, output_width=3)
+    feeds = {"x": x, "rois": rois[:2], "b": batch[:2]}
+    model = _model([node], feeds, {}, 10)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    np.testing.assert_allclose(compile_and_run(_sub(tmp_path, "opset10"), model, feeds)[0], want, rtol=1e-4, atol=1e-5)
+
+
+def test_deform_conv_stride_dilation_groups_mask_bias(tmp_path):
+    rng = np.random.default_rng(6)
+    nodes, inputs = [], {}
+    for i, (xshape, wshape, attrs, with_mask, with_bias) in enumerate([
+            ((1, 2, 6, 7), (3, 2, 3, 3), {"strides": [2, 1], "pads": [1, 1, 1, 0]}, False, True),
+            ((2, 4, 5, 5), (4, 2, 2, 2), {"group": 2, "offset_group": 2, "dilations": [2, 1]}, True, False),
+            ((1, 2, 4, 4), (2, 2, 1, 1), {}, True, True)]):
+        kh, kw = wshape[2:]
+        pads = attrs.get("pads", [0] * 4)
+        s, d = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
+        oh = (xshape[2] + pads[0] + pads[2] - (kh - 1) * d[0] - 1) // s[0] + 1
+        ow = (xshape[3] + pads[1] + pads[3] - (kw - 1) * d[1] - 1) // s[1] + 1
+        g = attrs.get("offset_group", 1)
+        inputs[f"x{i}"] = rng.standard_normal(xshape).astype(np.float32)
+        inputs[f"w{i}"] = rng.standard_normal(wshape).astype(np.float32)
+        inputs[f"o{i}"] = (rng.standard_normal((xshape[0], g * kh * kw * 2, oh, ow)) * 1.5).astype(np.float32)
+        ins = [f"x{i}", f"w{i}", f"o{i}", "", ""]
+        if with_bias:
+            inputs[f"b{i}"] = rng.standard_normal(wshape[0]).astype(np.float32)
+            ins[3] = f"b{i}"
+        if with_mask:
+            inputs[f"m{i}"] = rng.uniform(0, 1, (xshape[0], g * kh * kw, oh, ow)).astype(np.float32)
+            ins[4] = f"m{i}"
+        while ins[-1] == "":
+            ins.pop()
+        nodes.append(helper.make_node("DeformConv", ins, [f"y{i}"], kernel_shape=[kh, kw], **attrs))
+    _check(tmp_path, nodes, inputs, {}, 22, rtol=1e-4, atol=1e-4)
+
+
+def test_tensor_scatter_linear_circular_axis(tmp_path):
+    rng = np.random.default_rng(7)
+    past = rng.standard_normal((3, 2, 6, 4)).astype(np.float32)
+    upd = rng.standard_normal((3, 2, 3, 4)).astype(np.float32)
+    upd1 = rng.standard_normal((3, 2, 6, 2)).astype(np.float32)
+    past1 = rng.standard_normal((3, 2, 6, 5)).astype(np.float32)
+    wi = np.array([0, 2, 3], np.int64)
+    wc = np.array([4, 5, 1], np.int64)
+    nodes = [helper.make_node("TensorScatter", ["past", "upd", "wi"], ["lin"]),
+             helper.make_node("TensorScatter", ["past", "upd", "wc"], ["circ"], mode="circular"),
+             helper.make_node("TensorScatter", ["past", "upd"], ["nowi"]),
+             helper.make_node("TensorScatter", ["past1", "upd1", "wi"], ["ax"], axis=3, mode="circular")]
+    _check(tmp_path, nodes, {"past": past, "upd": upd, "past1": past1, "upd1": upd1, "wi": wi, "wc": wc}, {}, 24)
+
+
+def test_swiglu_alpha(tmp_path):
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((2, 3, 8)).astype(np.float32), rng.standard_normal((2, 3, 8)).astype(np.float32)
+    nodes = [helper.make_node("SwiGLU", ["a", "b"], ["y"]), helper.make_node("SwiGLU", ["a", "b"], ["y2"], alpha=1.702)]
+    _check(tmp_path, nodes, {"a": a, "b": b}, {}, 28)

@@ -25,6 +25,9 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterAffineGridConverters(*t);
     RegisterMaxUnpoolConverters(*t);
     RegisterDetConverters(*t);
+    RegisterRoiAlignConverters(*t);
+    RegisterDeformConvConverters(*t);
+    RegisterTensorScatterConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
