@@ -214,3 +214,19 @@ def test_swiglu_alpha(tmp_path):
     a, b = rng.standard_normal((2, 3, 8)).astype(np.float32), rng.standard_normal((2, 3, 8)).astype(np.float32)
     nodes = [helper.make_node("SwiGLU", ["a", "b"], ["y"]), helper.make_node("SwiGLU", ["a", "b"], ["y2"], alpha=1.702)]
     _check(tmp_path, nodes, {"a": a, "b": b}, {}, 28)
+
+
+def test_bitcast_integers_at_run_time_and_floats_folded(tmp_path):
+    rng = np.random.default_rng(9)
+    i8 = rng.integers(-128, 127, (3, 4), dtype=np.int8)
+    u32 = rng.integers(0, 2**32 - 1, (5,), dtype=np.uint32)
+    nodes = [helper.make_node("BitCast", ["i8"], ["u8"], to=TensorProto.UINT8),
+             helper.make_node("BitCast", ["u32"], ["i32"], to=TensorProto.INT32),
+             # a float initializer reinterpreted at import
+             helper.make_node("BitCast", ["f"], ["fbits"], to=TensorProto.INT32),
+             helper.make_node("BitCast", ["d"], ["dbits"], to=TensorProto.UINT64)]
+    consts = {"f": np.array([1.0, -2.5, np.inf, 0.0], np.float32), "d": np.array([[np.pi, -0.0]], np.float64)}
+    _TP[np.dtype(np.uint32)] = TensorProto.UINT32
+    got = _check(tmp_path, nodes, {"i8": i8, "u32": u32}, consts, 26)
+    np.testing.assert_array_equal(got[2], consts["f"].view(np.int32))
+    np.testing.assert_array_equal(got[3], consts["d"].view(np.uint64))

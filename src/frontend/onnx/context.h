@@ -116,5 +116,6 @@ void RegisterDetConverters(ConverterTable& t);  // ops_det.cc
 void RegisterRoiAlignConverters(ConverterTable& t);  // ops_roi_align.cc
 void RegisterDeformConvConverters(ConverterTable& t);  // ops_deform_conv.cc
 void RegisterTensorScatterConverters(ConverterTable& t);  // ops_tensor_scatter.cc
+void RegisterBitCastConverters(ConverterTable& t);  // ops_bitcast.cc
 
 }  // namespace tessera::frontend::onnx_import

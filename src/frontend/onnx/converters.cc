@@ -28,6 +28,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterRoiAlignConverters(*t);
     RegisterDeformConvConverters(*t);
     RegisterTensorScatterConverters(*t);
+    RegisterBitCastConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
