@@ -230,3 +230,58 @@ def test_bitcast_integers_at_run_time_and_floats_folded(tmp_path):
     got = _check(tmp_path, nodes, {"i8": i8, "u32": u32}, consts, 26)
     np.testing.assert_array_equal(got[2], consts["f"].view(np.int32))
     np.testing.assert_array_equal(got[3], consts["d"].view(np.uint64))
+
+
+def test_dft_every_mode_opset17_and_20(tmp_path):
+    rng = np.random.default_rng(10)
+    real = rng.standard_normal((2, 7, 5, 1)).astype(np.float32)
+    cplx = rng.standard_normal((2, 7, 5, 2)).astype(np.float32)
+    half = rng.standard_normal((2, 4, 5, 2)).astype(np.float32)  # one-sided spectra along axis 1
+    nodes17, nodes20, consts = [], [], {}
+    modes = [("real", 1, None, 0, 0), ("cplx", 1, None, 0, 0), ("real", 2, None, 0, 1), ("cplx", 2, 9, 0, 0),
+             ("cplx", -3, 4, 1, 0), ("real", 1, 10, 1, 0), ("half", 1, None, 1, 1), ("half", 1, 7, 1, 1),
+             ("half", 1, 5, 1, 1), ("real", 1, 8, 0, 1)]
+    for i, (x, axis, length, inverse, onesided) in enumerate(modes):
+        ins = [x, ""]
+        if length:
+            consts[f"len{i}"] = np.array(length, np.int64)
+            ins[1] = f"len{i}"
+        ins17 = ins if length else ins[:1]
+        nodes17.append(helper.make_node("DFT", ins17, [f"a{i}"], axis=axis, inverse=inverse, onesided=onesided))
+        consts[f"ax{i}"] = np.array(axis, np.int64)
+        nodes20.append(helper.make_node("DFT", [*ins, f"ax{i}"], [f"b{i}"], inverse=inverse, onesided=onesided))
+    inputs = {"real": real, "cplx": cplx, "half": half}
+    _check(_sub(tmp_path, "o17"), nodes17, inputs, consts, 17, rtol=1e-4, atol=1e-4)
+    _check(_sub(tmp_path, "o20"), nodes20, inputs, consts, 20, rtol=1e-4, atol=1e-4)
+
+
+def test_stft_windows_and_frame_length(tmp_path):
+    rng = np.random.default_rng(11)
+    sig = rng.standard_normal((2, 64, 1)).astype(np.float32)
+    csig = rng.standard_normal((1, 40, 2)).astype(np.float32)
+    win = np.hanning(16).astype(np.float32)
+    consts = {"step": np.array(8, np.int64), "step3": np.array(3, np.int64), "fl": np.array(16, np.int64),
+              "fl10": np.array(10, np.int64), "win": win}
+    nodes = [helper.make_node("STFT", ["sig", "step", "win"], ["y0"]),
+             helper.make_node("STFT", ["sig", "step3", "", "fl10"], ["y1"], onesided=0),
+             helper.make_node("STFT", ["sig", "step", "win", "fl"], ["y2"], onesided=1),
+             helper.make_node("STFT", ["csig", "step3", "", "fl10"], ["y3"], onesided=0)]
+    _check(tmp_path, nodes, {"sig": sig, "csig": csig}, consts, 17, rtol=1e-4, atol=1e-4)
+
+
+def test_windows_and_mel_weight_matrix_folded(tmp_path):
+    consts = {"n10": np.array(10, np.int64), "n1": np.array(1, np.int64), "mels": np.array(8, np.int64),
+              "dft": np.array(64, np.int64), "rate": np.array(16000, np.int64),
+              "lo": np.array(0.0, np.float32), "hi": np.array(8000.0, np.float32), "lo2": np.array(300.0, np.float32),
+              "hi2": np.array(4000.0, np.float32)}
+    nodes = []
+    for op in ("HannWindow", "HammingWindow", "BlackmanWindow"):
+        nodes.append(helper.make_node(op, ["n10"], [f"{op}_p"]))
+        nodes.append(helper.make_node(op, ["n10"], [f"{op}_s"], periodic=0))
+        nodes.append(helper.make_node(op, ["n10"], [f"{op}_d"], output_datatype=TensorProto.DOUBLE))
+    nodes.append(helper.make_node("MelWeightMatrix", ["mels", "dft", "rate", "lo", "hi"], ["mel"]))
+    nodes.append(helper.make_node("MelWeightMatrix", ["mels", "dft", "rate", "lo2", "hi2"], ["mel2"],
+                                  output_datatype=TensorProto.DOUBLE))
+    # A graph input keeps the model from being empty of run-time work.
+    nodes.append(helper.make_node("Identity", ["x"], ["xo"]))
+    _check(tmp_path, nodes, {"x": np.ones(2, np.float32)}, consts, 17, rtol=1e-5, atol=1e-6)

@@ -117,5 +117,7 @@ void RegisterRoiAlignConverters(ConverterTable& t);  // ops_roi_align.cc
 void RegisterDeformConvConverters(ConverterTable& t);  // ops_deform_conv.cc
 void RegisterTensorScatterConverters(ConverterTable& t);  // ops_tensor_scatter.cc
 void RegisterBitCastConverters(ConverterTable& t);  // ops_bitcast.cc
+void RegisterDftConverters(ConverterTable& t);  // ops_dft.cc
+void RegisterWindowConverters(ConverterTable& t);  // ops_windows.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -29,6 +29,8 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterDeformConvConverters(*t);
     RegisterTensorScatterConverters(*t);
     RegisterBitCastConverters(*t);
+    RegisterDftConverters(*t);
+    RegisterWindowConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
