@@ -285,3 +285,79 @@ def test_windows_and_mel_weight_matrix_folded(tmp_path):
     # A graph input keeps the model from being empty of run-time work.
     nodes.append(helper.make_node("Identity", ["x"], ["xo"]))
     _check(tmp_path, nodes, {"x": np.ones(2, np.float32)}, consts, 17, rtol=1e-5, atol=1e-6)
+
+
+def _q(rng, shape, dtype):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+def test_matmul_integer_and_qlinear_matmul_per_tensor_row_column(tmp_path):
+    """Bit-exact against onnx.reference (int32 accumulation, float64 requantization, round half to
+    even, saturation); within 1 of ONNX Runtime (its float32 requantization may differ on ties)."""
+    rng = np.random.default_rng(12)
+    nodes, inputs, consts = [], {}, {}
+    for i, (dt, ydt, ashape, bshape, per_row, per_col) in enumerate([
+            (np.uint8, np.uint8, (5, 7), (7, 3), False, False), (np.int8, np.int8, (2, 5, 7), (2, 7, 3), False, False),
+            (np.uint8, np.int8, (5, 7), (7, 3), True, True), (np.int8, np.uint8, (4, 6), (6, 2), False, True)]):
+        inputs[f"a{i}"], inputs[f"b{i}"] = _q(rng, ashape, dt), _q(rng, bshape, dt)
+        m, n = ashape[-2], bshape[-1]
+        consts[f"az{i}"] = _q(rng, (m, 1) if per_row else (), dt)  # per row as [M, 1] (the reference's broadcast)
+        consts[f"bz{i}"] = _q(rng, (n,) if per_col else (), dt)
+        consts[f"as{i}"] = rng.uniform(0.01, 0.05, (m, 1) if per_row else ()).astype(np.float32)
+        consts[f"bs{i}"] = rng.uniform(0.01, 0.05, (n,) if per_col else ()).astype(np.float32)
+        consts[f"ys{i}"] = np.array(rng.uniform(0.5, 2.0), np.float32)
+        consts[f"yz{i}"] = _q(rng, (), ydt)
+        nodes.append(helper.make_node("MatMulInteger", [f"a{i}", f"b{i}", f"az{i}", f"bz{i}"], [f"mi{i}"]))
+        nodes.append(helper.make_node("QLinearMatMul", [f"a{i}", f"as{i}", f"az{i}", f"b{i}", f"bs{i}", f"bz{i}",
+                                                         f"ys{i}", f"yz{i}"], [f"q{i}"]))
+    # Without zero points (MatMulInteger) and with the scales as run-time inputs.
+    nodes.append(helper.make_node("MatMulInteger", ["a0", "b0"], ["mi_nozp"]))
+    inputs["rs"] = np.array(0.03, np.float32)
+    nodes.append(helper.make_node("QLinearMatMul", ["a0", "rs", "az0", "b0", "rs", "bz0", "rs", "yz0"], ["q_rt"]))
+    _check(_sub(tmp_path, "ref"), nodes, inputs, consts, 21)
+    # The spec's 1-D [M] per-row zero point of a 2-D A (onnx.reference does not broadcast it): numpy.
+    a, b = inputs["a2"], inputs["b2"]
+    az, bz = consts["az2"].reshape(-1), consts["bz2"]
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    got = compile_and_run(_sub(tmp_path, "row"), _model([node], {"a": a, "b": b}, {"az": az, "bz": bz}, 10),
+                          {"a": a, "b": b})[0]
+    want = (a.astype(np.int32) - az.astype(np.int32)[:, None]) @ (b.astype(np.int32) - bz.astype(np.int32))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_conv_integer_and_qlinear_conv_per_channel_groups(tmp_path):
+    rng = np.random.default_rng(13)
+    nodes, inputs, consts = [], {}, {}
+    for i, (dt, xshape, wshape, attrs, per_ch, bias) in enumerate([
+            (np.uint8, (1, 3, 7, 7), (4, 3, 3, 3), {"pads": [1, 1, 1, 1]}, False, False),
+            (np.int8, (2, 4, 8, 6), (6, 2, 3, 2), {"group": 2, "strides": [2, 1], "pads": [1, 0, 0, 1]}, True, True),
+            (np.uint8, (1, 2, 9, 9), (3, 2, 2, 2), {"dilations": [2, 2], "pads": [2, 1, 1, 2]}, True, True),
+            (np.int8, (1, 2, 5, 6), (2, 2, 3, 3), {"auto_pad": "SAME_UPPER"}, False, False)]):
+        inputs[f"x{i}"] = _q(rng, xshape, dt)
+        consts[f"w{i}"] = _q(rng, wshape, dt)  # weights are initializers, as in quantized models
+        o = wshape[0]
+        consts[f"xz{i}"] = _q(rng, (), dt)
+        consts[f"wz{i}"] = _q(rng, (o,) if per_ch else (), dt) if dt == np.uint8 else np.zeros((o,) if per_ch else (), dt)
+        consts[f"xs{i}"] = np.array(rng.uniform(0.01, 0.05), np.float32)
+        consts[f"ws{i}"] = rng.uniform(0.001, 0.01, (o,) if per_ch else ()).astype(np.float32)
+        consts[f"ys{i}"] = np.array(rng.uniform(0.05, 0.2), np.float32)
+        consts[f"yz{i}"] = _q(rng, (), dt)
+        ins = [f"x{i}", f"xs{i}", f"xz{i}", f"w{i}", f"ws{i}", f"wz{i}", f"ys{i}", f"yz{i}"]
+        if bias:
+            consts[f"B{i}"] = rng.integers(-2000, 2000, (o,)).astype(np.int32)
+            ins.append(f"B{i}")
+        nodes.append(helper.make_node("ConvInteger", [f"x{i}", f"w{i}", f"xz{i}", f"wz{i}"], [f"ci{i}"], **attrs))
+        nodes.append(helper.make_node("QLinearConv", ins, [f"qc{i}"], **attrs))
+    _TP[np.dtype(np.int32)] = TensorProto.INT32
+    got = _check(tmp_path, nodes, inputs, consts, 10)
+    # ONNX Runtime: ConvInteger exactly (it takes per-tensor weight zero points only), QLinearConv
+    # within one step.
+    keep = [k for k, n in enumerate(nodes) if n.op_type == "QLinearConv" or consts[n.input[3]].ndim == 0]
+    model = _model([nodes[k] for k in keep], inputs, consts, 10)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
+    for node, g, w in zip([nodes[k] for k in keep], [got[k] for k in keep], want):
+        if node.op_type == "ConvInteger":
+            np.testing.assert_array_equal(g, w, err_msg=node.output[0])
+        else:
+            assert np.abs(g.astype(np.int32) - w.astype(np.int32)).max() <= 1, node.output[0]

@@ -119,5 +119,6 @@ void RegisterTensorScatterConverters(ConverterTable& t);  // ops_tensor_scatter.
 void RegisterBitCastConverters(ConverterTable& t);  // ops_bitcast.cc
 void RegisterDftConverters(ConverterTable& t);  // ops_dft.cc
 void RegisterWindowConverters(ConverterTable& t);  // ops_windows.cc
+void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
 
 }  // namespace tessera::frontend::onnx_import

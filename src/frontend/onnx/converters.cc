@@ -31,6 +31,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterBitCastConverters(*t);
     RegisterDftConverters(*t);
     RegisterWindowConverters(*t);
+    RegisterQLinearConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
