@@ -361,3 +361,43 @@ def test_conv_integer_and_qlinear_conv_per_channel_groups(tmp_path):
             np.testing.assert_array_equal(g, w, err_msg=node.output[0])
         else:
             assert np.abs(g.astype(np.int32) - w.astype(np.int32)).max() <= 1, node.output[0]
+
+
+def test_causal_conv_with_state_activations_state_bias(tmp_path):
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((2, 3, 6)).astype(np.float32)
+    w4 = rng.standard_normal((3, 1, 4)).astype(np.float32)
+    w1 = rng.standard_normal((3, 1, 1)).astype(np.float32)
+    bias = rng.standard_normal(3).astype(np.float32)
+    past = rng.standard_normal((2, 3, 3)).astype(np.float32)
+    short = rng.standard_normal((2, 3, 2)).astype(np.float32)  # shorter than k - 1
+    nodes = [helper.make_node("CausalConvWithState", ["x", "w4"], ["y0", "s0"]),
+             helper.make_node("CausalConvWithState", ["x", "w4", "bias", "past"], ["y1", "s1"], activation="silu"),
+             helper.make_node("CausalConvWithState", ["short", "w4", "", "past"], ["y2", "s2"], activation="swish"),
+             helper.make_node("CausalConvWithState", ["x", "w1", "bias"], ["y3"])]
+    _check(tmp_path, nodes, {"x": x, "w4": w4, "w1": w1, "bias": bias, "past": past, "short": short}, {}, 27)
+
+
+def test_linear_attention_every_rule_gqa_decay_beta(tmp_path):
+    rng = np.random.default_rng(15)
+    b, t, hq, hkv, dk, dv = 2, 5, 4, 2, 3, 2
+    q = rng.standard_normal((b, t, hq * dk)).astype(np.float32)
+    k = rng.standard_normal((b, t, hkv, dk)).astype(np.float32)
+    k = (k / np.linalg.norm(k, axis=-1, keepdims=True)).reshape(b, t, hkv * dk)  # L2-normalised for delta rules
+    v = rng.standard_normal((b, t, hkv * dv)).astype(np.float32)
+    past = rng.standard_normal((b, hkv, dk, dv)).astype(np.float32)
+    g_head = -rng.uniform(0.01, 0.5, (b, t, hkv)).astype(np.float32)
+    g_key = -rng.uniform(0.01, 0.5, (b, t, hkv * dk)).astype(np.float32)
+    beta = rng.uniform(0.1, 0.9, (b, t, hkv)).astype(np.float32)
+    beta1 = rng.uniform(0.1, 0.9, (b, t, 1)).astype(np.float32)
+    common = {"q_num_heads": hq, "kv_num_heads": hkv}
+    nodes = [helper.make_node("LinearAttention", ["q", "k", "v"], ["o0", "s0"], update_rule="linear", **common),
+             helper.make_node("LinearAttention", ["q", "k", "v", "past", "g_head"], ["o1", "s1"], update_rule="gated",
+                              **common),
+             helper.make_node("LinearAttention", ["q", "k", "v", "past", "g_key"], ["o2"], update_rule="gated",
+                              scale=0.3, **common),
+             helper.make_node("LinearAttention", ["q", "k", "v", "past", "", "beta"], ["o3", "s3"], update_rule="delta",
+                              **common),
+             helper.make_node("LinearAttention", ["q", "k", "v", "past", "g_head", "beta1"], ["o4", "s4"], **common)]
+    feeds = {"q": q, "k": k, "v": v, "past": past, "g_head": g_head, "g_key": g_key, "beta": beta, "beta1": beta1}
+    _check(tmp_path, nodes, feeds, {}, 27, rtol=1e-4, atol=1e-4)

@@ -120,5 +120,7 @@ void RegisterBitCastConverters(ConverterTable& t);  // ops_bitcast.cc
 void RegisterDftConverters(ConverterTable& t);  // ops_dft.cc
 void RegisterWindowConverters(ConverterTable& t);  // ops_windows.cc
 void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
+void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
+void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -32,6 +32,8 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterDftConverters(*t);
     RegisterWindowConverters(*t);
     RegisterQLinearConverters(*t);
+    RegisterCausalConvConverters(*t);
+    RegisterLinearAttentionConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
