@@ -122,5 +122,6 @@ void RegisterWindowConverters(ConverterTable& t);  // ops_windows.cc
 void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
 void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
 void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
+void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -34,6 +34,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterQLinearConverters(*t);
     RegisterCausalConvConverters(*t);
     RegisterLinearAttentionConverters(*t);
+    RegisterRnnConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
