@@ -401,3 +401,68 @@ def test_linear_attention_every_rule_gqa_decay_beta(tmp_path):
              helper.make_node("LinearAttention", ["q", "k", "v", "past", "g_head", "beta1"], ["o4", "s4"], **common)]
     feeds = {"q": q, "k": k, "v": v, "past": past, "g_head": g_head, "g_key": g_key, "beta": beta, "beta1": beta1}
     _check(tmp_path, nodes, feeds, {}, 27, rtol=1e-4, atol=1e-4)
+
+
+def _rnn_case(rng, op, t, b, i, h, dirs, layout=0, bias=True, init=True, lens=None, peep=False):
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    feeds = {"X": rng.standard_normal((b, t, i) if layout else (t, b, i)).astype(np.float32),
+             "W": (rng.standard_normal((dirs, g * h, i)) * 0.5).astype(np.float32),
+             "R": (rng.standard_normal((dirs, g * h, h)) * 0.5).astype(np.float32)}
+    names = ["X", "W", "R", "", "", "", "", ""]
+    if bias:
+        feeds["B"] = (rng.standard_normal((dirs, 2 * g * h)) * 0.3).astype(np.float32)
+        names[3] = "B"
+    if lens is not None:
+        feeds["L"] = np.array(lens, np.int32)
+        names[4] = "L"
+    state = (b, dirs, h) if layout else (dirs, b, h)
+    if init:
+        feeds["H0"] = rng.standard_normal(state).astype(np.float32)
+        names[5] = "H0"
+        if op == "LSTM":
+            feeds["C0"] = rng.standard_normal(state).astype(np.float32)
+            names[6] = "C0"
+    if peep:
+        feeds["P"] = (rng.standard_normal((dirs, 3 * h)) * 0.3).astype(np.float32)
+        names[7] = "P"
+    while names[-1] == "":
+        names.pop()
+    return feeds, names
+
+
+def test_rnn_gru_lstm_against_onnxruntime(tmp_path):
+    """Every direction, layout, activation set (with alpha / beta), clip, input_forget,
+    linear_before_reset, peepholes, initial states and a run-time sequence_lens shorter than T;
+    against ONNX Runtime (onnx.reference implements the defaults only). Tolerance 1e-4."""
+    rng = np.random.default_rng(16)
+    cases = [
+        ("RNN", dict(direction="bidirectional", hidden_size=4), {}),
+        ("RNN", dict(direction="reverse", hidden_size=3, activations=["Relu"]), {"lens": [4, 2, 1]}),
+        ("RNN", dict(hidden_size=3, activations=["LeakyRelu", "Affine"], activation_alpha=[0.2, 0.7],
+                     activation_beta=[0.1], direction="bidirectional", layout=1), {"layout": 1}),
+        ("GRU", dict(hidden_size=4, linear_before_reset=1), {}),
+        ("GRU", dict(hidden_size=3, direction="bidirectional", clip=0.8), {"lens": [3, 4, 2]}),
+        ("GRU", dict(hidden_size=3, activations=["HardSigmoid", "ScaledTanh"], activation_alpha=[0.3, 0.9],
+                     activation_beta=[0.4, 1.1], layout=1), {"layout": 1, "init": False}),
+        ("LSTM", dict(hidden_size=4, direction="bidirectional"), {"peep": True}),
+        ("LSTM", dict(hidden_size=3, input_forget=1, clip=1.5, direction="reverse"), {"lens": [4, 1, 3]}),
+        ("LSTM", dict(hidden_size=3, activations=["Sigmoid", "Softsign", "Elu"], activation_alpha=[0.5],
+                      layout=1), {"layout": 1, "bias": False}),
+    ]
+    for n, (op, attrs, kw) in enumerate(cases):
+        feeds, names = _rnn_case(rng, op, 4, 3, 5, attrs["hidden_size"],
+                                 2 if attrs.get("direction") == "bidirectional" else 1, **kw)
+        outs = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
+        node = helper.make_node(op, names, outs, **attrs)
+        model = _model([node], feeds, {}, 22)
+        got = compile_and_run(_sub(tmp_path, f"c{n}"), model, feeds)
+        if attrs.get("layout"):  # ONNX Runtime has no batch-major layout: run the time-major equivalent
+            tm = {k: (v.transpose(1, 0, 2) if k in ("X", "H0", "C0") else v) for k, v in feeds.items()}
+            ref_model = _model([helper.make_node(op, names, outs, **{**attrs, "layout": 0})], tm, {}, 22)
+            want = ort.InferenceSession(ref_model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, tm)
+            want = [want[0].transpose(2, 0, 1, 3)] + [w.transpose(1, 0, 2) for w in want[1:]]
+        else:
+            want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+        for name, g, w in zip(outs, got, want):
+            assert g.shape == w.shape, f"{op} {attrs} {name}: {g.shape} vs {w.shape}"
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"{op} {attrs} {name}")
