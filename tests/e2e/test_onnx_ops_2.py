@@ -466,3 +466,41 @@ def test_rnn_gru_lstm_against_onnxruntime(tmp_path):
         for name, g, w in zip(outs, got, want):
             assert g.shape == w.shape, f"{op} {attrs} {name}: {g.shape} vs {w.shape}"
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"{op} {attrs} {name}")
+
+
+def _compile_error(tmp_path, node, inputs, consts, opset):
+    from conftest import run_cli
+    import onnx
+    model = _model([node], inputs, consts, opset)
+    path = tmp_path / f"{node.name}.onnx"
+    onnx.save(model, str(path))
+    proc = run_cli("compile", path, "-o", tmp_path / "x.so", check=False)
+    assert proc.returncode > 0 and proc.returncode not in (134, 139), proc.stderr
+    return proc.stderr + proc.stdout
+
+
+def test_bad_attributes_are_located_errors(tmp_path):
+    """Bad attributes and operands give an error naming the node and what is wrong, never a crash."""
+    f = np.zeros((1, 2, 4, 4), np.float32)
+    cases = [
+        (helper.make_node("RoiAlign", ["x", "r", "b"], ["y"], name="bad_roi", mode="median"),
+         {"x": f, "r": np.zeros((1, 4), np.float32), "b": np.zeros(1, np.int64)}, {}, 22, "unknown mode 'median'"),
+        (helper.make_node("TensorScatter", ["p", "u"], ["y"], name="bad_ts", mode="ring"),
+         {"p": f, "u": f}, {}, 24, "unknown mode 'ring'"),
+        (helper.make_node("LinearAttention", ["q", "q", "q"], ["y"], name="bad_la", q_num_heads=3, kv_num_heads=2),
+         {"q": np.zeros((1, 2, 6), np.float32)}, {}, 27, "must be a positive multiple"),
+        (helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="bad_lstm", hidden_size=2, activations=["Cube"] * 3),
+         {"x": np.zeros((2, 1, 3), np.float32), "w": np.zeros((1, 8, 3), np.float32),
+          "r": np.zeros((1, 8, 2), np.float32)}, {}, 22, "unknown activation 'Cube'"),
+        (helper.make_node("Col2Im", ["x", "i", "k"], ["y"], name="bad_col2im"),
+         {"x": np.zeros((1, 4, 7), np.float32)}, {"i": np.array([4, 4], np.int64), "k": np.array([2, 2], np.int64)}, 18,
+         "number of sliding blocks"),
+        (helper.make_node("BitCast", ["x"], ["y"], name="bad_bitcast", to=TensorProto.INT64),
+         {"x": np.zeros(3, np.int32)}, {}, 26, "one width"),
+        (helper.make_node("DeformConv", ["x", "w", "o"], ["y"], name="bad_deform"),
+         {"x": f, "w": np.zeros((1, 2, 3, 3), np.float32), "o": np.zeros((1, 18, 3, 3), np.float32)}, {}, 22,
+         "offset must be"),
+    ]
+    for node, inputs, consts, opset, fragment in cases:
+        msg = _compile_error(tmp_path, node, inputs, consts, opset)
+        assert node.name in msg and fragment in msg, msg
