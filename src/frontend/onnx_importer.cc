@@ -141,6 +141,14 @@ void CheckEveryOperatorIsSupported(const onnx::GraphProto& g, ImportState& state
   throw UnsupportedError(msg.str());
 }
 
+}  // namespace
+
+void onnx_import::ConvertGraphNode(ImportState& state, const onnx::NodeProto& node, int index) {
+  ConvertNode(state, node, index);
+}
+
+namespace {
+
 ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opts, const std::string& source) {
   if (!model.has_graph()) {
     TESSERA_THROW(UserError, source, ": the ONNX model has no graph; is this a complete .onnx model file?");

@@ -76,6 +76,10 @@ class NodeContext {
   /// UserError unless the node asks for at most `n` outputs (non-empty names).
   void CheckMaxOutputs(int n, const std::string& why);
 
+  /// The import state this node reads and writes (for converters that import a subgraph, e.g.
+  /// Scan: they copy it as the subgraph's scope).
+  ImportState& state() { return state_; }
+
   [[noreturn]] void Fail(const std::string& msg) const;
   [[noreturn]] void Unsupported(const std::string& msg) const;
 
@@ -85,6 +89,10 @@ class NodeContext {
   const onnx::NodeProto& node_;
   int index_;
 };
+
+/// Converts one node of a (sub)graph into `state` with its converter; errors carry the node's
+/// location. Defined in onnx_importer.cc (the driver's per-node step).
+void ConvertGraphNode(ImportState& state, const onnx::NodeProto& node, int index);
 
 using Converter = std::function<void(NodeContext&)>;
 using ConverterTable = std::map<std::string, Converter>;
@@ -123,5 +131,6 @@ void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
 void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
 void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
 void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
+void RegisterScanConverters(ConverterTable& t);  // ops_scan.cc
 
 }  // namespace tessera::frontend::onnx_import

@@ -35,6 +35,7 @@ const Converter* FindConverter(const std::string& op_type) {
     RegisterCausalConvConverters(*t);
     RegisterLinearAttentionConverters(*t);
     RegisterRnnConverters(*t);
+    RegisterScanConverters(*t);
     return t;
   }();
   auto it = table->find(op_type);
