@@ -504,3 +504,27 @@ def test_bad_attributes_are_located_errors(tmp_path):
     for node, inputs, consts, opset, fragment in cases:
         msg = _compile_error(tmp_path, node, inputs, consts, opset)
         assert node.name in msg and fragment in msg, msg
+
+
+def test_scan_axes_directions_outer_scope(tmp_path):
+    rng = np.random.default_rng(17)
+    # body: state s [2], scan slices a [2] and b [2]; s' = s * w + a - b (w from the outer scope);
+    # per-step outputs s' and a * 2 (a body initializer).
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["s", "w"], ["sw"]), helper.make_node("Add", ["sw", "a"], ["t"]),
+         helper.make_node("Sub", ["t", "b"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["s_step"]),
+         helper.make_node("Mul", ["a", "two"], ["a2"])],
+        "body", [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("s", "a", "b")],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("s_out", "s_step", "a2")],
+        initializer=[numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    node = helper.make_node("Scan", ["s0", "A", "B"], ["s_final", "ys", "a2s"], body=body, num_scan_inputs=2,
+                            scan_input_axes=[0, 1], scan_input_directions=[0, 1], scan_output_axes=[1, -2],
+                            scan_output_directions=[1, 0])
+    feeds = {"s0": rng.standard_normal(2).astype(np.float32), "A": rng.standard_normal((5, 2)).astype(np.float32),
+             "B": rng.standard_normal((2, 5)).astype(np.float32)}
+    # onnx.reference scans forward only: ONNX Runtime is the reference.
+    model = _model([node], feeds, {"w": np.array([0.5, -1.5], np.float32)}, 16)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    for g, w in zip(compile_and_run(tmp_path, model, feeds), want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
