@@ -528,3 +528,14 @@ def test_scan_axes_directions_outer_scope(tmp_path):
     for g, w in zip(compile_and_run(tmp_path, model, feeds), want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_attention_nonpad_kv_seqlen_padding_and_causal_frontier(tmp_path):
+    rng = np.random.default_rng(18)
+    q = rng.standard_normal((3, 2, 2, 4)).astype(np.float32)
+    k = rng.standard_normal((3, 2, 6, 4)).astype(np.float32)
+    v = rng.standard_normal((3, 2, 6, 4)).astype(np.float32)
+    lens = np.array([6, 3, 1], np.int64)  # the last gives a negative causal offset: fully masked rows -> 0
+    nodes = [helper.make_node("Attention", ["q", "k", "v", "", "", "", "lens"], ["y0"]),
+             helper.make_node("Attention", ["q", "k", "v", "", "", "", "lens"], ["y1"], is_causal=1)]
+    _check(tmp_path, nodes, {"q": q, "k": k, "v": v, "lens": lens}, {}, 24)

@@ -1,4 +1,4 @@
-// ONNX Attention-23 (and its later opsets without nonpad_kv_seqlen) as graph ops, in the order of
+// ONNX Attention-23/24 as graph ops, in the order of
 // the spec's function body and reference implementation (onnx/reference/ops/op_attention.py):
 //
 //   Q [B, Sq, Hq*D] or [B, Hq, Sq, D]; K, V [B, Skv, Hkv*D(v)] or [B, Hkv, Skv, D(v)] (3-D inputs
@@ -13,7 +13,8 @@
 //   P = softmax(QK + bias) over the keys; Y = P @ V (3-D: heads merged back);
 //   qk_matmul_output (output 3): QK (mode 0, 1), QK + bias (2), P (3).
 // The causal and window biases are constants ([Sq, T]); the mask is a run-time input or a
-// constant. nonpad_kv_seqlen (opset 24) is refused.
+// constant; nonpad_kv_seqlen [B] (opset 24) masks the keys j >= len[b] and moves the causal /
+// window frontier of query i to key i + len[b] - Sq (run-time bias [B, 1, Sq, T]).
 #include <cmath>
 #include <limits>
 
@@ -52,8 +53,6 @@ void ConvertAttention(NodeContext& ctx) {
   if (rank != 3 && rank != 4) ctx.Fail("Q must be 3-D or 4-D, got rank " + std::to_string(rank));
   for (int i = 1; i <= 2; ++i)
     if (ctx.InputType(i).ndim() != rank) ctx.Fail("Q, K and V must have the same rank");
-  if (ctx.NumInputs() > 6 && ctx.HasInput(6))
-    ctx.Unsupported("input nonpad_kv_seqlen (per-batch valid key lengths) is not supported yet");
   if (ctx.HasInput(4) != ctx.HasInput(5)) ctx.Fail("past_key and past_value must be given together");
   const DataType dt = ctx.InputType(0).dtype;
   if (!dt.is_float()) ctx.Fail("Q must be a float tensor, got " + dt.str());
@@ -109,7 +108,30 @@ void ConvertAttention(NodeContext& ctx) {
   }
   const bool causal = ctx.AttrInt("is_causal", 0) != 0;
   const int64_t left = ctx.AttrInt("left_window_size", -1), right = ctx.AttrInt("right_window_size", -1);
-  if (causal || left >= 0 || right >= 0) {
+  if (ctx.NumInputs() > 6 && ctx.HasInput(6)) {
+    // nonpad_kv_seqlen [B] (an external static cache): keys j >= len[b] are padding, and the causal /
+    // window frontier of query i is at key i + len[b] - Sq (the reference's per-batch offset).
+    if (past > 0) ctx.Fail("nonpad_kv_seqlen cannot be combined with past_key / past_value");
+    const graph::TensorTypeNode& lt = ctx.InputType(6);
+    if (!lt.dtype.is_int() || lt.ndim() != 1) ctx.Fail("nonpad_kv_seqlen must be a 1-D integer tensor [batch]");
+    const DataType i64 = DataType::Int(64);
+    std::vector<int64_t> keys(t), diffs(sq * t);
+    for (int64_t j = 0; j < t; ++j) keys[j] = j;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < t; ++j) diffs[i * t + j] = i - sq - j;
+    Expr lens = Reshape(ctx, ctx.Call("cast", {ctx.Input(6)}, Attrs{{"dtype", std::string("int64")}}), {qs[0], 1, 1, 1});
+    Expr masked = ctx.Call("greater_equal", {graph::ConstantNode::make(FromInts(keys, {t}, i64)), lens});
+    Expr diff = ctx.Call("add", {graph::ConstantNode::make(FromInts(diffs, {sq, t}, i64)), lens});  // i + off - j
+    auto zero = ctx.ScalarConst(0, i64);
+    if (causal) masked = ctx.Call("logical_or", {masked, ctx.Call("less", {diff, zero})});
+    if (left >= 0)
+      masked = ctx.Call("logical_or", {masked, ctx.Call("greater", {diff, ctx.ScalarConst(static_cast<double>(left), i64)})});
+    if (right >= 0)
+      masked = ctx.Call("logical_or",
+                        {masked, ctx.Call("less", {diff, ctx.ScalarConst(-static_cast<double>(right), i64)})});
+    Expr pad = ctx.Call("where", {masked, ctx.ScalarConst(neg_inf, dt), ctx.ScalarConst(0, dt)});
+    bias = bias ? ctx.Call("add", {bias, pad}) : pad;
+  } else if (causal || left >= 0 || right >= 0) {
     std::vector<double> b(sq * t, 0.0);
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = 0; j < t; ++j) {
