@@ -14,7 +14,8 @@ from conftest import compile_and_run
 
 _TP = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
        np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
-       np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8}
+       np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8,
+       np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.bool_): TensorProto.BOOL}
 
 
 def _model(nodes, inputs, consts, opset):
@@ -226,7 +227,6 @@ def test_bitcast_integers_at_run_time_and_floats_folded(tmp_path):
              helper.make_node("BitCast", ["f"], ["fbits"], to=TensorProto.INT32),
              helper.make_node("BitCast", ["d"], ["dbits"], to=TensorProto.UINT64)]
     consts = {"f": np.array([1.0, -2.5, np.inf, 0.0], np.float32), "d": np.array([[np.pi, -0.0]], np.float64)}
-    _TP[np.dtype(np.uint32)] = TensorProto.UINT32
     got = _check(tmp_path, nodes, {"i8": i8, "u32": u32}, consts, 26)
     np.testing.assert_array_equal(got[2], consts["f"].view(np.int32))
     np.testing.assert_array_equal(got[3], consts["d"].view(np.uint64))
@@ -349,7 +349,6 @@ def test_conv_integer_and_qlinear_conv_per_channel_groups(tmp_path):
             ins.append(f"B{i}")
         nodes.append(helper.make_node("ConvInteger", [f"x{i}", f"w{i}", f"xz{i}", f"wz{i}"], [f"ci{i}"], **attrs))
         nodes.append(helper.make_node("QLinearConv", ins, [f"qc{i}"], **attrs))
-    _TP[np.dtype(np.int32)] = TensorProto.INT32
     got = _check(tmp_path, nodes, inputs, consts, 10)
     # ONNX Runtime: ConvInteger exactly (it takes per-tensor weight zero points only), QLinearConv
     # within one step.
