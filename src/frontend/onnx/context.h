@@ -130,5 +130,20 @@ void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
 void RegisterTrainingConverters(ConverterTable& t);  // ops_training.cc (ai.onnx.preview.training)
 void RegisterControlConverters(ConverterTable& t);   // ops_control.cc (If, Scan known at import)
+void RegisterCol2ImConverters(ConverterTable& t);  // ops_col2im.cc
+void RegisterCenterCropPadConverters(ConverterTable& t);  // ops_center_crop_pad.cc
+void RegisterAffineGridConverters(ConverterTable& t);  // ops_affine_grid.cc
+void RegisterMaxUnpoolConverters(ConverterTable& t);  // ops_max_unpool.cc
+void RegisterDetConverters(ConverterTable& t);  // ops_det.cc
+void RegisterRoiAlignConverters(ConverterTable& t);  // ops_roi_align.cc
+void RegisterDeformConvConverters(ConverterTable& t);  // ops_deform_conv.cc
+void RegisterTensorScatterConverters(ConverterTable& t);  // ops_tensor_scatter.cc
+void RegisterBitCastConverters(ConverterTable& t);  // ops_bitcast.cc
+void RegisterDftConverters(ConverterTable& t);  // ops_dft.cc
+void RegisterWindowConverters(ConverterTable& t);  // ops_windows.cc
+void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
+void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
+void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
+void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
 
 }  // namespace tessera::frontend::onnx_import

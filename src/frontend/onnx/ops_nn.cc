@@ -3,6 +3,8 @@
 // Softmax (opset < 13: flatten-to-2-D semantics; 13+: one axis), Gemm, MatMul, Dropout.
 #include "const_eval.h"
 #include "context.h"
+#include "conv_build.h"
+#include "graph_build.h"
 #include "volume.h"
 
 namespace tessera::frontend::onnx_import {
@@ -128,13 +130,10 @@ void ConvertPool1D(NodeContext& ctx, bool is_max) {
   }
 }
 
-void ConvertConv(NodeContext& ctx) {
-  if (ctx.InputType(0).ndim() == 3) return ConvertConv1D(ctx);
-  if (ctx.InputType(0).ndim() == 5) return ConvertConv3D(ctx);
-  CheckRank4(ctx, "Conv");
-  const graph::TensorTypeNode& w = ctx.InputType(1);
-  if (w.ndim() != 4) ctx.Fail("weight must be 4-D [O, C/group, kH, kW]");
-  std::vector<int64_t> wshape = ctx.InputShape(1);
+Expr BuildConv2DImpl(NodeContext& ctx, Expr x, Expr wx) {
+  CheckRank4(ctx, ctx.node().op_type().c_str());
+  std::vector<int64_t> wshape = StaticShape(ctx, wx);
+  if (wshape.size() != 4) ctx.Fail("weight must be 4-D [O, C/group, kH, kW]");
   std::vector<int64_t> kernel = ctx.AttrInts("kernel_shape", {wshape[2], wshape[3]});
   if (kernel != std::vector<int64_t>{wshape[2], wshape[3]}) ctx.Fail("kernel_shape does not match the weight shape");
   std::vector<int64_t> strides = Pair(ctx, "strides", 1), dilations = Pair(ctx, "dilations", 1);
@@ -144,7 +143,13 @@ void ConvertConv(NodeContext& ctx) {
               {"groups", ctx.AttrInt("group", 1)},
               {"data_layout", std::string("NCHW")},
               {"kernel_layout", std::string("OIHW")}};
-  Expr out = ctx.Call("nn.conv2d", {ctx.Input(0), ctx.Input(1)}, attrs);
+  return ctx.Call("nn.conv2d", {std::move(x), std::move(wx)}, attrs);
+}
+
+void ConvertConv(NodeContext& ctx) {
+  if (ctx.InputType(0).ndim() == 3) return ConvertConv1D(ctx);
+  if (ctx.InputType(0).ndim() == 5) return ConvertConv3D(ctx);
+  Expr out = BuildConv2DImpl(ctx, ctx.Input(0), ctx.Input(1));
   if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
   ctx.SetOutput(0, out);
 }
@@ -345,6 +350,8 @@ void ConvertDropout(NodeContext& ctx) {
 }
 
 }  // namespace
+
+Expr BuildConv2D(NodeContext& ctx, Expr x, Expr w) { return BuildConv2DImpl(ctx, std::move(x), std::move(w)); }
 
 void RegisterNNConverters(ConverterTable& t) {
   t["Conv"] = ConvertConv;
