@@ -32,6 +32,9 @@ void RegisterTensorComputes(graph::OpRegistry& r) {
                          : mode == "nearest" ? runtime::RoundMode::kNearest : runtime::RoundMode::kUp;
     return {topi::cast(in[0], DataType::Parse(a.GetString("dtype")), options)};
   });
+  r.SetCompute("reinterpret", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::reinterpret(in[0], DataType::Parse(a.GetString("dtype")))};
+  });
   r.SetCompute("add", BinaryCompute(&topi::add));
   r.SetCompute("subtract", BinaryCompute(&topi::subtract));
   r.SetCompute("multiply", BinaryCompute(&topi::multiply));

@@ -67,6 +67,10 @@ Tensor hard_swish(const Tensor& x) {
       },
       "T_hard_swish");
 }
+Tensor reinterpret(const Tensor& x, DataType dtype) {
+  return Unary(x, [&](PrimExpr v) { return ir::reinterpret(dtype.with_lanes(v.dtype().lanes()), v); }, "T_reinterpret");
+}
+
 Tensor cast(const Tensor& x, DataType dtype, const tir::FloatCastOptions& options) {
   return Unary(x, [&](PrimExpr v) { return tir::CastStorageType(dtype, v, options); }, "T_cast");
 }

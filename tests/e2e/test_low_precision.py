@@ -165,3 +165,22 @@ def test_bfloat16_output_saved_for_ml_dtypes(tmp_path):
     (y,) = compile_and_run(tmp_path, model, {"x": x})
     np.testing.assert_array_equal(y.view(ml_dtypes.bfloat16).astype(np.float32),
                                   x.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+@pytest.mark.parametrize("src,dst,np_src,np_dst", [
+    (TensorProto.FLOAT, TensorProto.INT32, np.float32, np.int32),
+    (TensorProto.INT64, TensorProto.DOUBLE, np.int64, np.float64),
+    (TensorProto.FLOAT16, TensorProto.UINT16, np.float16, np.uint16),
+    (TensorProto.UINT16, TensorProto.FLOAT16, np.uint16, np.float16),
+])
+def test_bitcast_float_int_at_run_time(tmp_path, src, dst, np_src, np_dst):
+    """BitCast between float and integer types of a run-time value (graph op reinterpret, an LLVM bitcast)."""
+    graph = helper.make_graph([helper.make_node("BitCast", ["x"], ["y"], to=dst)], "b",
+                              [helper.make_tensor_value_info("x", src, [7])],
+                              [helper.make_tensor_value_info("y", dst, [7])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(7) * 100).astype(np_src) if np.dtype(np_src).kind == "f" else \
+        rng.integers(0, 2 ** 15, 7).astype(np_src)
+    (y,) = compile_and_run(tmp_path, model, {"x": x})
+    np.testing.assert_array_equal(y, x.view(np_dst))

@@ -27,5 +27,7 @@ Tensor hard_swish(const Tensor& x);
 /// types; to and from the storage-only types (float16, bfloat16, float8, float4, int4, int2)
 /// ONNX Cast's, with its `saturate` / `round_mode` in `options` (tir/float_format_cast.h).
 Tensor cast(const Tensor& x, DataType dtype, const tir::FloatCastOptions& options = {});
+/// The bits of every element read as dtype (same width; ir::reinterpret).
+Tensor reinterpret(const Tensor& x, DataType dtype);
 
 }  // namespace tessera::topi

@@ -3,9 +3,8 @@
 //   - a value known at import folds (the bytes copied into an array of type `to`);
 //   - between integer types of one width (and bool <-> 8-bit integers) it is a `cast`, which
 //     keeps the bits (same-width integer conversion wraps modulo 2^bits);
-//   - to or from a float type at run time it would need a bit-reinterpreting scalar intrinsic in
-//     the code generator, which Tessera does not have yet: UnsupportedError.
-// float16 / bfloat16 / float8 follow once the frontend reads those element types.
+//   - to or from a float type (float16 / bfloat16 / float8 included) it is the graph op
+//     `reinterpret` (ir::reinterpret, an LLVM bitcast).
 #include "context.h"
 #include "tensor_convert.h"
 
@@ -30,8 +29,7 @@ void ConvertBitCast(NodeContext& ctx) {
   if (from == to) return ctx.SetOutput(0, ctx.Input(0));
   auto integral = [](DataType t) { return t.is_int() || t.is_uint() || t.is_bool(); };
   if (!integral(from) || !integral(to))
-    ctx.Unsupported("BitCast from " + from.str() + " to " + to.str() +
-                    " of a run-time value needs a bit-reinterpreting intrinsic in the code generator (not yet available)");
+    return ctx.SetOutput(0, ctx.Call("reinterpret", {ctx.Input(0)}, Attrs{{"dtype", to.str()}}));
   ctx.SetOutput(0, ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", to.str()}}));
 }
 

@@ -35,6 +35,14 @@ Type CastRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(x.shape, DataType::Parse(attrs.GetString("dtype")));
 }
 
+Type ReinterpretRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const DataType to = DataType::Parse(attrs.GetString("dtype"));
+  TESSERA_CHECK(to.bits() == x.dtype.bits() && !to.is_bool() && !x.dtype.is_bool(),
+                "reinterpret needs non-bool types of one width, got ", x.dtype.str(), " -> ", to.str());
+  return TensorTypeNode::make(x.shape, to);
+}
+
 }  // namespace
 
 void RegisterTensorOps(OpRegistry& r) {
@@ -54,6 +62,8 @@ void RegisterTensorOps(OpRegistry& r) {
              "x converted to dtype. attrs: dtype (e.g. \"float32\"); for float8 results saturate (default 1: "
              "out-of-range values become +-max, else inf / NaN) and, for float8_e8m0fnu, round_mode (up, down, "
              "nearest; default up), as ONNX Cast");
+  r.Register("reinterpret", 1, kElemWise, ReinterpretRel,
+             "the bits of each element read as dtype (same width; ONNX BitCast). attrs: dtype");
   for (const char* name : {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum"}) {
     r.Register(name, 2, kBroadcast, BroadcastRel, "numpy-broadcasting binary op");
   }

@@ -68,7 +68,8 @@ class Legalizer : public ExprMutator {
   Expr MutateCall_(const Call& call) override {
     Expr rewritten = ExprMutator::MutateCall_(call);
     const auto* c = rewritten->as<CallNode>();
-    if (!c || !c->op->as<OpNode>() || OpName(rewritten) == "cast") return rewritten;
+    if (!c || !c->op->as<OpNode>()) return rewritten;
+    if (const std::string op = OpName(rewritten); op == "cast" || op == "reinterpret") return rewritten;
     bool storage = HasStorageType(call->checked_type());
     for (const Expr& a : c->args) storage = storage || HasStorageType(TypeOf(a));
     if (!storage) return rewritten;

@@ -2,7 +2,8 @@
 //
 // float16, bfloat16, the float8 / float4 formats and the 4- / 2-bit integers are storage
 // types (runtime/data_type.h): kernels load, store and convert them, but do not compute on
-// them. For every call whose arguments or result have such a type, except `cast`:
+// them. For every call whose arguments or result have such a type, except `cast` and
+// `reinterpret` (which act on the storage bits):
 //   op(x: float16, y: int64) : float16
 //     -> cast(op(cast(x, "float32"), y) : float32, "float16")
 // Floats compute in float32 (exact for every storage float: each value is a float32); the
