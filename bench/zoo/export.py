@@ -5,7 +5,9 @@
 Writes OUTDIR/model.onnx (torch.onnx.export with the TorchScript exporter, dynamo=False: the
 dynamo exporter emits opset 18 and cannot convert down to 13 / 17), OUTDIR/<input>.npy (the
 seeded example inputs), OUTDIR/ref.npz (ONNX Runtime's outputs, CPU provider, by output name)
-and OUTDIR/meta.json (parameters, operator types, export seconds). Exits 1 with the reason on
+OUTDIR/ref64.npz (the torch module run in float64: the ground truth that tells float32 rounding
+from errors in deep networks) and OUTDIR/meta.json (parameters, operator types, export
+seconds). Exits 1 with the reason on
 stderr when the export or ONNX Runtime fails.
 """
 import json
@@ -49,6 +51,14 @@ def main():
     sess = ort.InferenceSession(str(out / "model.onnx"), providers=["CPUExecutionProvider"])
     ref = sess.run(None, feeds)
     np.savez(out / "ref.npz", **{o.name: r for o, r in zip(sess.get_outputs(), ref)})
+    try:
+        with torch.no_grad():
+            m64 = module.double()
+            y64 = m64(*[t.double() if t.is_floating_point() else t for t in inputs])
+        y64 = [y64] if isinstance(y64, torch.Tensor) else list(y64)
+        np.savez(out / "ref64.npz", **{o.name: y.numpy() for o, y in zip(sess.get_outputs(), y64)})
+    except Exception as e:  # noqa: BLE001 - a model without a float64 path keeps the ORT comparison only
+        print(f"no float64 reference: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
     meta = {"model": name, "family": models.family(name), "opset": opset, "params": int(params),
             "ops": sorted({n.op_type for n in model.graph.node}), "nodes": len(model.graph.node),
             "inputs": list(feeds), "outputs": [o.name for o in sess.get_outputs()], "export_s": round(export_s, 2)}
