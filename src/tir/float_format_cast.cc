@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
@@ -19,9 +22,23 @@ bool IsNarrowInt(DataType t) { return (t.is_int() || t.is_uint()) && t.bits() < 
 bool IsF16(DataType t) { return t.is_float() && t.bits() == 16; }
 bool IsF64(DataType t) { return t.is_float() && t.bits() == 64; }
 
-/// Builds expressions of the lanes of one value.
+/// Builds expressions of the lanes of one value. Values used more than once are bound to Let
+/// variables (Bind), so that the expression stays a DAG of linear size instead of a tree that
+/// doubles at every select (LowerToFlat took seconds on the unbound form).
 struct Builder {
   int lanes;
+  mutable std::vector<std::pair<ir::Var, PrimExpr>> lets;
+  PrimExpr Bind(const char* name, PrimExpr v) const {
+    ir::Var var(std::string("cvt_") + name, v.dtype());
+    lets.emplace_back(var, std::move(v));
+    return var;
+  }
+  /// `body` inside every binding made so far (innermost last).
+  PrimExpr Wrap(PrimExpr body) const {
+    for (auto l = lets.rbegin(); l != lets.rend(); ++l) body = ir::LetNode::make(l->first, l->second, body);
+    lets.clear();
+    return body;
+  }
   PrimExpr K(DataType t, int64_t v) const { return ir::make_const(t.with_lanes(lanes), v); }
   PrimExpr KF(DataType t, double v) const { return ir::make_const(t.with_lanes(lanes), v); }
   DataType T(DataType t) const { return t.with_lanes(lanes); }
@@ -45,7 +62,7 @@ struct Builder {
 /// bfloat16 from float32: round to nearest even on the top 16 bits; NaN kept quiet.
 PrimExpr EncodeBF16FromF32(const Builder& b, const PrimExpr& x) {
   DataType u32 = DataType::UInt(32);
-  PrimExpr u = ir::reinterpret(b.T(u32), x);
+  PrimExpr u = b.Bind("u", ir::reinterpret(b.T(u32), x));
   PrimExpr is_nan = b.And(u, 0x7FFFFFFF) > b.K(u32, 0x7F800000);
   PrimExpr rounded = b.Shr(u + b.K(u32, 0x7FFF) + b.And(b.Shr(u, 16), 1), 16);
   PrimExpr quiet = b.Or(b.Shr(u, 16), b.K(u32, 0x40));
@@ -55,8 +72,8 @@ PrimExpr EncodeBF16FromF32(const Builder& b, const PrimExpr& x) {
 /// float8_e8m0fnu from float32 (onnx.numpy_helper.to_float8e8m0).
 PrimExpr EncodeE8M0(const Builder& b, const PrimExpr& x32, const FloatCastOptions& o) {
   DataType u32 = DataType::UInt(32);
-  PrimExpr u = ir::reinterpret(b.T(u32), x32);
-  PrimExpr e = b.And(b.Shr(u, 23), 0xFF);
+  PrimExpr u = b.Bind("u", ir::reinterpret(b.T(u32), x32));
+  PrimExpr e = b.Bind("e", b.And(b.Shr(u, 23), 0xFF));
   PrimExpr up;
   switch (o.round_mode) {
     case runtime::RoundMode::kUp: up = b.And(u, 0x7FFFFF) != b.K(u32, 0); break;
@@ -69,6 +86,7 @@ PrimExpr EncodeE8M0(const Builder& b, const PrimExpr& x32, const FloatCastOption
     }
   }
   if (o.saturate) up = up && e != b.K(u32, 0xFE);
+  up = b.Bind("up", up);
   PrimExpr code = e + ir::select(up, b.K(u32, 1), b.K(u32, 0));
   return b.AsCode(DataType::Float8E8M0FNU(), ir::select(e == b.K(u32, 0xFF), b.K(u32, 0xFF), b.And(code, 0xFF)));
 }
@@ -84,8 +102,8 @@ PrimExpr EncodeGeneric(const Builder& b, DataType to, const PrimExpr& x, bool sa
   const int emax = static_cast<int>(std::ilogb(max_value));
   const int64_t exp_all_ones = sbits == 64 ? 0x7FF : 0xFF;
 
-  PrimExpr u = ir::reinterpret(b.T(us), x);
-  PrimExpr au = b.And(u, sbits == 64 ? std::numeric_limits<int64_t>::max() : 0x7FFFFFFF);
+  PrimExpr u = b.Bind("u", ir::reinterpret(b.T(us), x));
+  PrimExpr au = b.Bind("au", b.And(u, sbits == 64 ? std::numeric_limits<int64_t>::max() : 0x7FFFFFFF));
   PrimExpr negative = b.Shr(u, sbits - 1) != b.K(us, 0);
   PrimExpr is_nan = au > b.K(us, exp_all_ones << smant);
   PrimExpr is_inf = au == b.K(us, exp_all_ones << smant);
@@ -93,18 +111,18 @@ PrimExpr EncodeGeneric(const Builder& b, DataType to, const PrimExpr& x, bool sa
   // overflows anyway. (NaN is replaced too, and handled by its own select.)
   PrimExpr a = ir::reinterpret(b.T(s), au);
   PrimExpr limit = b.KF(s, std::ldexp(1.0, emax + 2));
-  a = ir::select(a < limit, a, limit);
+  a = b.Bind("a", ir::select(a < limit, a, limit));
   PrimExpr e = ir::cast(b.T(i32), b.Shr(ir::reinterpret(b.T(us), a), smant)) - b.K(i32, sbias);
-  PrimExpr eq = ir::max(e, b.K(i32, emin)) - b.K(i32, f.mant_bits);  // exponent of the quantum
+  PrimExpr eq = b.Bind("eq", ir::max(e, b.K(i32, emin)) - b.K(i32, f.mant_bits));  // exponent of the quantum
   auto pow2 = [&](const PrimExpr& n) {  // 2^n as the source type; n + sbias is in [1, 2 sbias]
     return ir::reinterpret(b.T(s), ir::shift_left(ir::cast(b.T(us), n + b.K(i32, sbias)), b.K(us, smant)));
   };
-  PrimExpr r = ir::round(a * pow2(b.K(i32, 0) - eq));  // ties to even
+  PrimExpr r = b.Bind("r", ir::round(a * pow2(b.K(i32, 0) - eq)));  // ties to even
   PrimExpr over = is_inf || r * pow2(eq) > b.KF(s, max_value);
-  PrimExpr mag = ir::shift_left(ir::cast(b.T(u32), eq - b.K(i32, emin - f.mant_bits)), b.K(u32, f.mant_bits)) +
-                 ir::cast(b.T(u32), r);
+  PrimExpr mag = b.Bind("mag", ir::shift_left(ir::cast(b.T(u32), eq - b.K(i32, emin - f.mant_bits)), b.K(u32, f.mant_bits)) +
+                 ir::cast(b.T(u32), r));
   const int64_t sign_bit = int64_t{1} << (f.bits - 1);
-  PrimExpr sign = ir::select(negative, b.K(u32, sign_bit), b.K(u32, 0));
+  PrimExpr sign = b.Bind("sign", ir::select(negative, b.K(u32, sign_bit), b.K(u32, 0)));
   PrimExpr nan_code = f.nan == NaN::kIeee || f.nan == NaN::kAllOnes ? b.Or(sign, f.NaNCode()) : b.K(u32, f.NaNCode());
   PrimExpr over_code;
   if ((saturate && to.is_minifloat()) || f.nan == NaN::kNone) {
@@ -125,7 +143,7 @@ PrimExpr EncodeGeneric(const Builder& b, DataType to, const PrimExpr& x, bool sa
 
 PrimExpr Decode(const Builder& b, const PrimExpr& x) {
   const DataType t = x.dtype().element_of(), f32 = DataType::Float(32), u32 = DataType::UInt(32);
-  PrimExpr c = b.CodeOf(x);
+  PrimExpr c = b.Bind("c", b.CodeOf(x));
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   if (t.is_bfloat16()) return ir::reinterpret(b.T(f32), b.Shl(c, 16));
   if (t.code() == DataType::kFloat8E8M0FNU) {
@@ -136,14 +154,14 @@ PrimExpr Decode(const Builder& b, const PrimExpr& x) {
   const FloatFormat f = runtime::FormatOf(t);
   const int64_t emask = (int64_t{1} << f.exp_bits) - 1, mmask = (int64_t{1} << f.mant_bits) - 1;
   const int emin = 1 - f.bias;
-  PrimExpr negative = b.And(b.Shr(c, f.bits - 1), 1) != b.K(u32, 0);
-  PrimExpr e = b.And(b.Shr(c, f.mant_bits), emask);
-  PrimExpr m = b.And(c, mmask);
+  PrimExpr negative = b.Bind("neg", b.And(b.Shr(c, f.bits - 1), 1) != b.K(u32, 0));
+  PrimExpr e = b.Bind("e", b.And(b.Shr(c, f.mant_bits), emask));
+  PrimExpr m = b.Bind("m", b.And(c, mmask));
   PrimExpr normal = b.Or(b.Or(b.Shl(b.And(b.Shr(c, f.bits - 1), 1), 31), b.Shl(e + b.K(u32, 127 - f.bias), 23)),
                          b.Shl(m, 23 - f.mant_bits));
-  PrimExpr sub = ir::cast(b.T(f32), m) * b.KF(f32, std::ldexp(1.0, emin - f.mant_bits));
-  PrimExpr v = ir::select(e == b.K(u32, 0), ir::select(negative, sub * b.KF(f32, -1.0), sub),
-                          ir::reinterpret(b.T(f32), normal));
+  PrimExpr sub = b.Bind("sub", ir::cast(b.T(f32), m) * b.KF(f32, std::ldexp(1.0, emin - f.mant_bits)));
+  PrimExpr v = b.Bind("v", ir::select(e == b.K(u32, 0), ir::select(negative, sub * b.KF(f32, -1.0), sub),
+                                      ir::reinterpret(b.T(f32), normal)));
   switch (f.nan) {
     case NaN::kIeee:
       return ir::select(e == b.K(u32, emask),
@@ -182,17 +200,18 @@ ir::PrimExpr CastStorageType(DataType to, const ir::PrimExpr& value, const Float
   if (IsSoftFloat(from)) x = Decode(b, value);
   else if (IsF16(from)) x = ir::cast(b.T(f32), value);
   else if (!from.is_float()) x = ir::cast(b.T(f64), value);  // ints and bool: exact below 2^53
+  x = b.Bind("x", x);
   const DataType src = x.dtype().element_of();
   // 2. To the destination.
   if (IsNarrowInt(to)) {
     PrimExpr in_range = ir::fabs(x) < b.KF(src, 2147483648.0);  // false for NaN and inf
-    return ir::cast(b.T(to), ir::cast(b.T(DataType::Int(32)), ir::select(in_range, x, b.KF(src, 0.0))));
+    return b.Wrap(ir::cast(b.T(to), ir::cast(b.T(DataType::Int(32)), ir::select(in_range, x, b.KF(src, 0.0)))));
   }
-  if (!IsSoftFloat(to) && !IsF16(to)) return ir::cast(b.T(to), x);
-  if (to.code() == DataType::kFloat8E8M0FNU) return EncodeE8M0(b, ir::cast(b.T(f32), x), options);
-  if (to.is_bfloat16() && src == f32) return EncodeBF16FromF32(b, x);
-  if (IsF16(to) && src == f32) return ir::cast(b.T(to), x);
-  return EncodeGeneric(b, to, x, options.saturate);
+  if (!IsSoftFloat(to) && !IsF16(to)) return b.Wrap(ir::cast(b.T(to), x));
+  if (to.code() == DataType::kFloat8E8M0FNU) return b.Wrap(EncodeE8M0(b, ir::cast(b.T(f32), x), options));
+  if (to.is_bfloat16() && src == f32) return b.Wrap(EncodeBF16FromF32(b, x));
+  if (IsF16(to) && src == f32) return b.Wrap(ir::cast(b.T(to), x));
+  return b.Wrap(EncodeGeneric(b, to, x, options.saturate));
 }
 
 }  // namespace tessera::tir

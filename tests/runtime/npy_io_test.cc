@@ -153,7 +153,9 @@ TEST(Npy, BadFilesAreClearErrors) {
   EXPECT_THROW_WITH(SaveNpy(dir.File("no/such/dir/x.npy"), NDArray::Empty({1}, DataType::Int(8))), UserError,
                     "cannot write");
   EXPECT_THROW(SerializeNpy(NDArray::Empty({1}, DataType::Float(32, 4))), UserError);
-  EXPECT_THROW(SerializeNpy(NDArray::Empty({1}, DataType::BFloat16())), UserError);
+  // Types numpy has no dtype for are saved as void elements of their width (as numpy saves ml_dtypes).
+  EXPECT_NE(SerializeNpy(NDArray::Empty({1}, DataType::BFloat16())).find("'descr': '<V2'"), std::string::npos);
+  EXPECT_NE(SerializeNpy(NDArray::Empty({1}, DataType::Int(4))).find("'descr': '|V1'"), std::string::npos);
 }
 
 TEST(Npz, RoundTrip) {

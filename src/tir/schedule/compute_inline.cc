@@ -1,6 +1,7 @@
 // compute_inline and reverse_compute_inline (TensorIR §3.3 block transformations).
 #include <sstream>
 
+#include "../transform/fresh_copy.h"
 #include "utils.h"
 
 namespace tessera::tir {
@@ -45,7 +46,19 @@ bool IndicesAreIterVars(const BlockNode* b, const std::vector<PrimExpr>& indices
   return true;
 }
 
+/// Whether `e` binds variables (expression Lets, as the storage-type conversions use).
+bool HasLet(const PrimExpr& e) {
+  struct Finder : StmtExprVisitor {
+    bool found = false;
+    void VisitExpr_(const ir::LetNode* op) override { found = true; }
+  } f;
+  f.VisitExpr(e);
+  return f.found;
+}
+
 /// Replaces loads of `buffer` by `value` with the producer's iter vars bound to the load indices.
+/// A value with expression Lets gets fresh let variables at every use after the first, since
+/// flat TIR defines each variable once (VerifyFlat).
 class LoadInliner : public StmtExprMutator {
  public:
   LoadInliner(Buffer buffer, std::vector<const VarNode*> vars, PrimExpr value)
@@ -58,10 +71,13 @@ class LoadInliner : public StmtExprMutator {
     if (!load->buffer.same_as(buffer_)) return n;
     std::map<const VarNode*, PrimExpr> vmap;
     for (size_t d = 0; d < vars_.size(); ++d) vmap[vars_[d]] = load->indices[d];
-    return Substitute(value_, vmap);
+    PrimExpr v = Substitute(value_, vmap);
+    if (uses_++ > 0 && HasLet(v)) v = transform::detail::FreshCopy(EvaluateNode::make(v)).as<EvaluateNode>()->value;
+    return v;
   }
 
  private:
+  int uses_ = 0;
   Buffer buffer_;
   std::vector<const VarNode*> vars_;
   PrimExpr value_;
