@@ -34,8 +34,8 @@ EXPORTED = ["resnet50", "mobilenetv2", "bert-base"]
 # reason is the exact error `tessera compile` gives at collection time (it moves as ops land); when the
 # model compiles and matches, the strict xfail turns into a failure: remove the model from this dict.
 UNSUPPORTED = {
-    "silero-vad": "node 'If_0' (op If, domain ai.onnx, opset 16): the condition (input 'Equal_0_C') is computed at run "
-                  "time; Tessera imports an If whose condition is known at import",
+    "silero-vad": "node 'If_0' (op If, domain ai.onnx, opset 16): an If whose condition (input 'Equal_0_C') is computed "
+                  "at run time is not supported",
 }
 
 

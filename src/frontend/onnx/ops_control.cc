@@ -49,9 +49,9 @@ Value ValueOf(NodeContext& ctx, Expr e) {
 void ConvertIf(NodeContext& ctx) {
   runtime::NDArray cond = ctx.InputConst(0);
   if (!cond.defined()) {
-    ctx.Unsupported("the condition (input '" + ctx.node().input(0) +
-                    "') is computed at run time; Tessera imports an If whose condition is known at import "
-                    "(run-time control flow needs the VM, which Tessera does not have yet)");
+    ctx.Unsupported("an If whose condition (input '" + ctx.node().input(0) +
+                    "') is computed at run time is not supported: Tessera imports an If whose condition is known at "
+                    "import (run-time control flow needs the VM, which Tessera does not have yet)");
   }
   if (cond.NumElements() != 1) ctx.Fail("the condition must hold exactly one element");
   const bool taken = ToInts(cond)[0] != 0;
