@@ -23,7 +23,7 @@ namespace {
 void ConvertDet(NodeContext& ctx) {
   const std::vector<int64_t> xs = ctx.InputShape(0);
   const DataType dt = ctx.InputType(0).dtype;
-  if (!dt.is_float()) ctx.Fail("X must be a float tensor, got " + dt.str());
+  if (!dt.is_floating()) ctx.Fail("X must be a float tensor, got " + dt.str());
   const int64_t rank = static_cast<int64_t>(xs.size());
   if (rank < 2 || xs[rank - 1] != xs[rank - 2])
     ctx.Fail("X must be [*, M, M] (square in the last two dims)");
