@@ -17,20 +17,7 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
   return s;
 }
 
-// Elements are read and written through the runtime's element accessors, which know every
-// dtype (including float16, bfloat16, the float8 / float4 formats and the narrow integers).
-std::vector<int64_t> ConvertToInts(const NDArray& a) {
-  std::vector<int64_t> out(a.NumElements());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsInt64(a.raw_data(), static_cast<int64_t>(i), a.dtype());
-  return out;
-}
-
-std::vector<double> ConvertToDoubles(const NDArray& a) {
-  std::vector<double> out(a.NumElements());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsDouble(a.raw_data(), static_cast<int64_t>(i), a.dtype());
-  return out;
-}
-
+// A new array of `dtype` from `values`, converted by the runtime's element accessors.
 template <typename In>
 NDArray Build(const std::vector<In>& values, const std::vector<int64_t>& shape, DataType dtype) {
   NDArray out = NDArray::Empty(shape, dtype);
@@ -67,8 +54,19 @@ NDArray MakeInts(const std::vector<int64_t>& values, std::vector<int64_t> shape)
   return Build(values, shape, DataType::Int(64));
 }
 
-std::vector<int64_t> ToInts(const NDArray& a) { return ConvertToInts(a); }
-std::vector<double> ToDoubles(const NDArray& a) { return ConvertToDoubles(a); }
+// Elements are read through the runtime's element accessors, which know every dtype
+// (float16, bfloat16, the float8 / float4 formats and the narrow integers included).
+std::vector<int64_t> ToInts(const NDArray& a) {
+  std::vector<int64_t> out(a.NumElements());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsInt64(a.raw_data(), static_cast<int64_t>(i), a.dtype());
+  return out;
+}
+
+std::vector<double> ToDoubles(const NDArray& a) {
+  std::vector<double> out(a.NumElements());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = runtime::LoadAsDouble(a.raw_data(), static_cast<int64_t>(i), a.dtype());
+  return out;
+}
 
 NDArray FromDoubles(const std::vector<double>& values, const std::vector<int64_t>& shape, DataType dtype) {
   return Build(values, shape, dtype);
