@@ -37,14 +37,23 @@ Value& NodeContext::InputValue(int i) {
   return it->second;
 }
 
-Expr NodeContext::Input(int i) {
-  Value& v = InputValue(i);
+Expr ExprOf(Value& v) {
   if (!v.expr) {
     v.expr = graph::ConstantNode::make(v.constant);
     graph::InferExprType(v.expr);
   }
   return v.expr;
 }
+
+Value ValueOf(Expr e) {
+  Value v;
+  v.type = graph::InferExprType(e);
+  if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
+  v.expr = std::move(e);
+  return v;
+}
+
+Expr NodeContext::Input(int i) { return ExprOf(InputValue(i)); }
 
 const graph::TensorTypeNode& NodeContext::InputType(int i) {
   Value& v = InputValue(i);
@@ -156,15 +165,11 @@ Expr NodeContext::ScalarConst(double v, DataType dtype) {
 
 void NodeContext::SetOutput(int i, Expr e) {
   if (i >= node_.output_size() || node_.output(i).empty()) return;
-  Value v;
   try {
-    v.type = graph::InferExprType(e);
+    state_.values[node_.output(i)] = ValueOf(std::move(e));
   } catch (const UserError& err) {
     Fail(err.what());
   }
-  if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
-  v.expr = std::move(e);
-  state_.values[node_.output(i)] = std::move(v);
 }
 
 void NodeContext::SetOutputValue(int i, Value v) {

@@ -22,6 +22,11 @@ struct Value {
   runtime::NDArray constant;  ///< defined when the value is known at import time
 };
 
+/// The expression of a value: its expr, or (made and typed once) a Constant of its known value.
+graph::Expr ExprOf(Value& v);
+/// A typed value of an expression (known when it is a Constant). Throws the type error.
+Value ValueOf(graph::Expr e);
+
 struct ImportState {
   std::string source;  ///< file name for messages
   int64_t opset = 0;

@@ -26,24 +26,13 @@ namespace {
 /// Scans longer than this are refused (the body is copied once per step).
 constexpr int64_t kMaxScanUnroll = 256;
 
-Expr ExprOf(Value v) {
-  if (!v.expr) {
-    v.expr = graph::ConstantNode::make(v.constant);
-    graph::InferExprType(v.expr);
-  }
-  return v.expr;
-}
-
-Value ValueOf(NodeContext& ctx, Expr e) {
-  Value v;
+/// A typed value of `e`, its type error located at the node.
+Value Typed(NodeContext& ctx, Expr e) {
   try {
-    v.type = graph::InferExprType(e);
+    return ValueOf(std::move(e));
   } catch (const UserError& err) {
     ctx.Fail(err.what());
   }
-  if (auto* c = e->as<graph::ConstantNode>()) v.constant = c->data;
-  v.expr = std::move(e);
-  return v;
 }
 
 void ConvertIf(NodeContext& ctx) {
@@ -100,7 +89,7 @@ std::vector<Value> RunScan(NodeContext& ctx, const onnx::GraphProto& body, std::
       const int64_t at = in_dirs[j] ? steps - 1 - t : t;
       std::vector<int64_t> elem = shapes[j];
       elem.erase(elem.begin() + in_axes[j]);
-      inputs.push_back(ValueOf(ctx, Reshape(ctx, SliceAxis(ctx, scans[j], in_axes[j], at, at + 1), elem)));
+      inputs.push_back(Typed(ctx, Reshape(ctx, SliceAxis(ctx, scans[j], in_axes[j], at, at + 1), elem)));
     }
     std::vector<Value> outs = ctx.ImportSubgraph(body, inputs);
     for (size_t i = 0; i < n; ++i) states[i] = outs[i];
@@ -115,7 +104,7 @@ std::vector<Value> RunScan(NodeContext& ctx, const onnx::GraphProto& body, std::
                                   "scan_output_axes entry");
     for (Expr& p : parts)
       p = ctx.Call("expand_dims", {p}, Attrs{{"axis", axis}, {"num_newaxis", int64_t{1}}});
-    result.push_back(ValueOf(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, axis)));
+    result.push_back(Typed(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, axis)));
   }
   return result;
 }
@@ -146,7 +135,7 @@ void ConvertScan(NodeContext& ctx) {
         return Reshape(ctx, SliceAxis(ctx, ctx.Input(i), 0, b, b + 1), s);
       };
       std::vector<Value> states;
-      for (int i = 0; i < n; ++i) states.push_back(ValueOf(ctx, take(first + i)));
+      for (int i = 0; i < n; ++i) states.push_back(Typed(ctx, take(first + i)));
       std::vector<Expr> scans;
       for (int j = 0; j < m; ++j) scans.push_back(take(first + n + j));
       per_batch.push_back(RunScan(ctx, body, states, scans, std::vector<int64_t>(m, 0), dirs, {}, {}));
@@ -155,7 +144,7 @@ void ConvertScan(NodeContext& ctx) {
       std::vector<Expr> parts;
       for (auto& r : per_batch)
         parts.push_back(ctx.Call("expand_dims", {ExprOf(r[i])}, Attrs{{"axis", int64_t{0}}, {"num_newaxis", int64_t{1}}}));
-      ctx.SetOutputValue(static_cast<int>(i), ValueOf(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, 0)));
+      ctx.SetOutputValue(static_cast<int>(i), Typed(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, 0)));
     }
     return;
   }
@@ -168,7 +157,7 @@ void ConvertScan(NodeContext& ctx) {
   std::vector<Value> states;
   for (int i = 0; i < n; ++i) {
     ctx.Input(i);
-    states.push_back(ValueOf(ctx, ctx.Input(i)));
+    states.push_back(Typed(ctx, ctx.Input(i)));
   }
   std::vector<Expr> scans;
   for (int j = 0; j < m; ++j) {
