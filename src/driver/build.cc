@@ -25,7 +25,6 @@
 #include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/support/error.h"
-#include "tessera/tir/printer.h"
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/target_layout.h"
 
@@ -59,7 +58,6 @@ const ir::PassInfo kGraphExecutorCodegen{"GraphExecutorCodegen",
                                          "executor graph JSON, params, memory plan and kernels", 0, true};
 const ir::PassInfo kLowerPrimitiveFunctions{"LowerPrimitiveFunctions",
                                             "each primitive function -> a scheduled TensorIR PrimFunc", 0, true};
-const ir::PassInfo kLowerToFlat{"LowerToFlat", "TensorIR blocks -> flat, vectorized loops", 0, true};
 const ir::PassInfo kCodegenLLVM{"CodegenLLVM", "LLVM object: kernels, executor graph and params", 0, true};
 
 ir::PassContext MakePassContext(const BuildOptions& options) {
@@ -71,12 +69,6 @@ ir::PassContext MakePassContext(const BuildOptions& options) {
   if (!options.dump_ir_dir.empty()) ctx.instruments.push_back(std::make_shared<ir::DumpIRInstrument>(options.dump_ir_dir));
   if (options.time_passes) ctx.instruments.push_back(std::make_shared<ir::PassTimingInstrument>(&std::cerr));
   return ctx;
-}
-
-std::string PrintTIR(const tir::IRModule& m) {
-  std::string s;
-  for (const auto& f : m.functions()) s += tir::AsText(f) + "\n";
-  return s;
 }
 
 struct Lowered {
@@ -97,10 +89,8 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
       scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name, target));
-  }, [&] { return ir::IRView::Of(scheduled, [&] { return PrintTIR(scheduled); }); });
-  ctx.RunStep(kLowerToFlat, [&] {
-    out.kernels = scheduled.Map([](const tir::PrimFunc& f) { return tir::transform::LowerToFlat(f); });
-  }, [&] { return ir::IRView::Of(out.kernels, [&] { return PrintTIR(out.kernels); }); });
+  }, [&] { return ir::IRView::Of(scheduled); });
+  out.kernels = tir::transform::LowerToFlat(scheduled, ctx);  // one pass per step (tir/transform/lower.h)
   out.params_blob = runtime::SaveParams(out.plan.params);
   return out;
 }

@@ -226,6 +226,34 @@ TEST(LowerToFlat, MatmulPipeline) {
   EXPECT_IR_EQ(flat, m.Lowered(true));
 }
 
+// The module form runs each step as a pass under the context: the timing instrument sees every
+// one in order, a disabled optional pass is skipped, and the result equals the one-function form.
+TEST(LowerToFlat, EveryStepIsAPassUnderTheContext) {
+  Matmul m;
+  IRModule mod;
+  mod.Add(m.Blocked(false));
+  ir::PassContext ctx;
+  auto timing = std::make_shared<ir::PassTimingInstrument>();
+  ctx.instruments = {timing};
+  ctx.disabled_passes = {"RemoveNoOp"};
+  IRModule flat = T::LowerToFlat(mod, ctx);
+  std::vector<std::string> ran;
+  for (const auto& [name, ms] : timing->timings()) ran.push_back(name);
+  const std::vector<std::string> want = {"LowerStorageTypeCasts", "CompactBufferAllocation", "LowerInitBlock",
+                                         "LowerBlocks", "FlattenBuffer", "Simplify", "LoopPartition", "Simplify",
+                                         "VectorizeLoop", "UnrollLoop", "Simplify", "VerifyFlat"};
+  EXPECT_EQ(ran, want);
+  ASSERT_EQ(flat.functions().size(), 1u);
+  EXPECT_IR_EQ(flat.functions()[0], T::LowerToFlat(m.Blocked(false)));
+  // VerifyFlat is required: disabling it does not skip it.
+  auto timing2 = std::make_shared<ir::PassTimingInstrument>();
+  ctx.instruments = {timing2};
+  ctx.disabled_passes = {"VerifyFlat"};
+  T::LowerToFlat(mod, ctx);
+  ASSERT_FALSE(timing2->timings().empty());
+  EXPECT_EQ(timing2->timings().back().first, "VerifyFlat");
+}
+
 TEST(StructuralEqual, LoopVarsMapButFreeVarsMustMatch) {
   Buffer a = Buffer::make("A", f32, {PrimExpr(8)});
   Var i("i"), j("j"), n("n"), m("m");

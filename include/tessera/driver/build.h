@@ -6,16 +6,18 @@
 //
 //   target: options.target resolved once (resolve_target.h: `native` -> the host's CPU and
 //           features); every step below gets that explicit target::Target, none asks the host
-//   graph:  InferType → SimplifyInference → FoldConstant → FoldScaleAxis → FoldConstant
-//           → EliminateCommonSubexpr → DeadCodeElimination → FuseOps → InferType
+//   graph:  InferType → LegalizeLowPrecision → SimplifyInference → FoldConstant → FoldScaleAxis
+//           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination → AlterOpLayout
+//           → WinogradConv2d → PackGemmWeights → FuseOps → InferType
 //           (graph/transform/pass.h lists each pass's opt_level)
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
 //           reshape-only functions become zero-copy aliases)
 //   each kernel (a primitive function):
 //           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, default schedule)
-//           → LowerToFlat (CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer,
-//             Simplify, LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify,
-//             RemoveNoOp, VerifyFlat)
+//           → the TIR passes of LowerToFlat, each its own step (LowerStorageTypeCasts,
+//             CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
+//             LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify, RemoveNoOp,
+//             VerifyFlat; tir/transform/lower.h lists their opt_levels)
 //   codegen: CodegenLLVM (object file with the kernels, the graph JSON and the params) → a
 //            shared library via the system linker, or an in-process JIT module.
 //

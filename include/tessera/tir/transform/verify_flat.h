@@ -6,11 +6,7 @@
 //   * every variable is defined before its use (parameter buffers' data vars, loop
 //     vars, LetStmt / Let vars, Allocate buffers' data vars) and defined only once.
 //
-// Lowering pipeline from te::create_prim_func (or a scheduled PrimFunc) to that form:
-//   CompactBufferAllocation -> LowerInitBlock -> LowerBlocks -> FlattenBuffer -> Simplify
-//   -> LoopPartition -> Simplify -> VectorizeLoop -> UnrollLoop -> Simplify -> RemoveNoOp
-//   -> VerifyFlat
-// (tir/transform/lower.h runs exactly this list as LowerToFlat.)
+// LowerToFlat (tir/transform/lower.h) runs it last, after the passes that produce the form.
 #pragma once
 
 #include "tessera/tir/function.h"
