@@ -20,13 +20,13 @@
 #include "tessera/graph/verify.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
+#include "tessera/graph_lower/op_strategy.h"
 #include "tessera/graph_lower/pack_gemm_weights.h"
 #include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/ir/pass.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/transform/lower.h"
-#include "tessera/topi/target_layout.h"
 
 namespace tessera::driver {
 namespace {
@@ -45,7 +45,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
       FoldConstantPass(evaluate),
       EliminateCommonSubexprPass(),
       DeadCodeEliminationPass(),
-      AlterOpLayoutPass({topi::BlockLanes(target, 32)}),
+      AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
       graph_lower::WinogradConv2dPass(target),
       graph_lower::PackGemmWeightsPass(target),
       FuseOpsPass(),

@@ -33,6 +33,15 @@ std::array<int64_t, 2> Pair(const graph::Attrs& attrs, const std::string& name, 
   return {v[0], v[1]};
 }
 
+topi::Conv2DParams ConvParamsOf(const graph::Attrs& attrs) {
+  topi::Conv2DParams p;
+  p.strides = Pair(attrs, "strides", {1, 1});
+  p.dilation = Pair(attrs, "dilation", {1, 1});
+  p.padding = Padding4(attrs);
+  p.groups = attrs.GetInt("groups", 1);
+  return p;
+}
+
 }  // namespace detail
 
 void RegisterComputes() {

@@ -8,6 +8,7 @@
 
 #include "tessera/graph/op_registry.h"
 #include "tessera/te/tensor.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/nn/dense_pack.h"
 
 namespace tessera::graph_lower::detail {
@@ -46,6 +47,8 @@ topi::GemmPackTile PackedGemmTile(const graph::Attrs& attrs, const te::Tensor& w
 
 /// The static shape of a tensor type; InternalError otherwise (lowering checks params first).
 std::vector<int64_t> StaticOutShape(const graph::Type& t);
+/// The convolution parameters (strides, dilation, padding, groups) of a conv call's attrs.
+topi::Conv2DParams ConvParamsOf(const graph::Attrs& attrs);
 /// [top, left, bottom, right] from a padding attr of 1, 2 or 4 values (default zeros).
 std::array<int64_t, 4> Padding4(const graph::Attrs& attrs);
 /// A 2-value attr (strides, dilation, pool_size) as an array.

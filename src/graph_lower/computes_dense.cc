@@ -1,23 +1,14 @@
-// FComputes of nn.dense, nn.matmul and nn.batch_matmul on the packed GEMM micro-kernel
-// (topi/nn/dense_pack.h, scheduled by topi/x86/dense.h), and the op nn.contrib_dense_pack that
-// PackGemmWeights (pack_gemm_weights.h) produces for constant weights.
+// The generic FComputes of nn.dense, nn.matmul and nn.batch_matmul (topi/nn/dense.h; the CPU
+// strategy replaces them by the packed GEMM micro-kernel, strategy/cpu.cc), and the op
+// nn.contrib_dense_pack that PackGemmWeights (pack_gemm_weights.h) produces for constant weights.
 #include "computes.h"
-#include "lowering_target.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense.h"
 #include "tessera/topi/nn/dense_pack.h"
-#include "tessera/topi/x86/dense.h"
 
 namespace tessera::graph_lower::detail {
 
 namespace {
-
-// M of x [..., K]: the product of all but the last extent.
-int64_t RowsOf(const std::vector<int64_t>& s) {
-  int64_t m = 1;
-  for (size_t i = 0; i + 1 < s.size(); ++i) m *= s[i];
-  return m;
-}
 
 // x [.., K] times packed wp: the tile comes from the call's attrs (set by PackGemmWeights).
 Type DensePackRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -54,31 +45,12 @@ void RegisterDenseComputes(graph::OpRegistry& r) {
   r.SetCompute("nn.contrib_dense_pack", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::dense_packed(in[0], in[1], a.GetInt("units"), PackedGemmTile(a, in[1]))};
   });
-  // Non-constant operands: the packing is a stage of the kernel itself.
-  r.SetCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
-    std::vector<int64_t> xs = topi::ConstShape(in[0]), ws = topi::ConstShape(in[1]);
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(xs), ws[0], ws[1], LoweringTarget());
-    return {topi::dense_packed(in[0], topi::pack_dense_weight(in[1], tile), ws[0], tile)};
-  });
-  r.SetCompute("nn.matmul", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
-    std::vector<int64_t> as = topi::ConstShape(in[0]), bs = topi::ConstShape(in[1]);
-    if (bs.size() < 2) return {topi::matmul(in[0], in[1])};  // matrix-vector: no blocking to gain
-    const int64_t n = bs.back(), k = bs[bs.size() - 2];
-    if (bs.size() == 2) {
-      topi::GemmPackTile tile = topi::x86::ChooseGemmTile(RowsOf(as), n, k, LoweringTarget());
-      return {topi::dense_packed(in[0], topi::pack_matmul_b(in[1], tile, false), n, tile)};
-    }
-    if (as.size() < 2) return {topi::matmul(in[0], in[1])};
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(as[as.size() - 2], n, k, LoweringTarget());
-    return {topi::batch_matmul_packed(in[0], topi::pack_matmul_b(in[1], tile, false), n, tile)};
-  });
+  // The generic computes: a plain reduction each. CPU targets compute these ops with the packed
+  // GEMM micro-kernel instead (op_strategy.h: dense_pack.cpu, ...).
+  r.SetCompute("nn.dense", BinaryCompute(topi::dense));
+  r.SetCompute("nn.matmul", BinaryCompute(topi::matmul));
   r.SetCompute("nn.batch_matmul", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    const bool ta = a.GetInt("transpose_a", 0) != 0, tb = a.GetInt("transpose_b", 1) != 0;
-    std::vector<int64_t> xs = topi::ConstShape(in[0]), ys = topi::ConstShape(in[1]);
-    TESSERA_CHECK(xs.size() == 3 && ys.size() == 3, "batch_matmul: operands must be 3-D");
-    const int64_t m = ta ? xs[2] : xs[1], n = tb ? ys[1] : ys[2], k = tb ? ys[2] : ys[1];
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k, LoweringTarget());
-    return {topi::batch_matmul_packed(in[0], topi::pack_matmul_b(in[1], tile, tb), n, tile, ta)};
+    return {topi::batch_matmul(in[0], in[1], a.GetInt("transpose_a", 0) != 0, a.GetInt("transpose_b", 1) != 0)};
   });
 }
 

@@ -5,13 +5,12 @@
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/op_registry.h"
 #include "tessera/graph_lower/compute_registry.h"
+#include "tessera/graph_lower/op_strategy.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/elemwise.h"
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
 #include "tessera/topi/x86/schedule.h"
-
-#include "lowering_target.h"
 
 namespace tessera::graph_lower {
 
@@ -23,7 +22,8 @@ using te::Tensor;
 // Evaluates the body of a primitive function to TE tensors (a tuple value has several).
 class TEBuilder {
  public:
-  explicit TEBuilder(std::string fn_name) : fn_name_(std::move(fn_name)) {}
+  TEBuilder(std::string fn_name, const target::Target& target, LoweredTE* out)
+      : fn_name_(std::move(fn_name)), target_(target), out_(out) {}
 
   Tensor AddParam(const graph::Var& v) {
     const auto* tt = v->type_annotation ? v->type_annotation->as<graph::TensorTypeNode>() : nullptr;
@@ -79,15 +79,26 @@ class TEBuilder {
   std::vector<Tensor> LowerCall(const graph::CallNode& call, const Expr& e) {
     const auto* op = call.op->as<graph::OpNode>();
     TESSERA_CHECK(op, "cannot lower function '", fn_name_, "': it calls a function, not an op (not a primitive function)");
-    const graph::FCompute& f = graph::OpRegistry::Global().GetCompute(op->name);
-    if (!f) TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': op ", op->name, " has no compute");
     std::vector<Tensor> inputs;
     for (const Expr& a : call.args) {
       const auto& v = Visit(a);
       inputs.insert(inputs.end(), v.begin(), v.end());
     }
-    std::vector<Tensor> out = f(call.attrs, inputs, e->checked_type());
-    TESSERA_ICHECK(!out.empty(), "the compute of ", op->name, " returned no tensor");
+    const StrategyCall query{call.attrs, inputs, e->checked_type(), target_};
+    OpImplementation impl;
+    try {
+      impl = OpStrategyTable::Global().Select(op->name, query);
+    } catch (const UnsupportedError& err) {
+      TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': ", err.what());
+    }
+    out_->implementations.push_back(impl.name);
+    if (impl.schedule) {
+      bool seen = false;
+      for (const auto& s : out_->schedules) seen |= s.name == impl.schedule->name;
+      if (!seen) out_->schedules.push_back(*impl.schedule);
+    }
+    std::vector<Tensor> out = impl.compute(query);
+    TESSERA_ICHECK(!out.empty(), "the compute ", impl.name, " of ", op->name, " returned no tensor");
     // The compute must agree with the op's type relation, or the kernel's buffers would not.
     if (const auto* tt = e->checked_type()->as<graph::TensorTypeNode>()) {
       auto want = graph::StaticShape(tt->shape);
@@ -117,18 +128,19 @@ class TEBuilder {
 
   using PrimExpr = ir::PrimExpr;
   std::string fn_name_;
+  const target::Target& target_;
+  LoweredTE* out_;
   std::map<const graph::ExprNode*, std::vector<Tensor>> memo_;
 };
 
 }  // namespace
 
 LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const target::Target& target) {
-  detail::LoweringTargetScope scope(target);
   TESSERA_ICHECK(fn != nullptr, "null function");
   RegisterComputes();
   if (!fn->body->has_checked_type()) graph::InferExprType(fn);
-  TEBuilder builder(name);
   LoweredTE out;
+  TEBuilder builder(name, target, &out);
   for (const graph::Var& p : fn->params) out.inputs.push_back(builder.AddParam(p));
   std::vector<Tensor> results = builder.Visit(fn->body);
   // The kernel must write every output buffer itself: copy params and repeated outputs.
@@ -147,7 +159,8 @@ tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::strin
   std::vector<Tensor> args = te_graph.inputs;
   args.insert(args.end(), te_graph.outputs.begin(), te_graph.outputs.end());
   tir::PrimFunc f = te::create_prim_func(args, name);
-  return schedule ? topi::x86::DefaultSchedule(f, topi::x86::ScheduleOptionsFor(target)) : f;
+  if (!schedule) return f;
+  return topi::x86::ScheduleDefault(f, RewritesFor(target).schedule_options(target), te_graph.schedules).func();
 }
 
 }  // namespace tessera::graph_lower

@@ -7,7 +7,7 @@
 #include "tessera/graph/expr_util.h"
 
 #include "tessera/support/error.h"
-#include "tessera/topi/x86/dense.h"
+#include "tessera/graph_lower/op_strategy.h"
 
 namespace tessera::graph_lower {
 
@@ -58,7 +58,7 @@ class Packer : public graph::ExprMutator {
     if (xs->back() != k) return rewritten;
     int64_t m = 1;
     for (size_t i = 0; i + 1 < xs->size(); ++i) m *= (*xs)[i];
-    topi::GemmPackTile tile = topi::x86::ChooseGemmTile(m, n, k, target_);
+    topi::GemmPackTile tile = RewritesFor(target_).gemm_tile(m, n, k, target_);
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs attrs;
     attrs.Set("units", n);

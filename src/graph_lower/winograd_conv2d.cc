@@ -9,8 +9,7 @@
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/nn/winograd.h"
-#include "tessera/topi/x86/conv2d_nchwc.h"
-#include "tessera/topi/x86/dense.h"
+#include "tessera/graph_lower/op_strategy.h"
 
 namespace tessera::graph_lower {
 
@@ -58,18 +57,15 @@ class Rewriter : public graph::ExprMutator {
     auto xs = graph::StaticShapeOf(call->args[0]), os = graph::StaticShapeOf(call);
     if (!kernel || !xs || !os || xs->size() != 5 || kernel->data.dtype() != DataType::Float(32)) return rewritten;
     const graph::Attrs& attrs = call->attrs;
-    topi::Conv2DParams p;
-    p.strides = detail::Pair(attrs, "strides", {1, 1});
-    p.dilation = detail::Pair(attrs, "dilation", {1, 1});
-    p.padding = detail::Padding4(attrs);
-    p.groups = attrs.GetInt("groups", 1);
+    const topi::Conv2DParams p = detail::ConvParamsOf(attrs);
     const std::vector<int64_t>& ks = kernel->data.shape();
-    const int64_t m = topi::x86::WinogradTileSize(*xs, ks, p);
+    const TargetRewrites rewrites = RewritesFor(target_);
+    const int64_t m = rewrites.winograd_tile(*xs, ks, p, target_);
     if (m == 0) return rewritten;
     const topi::WinogradMatrices wm = topi::Winograd3x3(m);
     const int64_t n = (*xs)[0], oh = (*os)[2], ow = (*os)[3], channels = (*xs)[1] * (*xs)[4], units = ks[0] * ks[5];
     const int64_t tiles = topi::WinogradTile(oh, ow, m).Tiles(n);
-    const topi::GemmPackTile tile = topi::x86::ChooseGemmTile(tiles, units, channels, target_);
+    const topi::GemmPackTile tile = rewrites.gemm_tile(tiles, units, channels, target_);
     const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs in_attrs;

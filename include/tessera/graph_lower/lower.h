@@ -4,8 +4,10 @@
 // The function must be primitive (FuseOps marks it with attr "Primitive" = 1): its params
 // are tensors with static shapes and its body is calls of graph ops, Tuple /
 // TupleGetItem (e.g. concatenate's tuple argument), Let, and scalar Constants. Each param
-// becomes a te::placeholder named after it; each op call runs the op's FCompute
-// (compute_registry.h) on its arguments' tensors.
+// becomes a te::placeholder named after it; each op call runs the compute of the implementation
+// the op strategy selects for the call and the target (op_strategy.h; the op's registry FCompute
+// when no implementation is registered), and the kernel is scheduled with the template
+// schedules of the implementations used, then the default schedule (topi/x86/schedule.h).
 //
 // Kernel parameters, in calling-convention order: the function params, then one output
 // buffer per output (a body that is a Tuple has several outputs). An output that is
@@ -13,7 +15,8 @@
 // kernel always writes its own output buffers.
 //
 // Errors (UserError / UnsupportedError, naming the function): a symbolic dim (naming the dim
-// and the param), an op without compute, a non-scalar Constant, a nested function call.
+// and the param), an op with neither an implementation for the target nor a compute, a
+// non-scalar Constant, a nested function call.
 #pragma once
 
 #include <string>
@@ -23,22 +26,26 @@
 #include "tessera/target/target.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
+#include "tessera/topi/x86/schedule.h"
 
 namespace tessera::graph_lower {
 
-/// The TE graph of a primitive function: one placeholder per param, the output tensors.
+/// The TE graph of a primitive function: one placeholder per param, the output tensors, and
+/// what the op strategy chose.
 struct LoweredTE {
   std::vector<te::Tensor> inputs;
   std::vector<te::Tensor> outputs;
+  std::vector<std::string> implementations;              ///< per op call, in visiting order
+  std::vector<topi::x86::AnchorSchedule> schedules;      ///< the chosen templates, once each
 };
 
-/// Builds the TE graph of fn (runs type inference first when fn is untyped) for `target`: the
-/// computes that choose a strategy (packed GEMM tiles, the x86 conv's im2col stage) choose it
-/// for that target.
+/// Builds the TE graph of fn (runs type inference first when fn is untyped) for `target`, each
+/// call computed by the implementation OpStrategyTable::Global().Select picks.
 LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const target::Target& target);
 
 /// LowerToTE, te::create_prim_func(inputs + outputs, name) and, when `schedule` is set, the
-/// default x86 schedule with the target's widths (topi::x86::ScheduleOptionsFor(target)).
+/// chosen template schedules and the default schedule with the target's options
+/// (RewritesFor(target).schedule_options).
 tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
                                      bool schedule = true);
 

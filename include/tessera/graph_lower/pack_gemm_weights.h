@@ -4,8 +4,8 @@
 //
 //   nn.dense(x, Constant w [N, K])      -> nn.contrib_dense_pack(x, Constant wp [NB, K, bn])
 //   nn.matmul(x, Constant b [K, N])     -> nn.contrib_dense_pack(x, Constant wp [NB, K, bn])
-// with attrs units = N, gemm_mr, gemm_nv (the tile topi::x86::ChooseGemmTile picks for the
-// call's static M x N x K on the target; bn = topi::BlockLanes(target), 16 float32 on x86;
+// with attrs units = N, gemm_mr, gemm_nv (the tile the target's strategy picks for the call's
+// static M x N x K: RewritesFor(target).gemm_tile, op_strategy.h; bn = the layout block, 16 float32;
 // NB * bn = N rounded up to a multiple of gemm_nv * bn, zero padded).
 // nn.contrib_dense_pack is registered by graph_lower::RegisterComputes (type relation:
 // x [..., K], wp [NB, K, bn] -> [..., units]; pattern out_elemwise_fusable, like nn.dense) and
@@ -21,7 +21,7 @@
 
 namespace tessera::graph_lower {
 
-/// The tiles and blocks are `target`'s (topi::x86::ChooseGemmTile, topi::BlockLanes).
+/// The tiles and blocks are `target`'s (RewritesFor(target), op_strategy.h).
 graph::IRModule PackGemmWeights(const graph::IRModule& mod, const target::Target& target);
 
 /// PackGemmWeights as a pipeline pass (opt_level 3).

@@ -1,7 +1,8 @@
 // WinogradConv2d: rewrites a 3x3 stride-1 nn.contrib_conv2d_NCHWc with a constant kernel into a
 // Winograd convolution F(m x m, 3x3) (topi/nn/winograd.h; Lavin & Gray, CVPR 2016; TVM's
 // conv2d_winograd alter-layout with the weight transform folded at compile time), when the x86
-// strategy picks a tile for it (topi::x86::WinogradTileSize: m = 2 or 4, 0 keeps the direct conv):
+// strategy picks a tile for it (RewritesFor(target).winograd_tile, op_strategy.h; on x86
+// topi::x86::WinogradTileSize: m = 2 or 4; 0, every other target's default, keeps the direct conv):
 //
 //   nn.contrib_conv2d_NCHWc(x [N, C/c, H, W, c], Constant W [K/k, C/c, 3, 3, c, k])
 //     -> V = nn.contrib_conv2d_winograd_input_transform(x)        [alpha^2, rows, C]
@@ -10,7 +11,7 @@
 //
 // Up is U[e, c, k] = (G W[k, c] G^T)[e], computed in double and rounded to float32, packed for
 // the GEMM micro-kernel as [alpha^2, NB, C, bn] (dense_pack.h) with the tile that
-// topi::x86::ChooseGemmTile picks for rows x K x C; rows is the tile count N * OH/m * OW/m rounded
+// target's strategy picks for rows x K x C (RewritesFor(target).gemm_tile); rows is the tile count N * OH/m * OW/m rounded
 // up to the tile's mr, so the GEMM needs no row padding of its own. The output transform is
 // injective: FuseOps fuses the conv's epilogue (bias, relu, residual add) into it.
 // Calls that are not float32 with static shapes, groups 1, stride 1 and dilation 1, or whose
@@ -25,7 +26,7 @@
 
 namespace tessera::graph_lower {
 
-/// The tiles and blocks are `target`'s (topi::x86::ChooseGemmTile, topi::BlockLanes).
+/// The tiles and blocks are `target`'s (RewritesFor(target), op_strategy.h).
 graph::IRModule WinogradConv2d(const graph::IRModule& mod, const target::Target& target);
 
 /// WinogradConv2d as a pipeline pass (opt_level 3).

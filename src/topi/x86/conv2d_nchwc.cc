@@ -27,14 +27,15 @@ int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
   return max_tile;
 }
 
-ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise) {
-  if (!depthwise && oc_block == 2 * lanes) {
-    if (ow % 6 == 0) return {1, 6, 2};
-    if (ow % 5 == 0) return {1, 5, 2};
-    if (ow >= 24) return {1, 6, 2};  // a tail of ow % 6 pixels, which LoopPartition splits off
-    if (ow % 4 == 0) return {1, 4, 2};
-    if (oh % 2 == 0 && ow >= 6) return {2, 3, 2};  // a tail of ow % 3 pixels (LoopPartition)
-    if (oh % 2 == 0 && ow % 2 == 0) return {2, 2, 2};
+ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise, int64_t registers) {
+  const int64_t v = oc_block / lanes;
+  if (!depthwise && oc_block % lanes == 0 && (v == 2 || v == 4) && registers >= 7 * v + 1) {
+    if (ow % 6 == 0) return {1, 6, v};
+    if (ow % 5 == 0) return {1, 5, v};
+    if (ow >= 24) return {1, 6, v};  // a tail of ow % 6 pixels, which LoopPartition splits off
+    if (ow % 4 == 0) return {1, 4, v};
+    if (oh % 2 == 0 && ow >= 6) return {2, 3, v};  // a tail of ow % 3 pixels (LoopPartition)
+    if (oh % 2 == 0 && ow % 2 == 0) return {2, 2, v};
   }
   return {1, ConvOwTile(ow, 14), 1};
 }

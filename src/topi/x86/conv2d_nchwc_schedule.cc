@@ -122,7 +122,7 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
                   const ScheduleOptions& opt) {
   const int64_t lanes = opt.register_lanes;
   const int64_t oh = ConstExtent(sch, l.oh), ow = ConstExtent(sch, l.ow), ki = ConstExtent(sch, l.ki);
-  const ConvTile t = ChooseConvTile(oh, ow, ki, lanes, cb.depthwise);
+  const ConvTile t = ChooseConvTile(oh, ow, ki, lanes, cb.depthwise, opt.vector_registers);
   ConvPlan plan{t.oh_tile, t.ow_tile, t.oc_vectors};
   // TESSERA_CONV_TILE=R,T,V overrides the tile (for experiments; see ChooseConvTile).
   const char* forced = std::getenv("TESSERA_CONV_TILE");
@@ -271,5 +271,7 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   }
   return handled;
 }
+
+AnchorSchedule Conv2dNCHWcAnchor() { return {"conv2d_NCHWc", ScheduleConv2dNCHWc, KeepAsStage}; }
 
 }  // namespace tessera::topi::x86

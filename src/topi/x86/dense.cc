@@ -192,4 +192,6 @@ std::set<std::string> ScheduleGemmPacked(Schedule& sch, const ScheduleOptions& o
   return handled;
 }
 
+AnchorSchedule GemmPackedAnchor() { return {"gemm_packed", ScheduleGemmPacked, KeepGemmStage}; }
+
 }  // namespace tessera::topi::x86

@@ -84,16 +84,19 @@ int ConsumerCount(const tir::PrimFunc& f, const tir::BlockNode* b) {
 // Step 1: inline every spatial-only intermediate block that compute_inline accepts, except
 // one that calls a transcendental and is read by two or more blocks (softmax's exp, read by
 // the sum and the division): inlining would compute it once per consumer.
-void InlineInjective(Schedule& sch) {
+void InlineInjective(Schedule& sch, const std::vector<AnchorSchedule>& anchors) {
+  auto kept = [&](const std::string& name) {
+    for (const AnchorSchedule& a : anchors)
+      if (a.keep_stage && a.keep_stage(name)) return true;
+    return false;
+  };
   std::set<std::string> refused;
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto* r : Realizes(sch.func())) {
       const tir::BlockNode* b = r->block_node();
       if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
-      if (KeepAsStage(b->name_hint)) continue;  // e.g. the NCHWc conv padding stage
-      if (KeepGemmStage(b->name_hint)) continue;  // the packing of a GEMM operand (dense.h)
-      if (KeepWinogradStage(b->name_hint)) continue;  // its epilogue is inlined into it (winograd.h)
+      if (kept(b->name_hint)) continue;  // a stage of an anchor's template (the NCHWc padding, ...)
       if (CallsTranscendental(b) && ConsumerCount(sch.func(), b) >= 2) continue;
       try {
         sch.compute_inline(sch.get_block(b->name_hint));
@@ -425,16 +428,24 @@ ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
   ScheduleOptions opt;
   opt.vector_lanes = static_cast<int>(BlockLanes(target, 32));
   opt.register_lanes = target.VectorLanes(32);
+  opt.vector_registers = target.vector_registers;
   return opt;
 }
 
+std::vector<AnchorSchedule> CpuAnchorSchedules() { return {Conv2dNCHWcAnchor(), GemmPackedAnchor(), WinogradAnchor()}; }
+
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
+  return ScheduleDefault(func, opt, CpuAnchorSchedules());
+}
+
+tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt,
+                              const std::vector<AnchorSchedule>& anchors) {
   Schedule sch(UniquifyBlockNames(func));
-  if (opt.inline_injective) InlineInjective(sch);
-  // Blocks with their own x86 schedule (conv2d_nchwc.h) first; the rest get the default.
-  std::set<std::string> handled = ScheduleConv2dNCHWc(sch, opt);
-  for (const std::string& n : ScheduleGemmPacked(sch, opt)) handled.insert(n);  // dense.h
-  for (const std::string& n : ScheduleWinograd(sch, opt)) handled.insert(n);    // winograd.h
+  if (opt.inline_injective) InlineInjective(sch, anchors);
+  // Blocks with their own template schedule first; the rest get the default.
+  std::set<std::string> handled;
+  for (const AnchorSchedule& a : anchors)
+    for (const std::string& n : a.apply(sch, opt)) handled.insert(n);
   std::vector<std::string> names;
   for (const auto* r : Realizes(sch.func())) {
     if (handled.count(r->block_node()->name_hint)) continue;

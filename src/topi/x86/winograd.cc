@@ -5,6 +5,7 @@
 
 #include "tessera/ir/op.h"
 #include "tessera/topi/nn/winograd.h"
+#include "tessera/topi/x86/conv2d_nchwc.h"
 
 #include "block_util.h"
 
@@ -103,6 +104,11 @@ std::set<std::string> ScheduleWinograd(Schedule& sch, const ScheduleOptions& opt
     handled.insert(n);
   }
   return handled;
+}
+
+AnchorSchedule WinogradAnchor() {
+  // The input transform reads the NCHWc padding stage, kept as its own stage as for a conv.
+  return {"winograd", ScheduleWinograd, [](const std::string& b) { return KeepWinogradStage(b) || KeepAsStage(b); }};
 }
 
 }  // namespace tessera::topi::x86

@@ -55,6 +55,9 @@ namespace tessera::topi::x86 {
 /// no such block. Every step is a checked primitive; one the library refuses is skipped.
 std::set<std::string> ScheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& options);
 
+/// ScheduleConv2dNCHWc as an anchor schedule, keeping the KeepAsStage stages.
+AnchorSchedule Conv2dNCHWcAnchor();
+
 /// The output-width tile of the micro-kernel for an output width `ow`, at most max_tile (or a
 /// little more when ow itself fits): a divisor of ow in (max_tile/2, max_tile], else ow when
 /// ow <= 1.5 max_tile, else a divisor >= 4, else max_tile (predicated).
@@ -69,8 +72,11 @@ struct ConvTile {
 };
 
 /// The register tile for an output of oh x ow pixels, an output-channel block of `oc_block`
-/// channels and `lanes` float32 lanes per vector register.
-///  * oc_block == 2 lanes (AVX2 with NCHW16c: 16 ymm registers): 1 x T x 2 ymm accumulators
+/// channels, `lanes` float32 lanes per vector register and `registers` vector registers.
+///  * oc_block == V lanes with V = 2 or 4 and registers >= 7 V + 1 (AVX2 with NCHW16c: V = 2 of
+///    16 ymm; NEON with NCHW16c: V = 4 of 32 q registers): the tiles below with V vectors instead
+///    of 2 (6 x 4 q accumulators + 4 kernel vectors + 1 broadcast = 29 NEON registers).
+///    For AVX2: 1 x T x 2 ymm accumulators
 ///    (12 / 10 / 8) + 2 kernel vectors + 1 broadcast; per input channel T + 2 loads feed 2T FMAs
 ///    (a T x 1 tile needs T + 1 loads for T FMAs). T = 6 or 5 when it divides ow; else 6 when
 ///    ow >= 24, with a tail of ow % 6 pixels (56, 28, 112): 12 accumulators leave slack over the
@@ -82,7 +88,7 @@ struct ConvTile {
 ///    else 2 rows x 2 x 2 ymm when 2 | ow.
 ///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
 ///    A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
-ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise);
+ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise, int64_t registers = 16);
 
 /// Whether the x86 strategy computes conv2d_NCHWc (data [N, C/c, H, W, c], kernel
 /// [K/k, C/c, KH, KW, c, k]) through its im2col stage (topi/nn/conv2d_nchwc.h), for `lanes`

@@ -55,4 +55,7 @@ bool KeepGemmStage(const std::string& block_name);
 /// primitive; one the library refuses is skipped, so the result is always valid.
 std::set<std::string> ScheduleGemmPacked(tir::Schedule& sch, const ScheduleOptions& options);
 
+/// ScheduleGemmPacked as an anchor schedule, keeping the KeepGemmStage stages.
+AnchorSchedule GemmPackedAnchor();
+
 }  // namespace tessera::topi::x86

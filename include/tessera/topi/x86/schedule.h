@@ -1,4 +1,8 @@
-// Default x86 schedule of a PrimFunc built by te::create_prim_func from topi computes.
+// Default CPU schedule of a PrimFunc built by te::create_prim_func from topi computes, with the
+// template schedules of the op implementations the op strategy chose (graph_lower/op_strategy.h)
+// applied to their own blocks first: the NCHWc convolutions (conv2d_nchwc.h), the packed GEMM
+// (dense.h) and the Winograd transforms (winograd.h) are such "anchor" schedules. Every target
+// with the key "cpu" uses it, with the target's widths (ScheduleOptionsFor).
 //
 // A simple, always-correct baseline (tuned schedules replace it, issue #3):
 //   1. every spatial-only block that writes an intermediate buffer (pad, elemwise, broadcast,
@@ -36,6 +40,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tessera/target/target.h"
 #include "tessera/tir/function.h"
@@ -50,6 +58,8 @@ struct ScheduleOptions {
   /// float32 lanes of one vector register of the target (16 AVX-512, 8 AVX2, 4 NEON / SSE):
   /// the conv micro-kernel's register tile (ChooseConvTile).
   int register_lanes = 16;
+  /// Vector registers of the target (32 AVX-512 / NEON, 16 AVX2): bounds the conv micro-kernel.
+  int vector_registers = 32;
   int64_t min_parallel_extent = 16;  ///< fuse outer spatial loops until this many iterations
   bool inline_injective = true;
   bool parallelize = true;
@@ -59,13 +69,35 @@ struct ScheduleOptions {
 };
 
 /// The options for `target`: vector_lanes = BlockLanes(target, 32), register_lanes =
-/// target.VectorLanes(32), the rest at their defaults.
+/// target.VectorLanes(32), vector_registers = target.vector_registers, the rest at their defaults.
 ScheduleOptions ScheduleOptionsFor(const target::Target& target);
+
+/// The template schedule of one compute's blocks (the schedule half of an op implementation,
+/// TVM's OpImplementation.schedule), applied by ScheduleDefault before the default schedule.
+struct AnchorSchedule {
+  std::string name;  ///< e.g. "conv2d_NCHWc": names the template in traces and errors
+  /// Schedules the blocks of its compute found in the schedule; returns the names of the blocks
+  /// it scheduled (empty when there are none). Must leave a valid schedule whatever happens.
+  std::function<std::set<std::string>(tir::Schedule&, const ScheduleOptions&)> apply;
+  /// True for a block the default schedule's inlining must keep as its own stage (a padding
+  /// stage, a packing stage). Empty: none.
+  std::function<bool(const std::string&)> keep_stage;
+};
+
+/// The anchor schedules of the CPU templates: Conv2dNCHWcAnchor(), GemmPackedAnchor(),
+/// WinogradAnchor() (for kernels scheduled outside the op strategy: the kernel tests and
+/// benchmarks).
+std::vector<AnchorSchedule> CpuAnchorSchedules();
 
 /// A copy of `func` whose blocks have unique names.
 tir::PrimFunc UniquifyBlockNames(const tir::PrimFunc& func);
 
-/// Applies the default schedule; returns the schedule (its func() and trace()).
+/// Applies the anchors' schedules, then the default schedule to the other blocks; returns the
+/// schedule (its func() and trace()).
+tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& options,
+                              const std::vector<AnchorSchedule>& anchors);
+
+/// ScheduleDefault with CpuAnchorSchedules().
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& options = {});
 
 /// ScheduleDefault(func, options).func().

@@ -34,4 +34,8 @@ bool KeepWinogradStage(const std::string& block_name);
 /// refuses is skipped, so the result is always valid.
 std::set<std::string> ScheduleWinograd(tir::Schedule& sch, const ScheduleOptions& options);
 
+/// ScheduleWinograd as an anchor schedule, keeping the KeepWinogradStage stages and the input
+/// transform's padding stage (conv2d_nchwc.h KeepAsStage).
+AnchorSchedule WinogradAnchor();
+
 }  // namespace tessera::topi::x86
