@@ -110,22 +110,57 @@ void CodeGenLLVM::RequireComputeType(DataType t) const {
   }
 }
 
+// Integer division is total (issue 15): x / 0 = 0 and x % 0 = 0 (numpy's answers; ONNX leaves
+// them undefined, x86's idiv traps), MIN / -1 = MIN (two's-complement wrap) and MIN % -1 = 0,
+// instead of SIGFPE. Constant divisors other than 0 (and -1 when signed) need no guard, so index
+// arithmetic is unchanged.
+llvm::Value* CodeGenLLVM::SafeDivisor(bool is_signed, llvm::Value* a, llvm::Value* b, llvm::Value** zero) {
+  *zero = nullptr;
+  const llvm::ConstantInt* c = llvm::dyn_cast<llvm::ConstantInt>(b);
+  if (!c && b->getType()->isVectorTy())
+    if (auto* cv = llvm::dyn_cast<llvm::Constant>(b)) c = llvm::dyn_cast_or_null<llvm::ConstantInt>(cv->getSplatValue());
+  if (c && !c->isZero() && !(is_signed && c->isMinusOne())) return b;
+  llvm::Type* ty = b->getType();
+  llvm::Value* zero_v = llvm::Constant::getNullValue(ty);
+  llvm::Value* one = llvm::ConstantInt::get(ty, 1);
+  *zero = builder_.CreateICmpEQ(b, zero_v);
+  llvm::Value* bad = *zero;
+  if (is_signed) {
+    const unsigned bits = ty->getScalarSizeInBits();
+    llvm::Value* min = llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(bits));
+    llvm::Value* overflow = builder_.CreateAnd(builder_.CreateICmpEQ(a, min),
+                                               builder_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(ty)));
+    bad = builder_.CreateOr(bad, overflow);
+  }
+  return builder_.CreateSelect(bad, one, b);
+}
+
+llvm::Value* CodeGenLLVM::ZeroWhereDivisorZero(llvm::Value* q, llvm::Value* zero) {
+  return zero ? builder_.CreateSelect(zero, llvm::Constant::getNullValue(q->getType()), q) : q;
+}
+
 llvm::Value* CodeGenLLVM::EmitFloorDivMod(bool is_div, DataType t, llvm::Value* a, llvm::Value* b) {
   if (t.is_float()) {
     builder_.setFastMathFlags(ContractOnly());
     llvm::Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
     return is_div ? q : builder_.CreateFSub(a, builder_.CreateFMul(q, b));
   }
-  if (t.is_uint() || t.is_bool()) return is_div ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+  llvm::Value* b_zero = nullptr;
+  if (t.is_uint() || t.is_bool()) {
+    b = SafeDivisor(false, a, b, &b_zero);
+    return is_div ? ZeroWhereDivisorZero(builder_.CreateUDiv(a, b), b_zero) : builder_.CreateURem(a, b);
+  }
   // Truncated quotient / remainder, corrected when the remainder is non-zero and its
-  // sign differs from the divisor's: floordiv = q - 1, floormod = r + b.
+  // sign differs from the divisor's: floordiv = q - 1, floormod = r + b. (A guarded divisor of
+  // 1 gives r = 0: no correction.)
+  b = SafeDivisor(true, a, b, &b_zero);
   llvm::Value* r = builder_.CreateSRem(a, b);
   llvm::Value* zero = llvm::Constant::getNullValue(r->getType());
   llvm::Value* fix = builder_.CreateAnd(builder_.CreateICmpNE(r, zero),
                                         builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero));
   if (is_div) {
     llvm::Value* q = builder_.CreateSDiv(a, b);
-    return builder_.CreateSub(q, builder_.CreateZExt(fix, q->getType()));
+    return ZeroWhereDivisorZero(builder_.CreateSub(q, builder_.CreateZExt(fix, q->getType())), b_zero);
   }
   return builder_.CreateSelect(fix, builder_.CreateAdd(r, b), r);
 }
@@ -146,17 +181,31 @@ llvm::Value* CodeGenLLVM::EmitBinary(const ir::PrimExpr& e) {
     case ExprKind::kAdd: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b, "", false, s);
     case ExprKind::kSub: return f ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b, "", false, s);
     case ExprKind::kMul: return f ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b, "", false, s);
-    case ExprKind::kDiv:
-      return f ? builder_.CreateFDiv(a, b) : (s ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b));
-    case ExprKind::kMod:
-      return f ? builder_.CreateFRem(a, b) : (s ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b));
+    case ExprKind::kDiv: {
+      if (f) return builder_.CreateFDiv(a, b);
+      llvm::Value* zero = nullptr;
+      b = SafeDivisor(s, a, b, &zero);
+      return ZeroWhereDivisorZero(s ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b), zero);
+    }
+    case ExprKind::kMod: {
+      if (f) return builder_.CreateFRem(a, b);
+      llvm::Value* zero = nullptr;
+      b = SafeDivisor(s, a, b, &zero);
+      return s ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    }
     case ExprKind::kFloorDiv: return EmitFloorDivMod(true, t, a, b);
     case ExprKind::kFloorMod: return EmitFloorDivMod(false, t, a, b);
     case ExprKind::kMin: case ExprKind::kMax: {
       bool is_min = e->kind == ExprKind::kMin;
-      llvm::Value* c = f ? (is_min ? builder_.CreateFCmpOLT(a, b) : builder_.CreateFCmpOGT(a, b))
-                         : s ? (is_min ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpSGT(a, b))
-                             : (is_min ? builder_.CreateICmpULT(a, b) : builder_.CreateICmpUGT(a, b));
+      if (f) {
+        // NaN propagates (numpy's maximum / minimum, ONNX Runtime's Max / Min / Relu / Clip):
+        // a when a < b (min) / a > b (max) or a is NaN, else b (NaN when b is).
+        llvm::Value* c = builder_.CreateOr(is_min ? builder_.CreateFCmpOLT(a, b) : builder_.CreateFCmpOGT(a, b),
+                                           builder_.CreateFCmpUNO(a, a));
+        return builder_.CreateSelect(c, a, b);
+      }
+      llvm::Value* c = s ? (is_min ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpSGT(a, b))
+                         : (is_min ? builder_.CreateICmpULT(a, b) : builder_.CreateICmpUGT(a, b));
       return builder_.CreateSelect(c, a, b);
     }
     case ExprKind::kAnd: return builder_.CreateAnd(a, b);

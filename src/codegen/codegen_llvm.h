@@ -90,6 +90,12 @@ class CodeGenLLVM {
   /// Throws InternalError for bfloat16 / float8 / float4, which codegen only loads, stores and reinterprets.
   void RequireComputeType(DataType t) const;
   llvm::Value* EmitFloorDivMod(bool is_div, DataType t, llvm::Value* a, llvm::Value* b);
+  /// The divisor an integer division may use: b, or 1 where b is 0 or (signed) where a is the
+  /// minimum and b is -1 (both trap on x86). Sets *zero to `b == 0` when a guard was needed
+  /// (nullptr when b is a constant that needs none).
+  llvm::Value* SafeDivisor(bool is_signed, llvm::Value* a, llvm::Value* b, llvm::Value** zero);
+  /// q, or 0 where *zero holds (x / 0 = 0, as numpy).
+  llvm::Value* ZeroWhereDivisorZero(llvm::Value* q, llvm::Value* zero);
   llvm::Value* EmitBufferLoad(const ir::PrimExpr& e);
   /// Address(es) of buffer[index]: a scalar pointer for a scalar or stride-1 Ramp
   /// index (*contiguous = true for the Ramp), else a vector of pointers.

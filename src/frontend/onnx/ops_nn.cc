@@ -6,6 +6,7 @@
 #include "conv_build.h"
 #include "graph_build.h"
 #include "volume.h"
+#include "tessera/support/checked_math.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -28,11 +29,26 @@ std::vector<int64_t> Pair(NodeContext& ctx, const std::string& name, int64_t dfl
   return v;
 }
 
+// A window's kernel extent, stride and dilation must be >= 1 (a stride of 0 would divide by zero).
+void CheckWindow(NodeContext& ctx, int64_t kernel, int64_t stride, int64_t dilation) {
+  if (kernel < 1 || stride < 1 || dilation < 1)
+    ctx.Fail("kernel_shape, strides and dilations must be >= 1, got kernel " + std::to_string(kernel) + ", stride " +
+             std::to_string(stride) + ", dilation " + std::to_string(dilation));
+}
+
+// The input extent SAME_* padding must cover: (out - 1) * stride + (kernel - 1) * dilation + 1,
+// overflow-checked.
+int64_t SamePaddingSpan(int64_t out, int64_t kernel, int64_t stride, int64_t dilation) {
+  const char* what = "the SAME padding of a window";
+  return CheckedAdd(CheckedMul(out - 1, stride, what), CheckedAdd(CheckedMul(kernel - 1, dilation, what), 1, what), what);
+}
+
 // Padding [top, left, bottom, right] from auto_pad / pads (ONNX pads are [H_begin, W_begin,
 // H_end, W_end]). SAME_*: output = ceil(in / stride), the total padding split with the extra
 // unit at the end (UPPER) or the beginning (LOWER).
 std::vector<int64_t> WindowPadding(NodeContext& ctx, const std::vector<int64_t>& kernel,
                                    const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations) {
+  for (size_t d = 0; d < 2; ++d) CheckWindow(ctx, kernel[d], strides[d], dilations[d]);
   std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
     std::vector<int64_t> pads = ctx.AttrInts("pads", {0, 0, 0, 0});
@@ -47,7 +63,7 @@ std::vector<int64_t> WindowPadding(NodeContext& ctx, const std::vector<int64_t>&
   std::vector<int64_t> pad(4);
   for (int d = 0; d < 2; ++d) {
     int64_t n = in[2 + d], out = (n + strides[d] - 1) / strides[d];
-    int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - n);
+    int64_t total = std::max<int64_t>(0, SamePaddingSpan(out, kernel[d], strides[d], dilations[d]) - n);
     int64_t small = total / 2, large = total - small;
     pad[d] = auto_pad == "SAME_UPPER" ? small : large;
     pad[d + 2] = total - pad[d];
@@ -58,6 +74,7 @@ std::vector<int64_t> WindowPadding(NodeContext& ctx, const std::vector<int64_t>&
 // 1-D windows (a 3-D NCL input) run as 2-D ones over [N, C, 1, L]: the padding of the single
 // spatial dim as {begin, end} from pads / auto_pad.
 std::vector<int64_t> WindowPadding1D(NodeContext& ctx, int64_t kernel, int64_t stride, int64_t dilation) {
+  CheckWindow(ctx, kernel, stride, dilation);
   std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
     std::vector<int64_t> pads = ctx.AttrInts("pads", {0, 0});
@@ -67,7 +84,7 @@ std::vector<int64_t> WindowPadding1D(NodeContext& ctx, int64_t kernel, int64_t s
   if (auto_pad == "VALID") return {0, 0};
   if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") ctx.Unsupported("auto_pad='" + auto_pad + "' is not supported");
   int64_t n = ctx.InputShape(0)[2], out = (n + stride - 1) / stride;
-  int64_t total = std::max<int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - n);
+  int64_t total = std::max<int64_t>(0, SamePaddingSpan(out, kernel, stride, dilation) - n);
   int64_t small = total / 2;
   int64_t begin = auto_pad == "SAME_UPPER" ? small : total - small;
   return {begin, total - begin};

@@ -1,5 +1,6 @@
 #include "op_util.h"
 
+#include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
 
 namespace tessera::graph::op {
@@ -71,8 +72,8 @@ Dim WindowOutDim(const Dim& in, int64_t pad_total, int64_t kernel, int64_t strid
   TESSERA_CHECK(dilation >= 1, "dilation must be >= 1, got ", dilation);
   TESSERA_CHECK(kernel >= 1, "kernel extent must be >= 1, got ", kernel);
   if (!in.is_static()) return Dim::Any();
-  int64_t eff = (kernel - 1) * dilation + 1;
-  int64_t span = in.value() + pad_total - eff;
+  const int64_t eff = CheckedAdd(CheckedMul(kernel - 1, dilation, "the dilated window extent"), 1, "the dilated window extent");
+  const int64_t span = CheckedAdd(in.value(), pad_total, "the padded input extent") - eff;
   TESSERA_CHECK(span >= 0, "window of extent ", eff, " (kernel ", kernel, ", dilation ", dilation,
                 ") is larger than the padded input extent ", in.value() + pad_total);
   int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;

@@ -1,0 +1,107 @@
+"""Hostile and careless inputs (issue 15): each gives a clear error (exit 1, naming the node and the
+attribute) or the answer numpy and ONNX Runtime give, never a signal or a silently wrong value."""
+import numpy as np
+import onnx
+import onnx.helper as oh
+import onnxruntime as ort
+import pytest
+
+from conftest import compile_and_run, run_cli
+from test_cli_errors import expect_error
+
+F = onnx.TensorProto.FLOAT
+
+
+def save(tmp_path, nodes, inputs, outputs, initializers=(), opset=13):
+    graph = oh.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    path = tmp_path / "m.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)]), str(path))
+    return path
+
+
+@pytest.mark.parametrize("op", ["Conv", "MaxPool", "AveragePool"])
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "NOTSET"])
+def test_zero_stride_is_a_user_error_not_sigfpe(tmp_path, op, auto_pad):
+    w = oh.make_tensor("w", F, [2, 1, 3, 3], np.ones(18, np.float32))
+    inputs = ["x", "w"] if op == "Conv" else ["x"]
+    attrs = {"strides": [0, 1], "auto_pad": auto_pad}
+    if op != "Conv":
+        attrs["kernel_shape"] = [3, 3]
+    node = oh.make_node(op, inputs, ["y"], name="zero_stride", **attrs)
+    path = save(tmp_path, [node], [oh.make_tensor_value_info("x", F, [1, 1, 8, 8])],
+                [oh.make_tensor_value_info("y", F, None)], [w] if op == "Conv" else [])
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "zero_stride", op, "stride")
+
+
+def test_huge_dilation_is_an_overflow_error_not_garbage(tmp_path):
+    w = oh.make_tensor("w", F, [1, 1, 3, 3], np.ones(9, np.float32))
+    node = oh.make_node("Conv", ["x", "w"], ["y"], name="huge_dilation", dilations=[2**62, 1], pads=[1, 1, 1, 1])
+    path = save(tmp_path, [node], [oh.make_tensor_value_info("x", F, [1, 1, 8, 8])],
+                [oh.make_tensor_value_info("y", F, None)], [w])
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "overflows int64")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.uint32])
+def test_integer_division_by_zero_and_overflow_do_not_trap(tmp_path, dtype):
+    # numpy's answers: x // 0 = 0, x % 0 = 0; MIN / -1 wraps to MIN, MIN % -1 = 0 (ONNX leaves these
+    # undefined; ONNX Runtime traps on some of them).
+    info = np.iinfo(dtype)
+    signed = info.min < 0
+    a = np.array([7, info.min, info.max, 5, 0, 9] if signed else [7, 0, info.max, 5, 0, 9], dtype)
+    b = np.array([0, -1 if signed else 1, 0, 2, 0, -4 if signed else 4], dtype)
+    t = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    nodes = [oh.make_node("Div", ["a", "b"], ["q"]), oh.make_node("Mod", ["a", "b"], ["r"], fmod=0)]
+    model = oh.make_model(oh.make_graph(nodes, "g", [oh.make_tensor_value_info("a", t, [6]),
+                                                     oh.make_tensor_value_info("b", t, [6])],
+                                        [oh.make_tensor_value_info("q", t, [6]), oh.make_tensor_value_info("r", t, [6])]),
+                          opset_imports=[oh.make_opsetid("", 13)])
+    q, r = compile_and_run(tmp_path, model, {"a": a, "b": b})
+    safe = np.where(b == 0, 1, b)
+    with np.errstate(all="ignore"):
+        want_q = np.where(b == 0, 0, np.trunc(a.astype(np.float64) / safe)).astype(np.int64)
+        want_r = np.where(b == 0, 0, np.mod(a.astype(np.int64), safe.astype(np.int64)))
+    if signed:
+        want_q[1] = info.min  # MIN / -1 wraps
+        want_r[1] = 0
+    np.testing.assert_array_equal(q.astype(np.int64), want_q.astype(dtype).astype(np.int64))
+    np.testing.assert_array_equal(r.astype(np.int64), want_r)
+
+
+@pytest.mark.parametrize("op,attrs", [("Relu", {}), ("Clip", {}), ("Max", {}), ("Min", {}), ("LeakyRelu", {}),
+                                      ("MaxPool", {"kernel_shape": [2, 2]}), ("ReduceMax", {"keepdims": 1})])
+def test_nan_propagates_like_numpy(tmp_path, op, attrs):
+    x = np.array([[[[np.nan, 1.0, -2.0, 3.0], [0.5, np.nan, -1.0, 2.0], [1.0, 2.0, 3.0, 4.0], [-1, -2, -3, -4]]]],
+                 np.float32)
+    inputs = ["x", "x"] if op in ("Max", "Min") else ["x"]
+    extra, inits = [], []
+    if op == "Clip":
+        inits = [oh.make_tensor("lo", F, [], [0.0]), oh.make_tensor("hi", F, [], [2.5])]
+        inputs = ["x", "lo", "hi"]
+    if op in ("Max", "Min"):
+        inits = [oh.make_tensor("c", F, [1, 1, 1, 4], [0.0, 0.0, 0.0, 0.0])]
+        inputs = ["x", "c"]
+    node = oh.make_node(op, inputs, ["y"], **attrs)
+    model = oh.make_model(oh.make_graph([node], "g", [oh.make_tensor_value_info("x", F, list(x.shape))],
+                                        [oh.make_tensor_value_info("y", F, None)], initializer=inits),
+                          opset_imports=[oh.make_opsetid("", 13)])
+    if op == "MaxPool":
+        # ONNX Runtime's MaxPool keeps a NaN only when it comes first in a window (its result depends
+        # on the order of the comparisons); numpy and PyTorch's max_pool2d propagate it from anywhere.
+        windows = np.lib.stride_tricks.sliding_window_view(x, (2, 2), axis=(2, 3))
+        want = windows.max(axis=(-2, -1))
+    else:
+        want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    (got,) = compile_and_run(tmp_path, model, {"x": x})
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(want), rtol=1e-6)
+
+
+def test_all_nan_input_to_mnist_gives_nan_logits(tmp_path, models_dir):
+    so = tmp_path / "mnist.so"
+    run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", so)
+    x = np.full((1, 1, 28, 28), np.nan, np.float32)
+    np.save(tmp_path / "x.npy", x)
+    run_cli("run", so, "--input", f"Input3={tmp_path / 'x.npy'}", "--output", tmp_path / "out.npz")
+    out = np.load(tmp_path / "out.npz")
+    (logits,) = [out[k] for k in out.files]
+    assert np.isnan(logits).all(), logits
