@@ -24,6 +24,22 @@ int64_t DefaultOpset(const onnx::ModelProto& model) {
   return 1;
 }
 
+// The newest ONNX IR version and default-domain opset this importer knows (onnx.proto of ONNX
+// 1.23: IR version 14, opset 28). A newer model may use semantics the converters do not have.
+constexpr int64_t kMaxIRVersion = 14;
+constexpr int64_t kMaxOpset = 28;
+
+void CheckVersions(const onnx::ModelProto& model, int64_t opset, const std::string& source) {
+  if (model.ir_version() > kMaxIRVersion)
+    TESSERA_THROW(UserError, source, ": the model's IR version ", model.ir_version(),
+                  " is newer than the newest Tessera reads (", kMaxIRVersion,
+                  "); re-export it with an older ONNX, or convert it (onnx.version_converter)");
+  if (opset < 1 || opset > kMaxOpset)
+    TESSERA_THROW(UserError, source, ": the model imports the default ONNX domain at opset ", opset,
+                  "; Tessera supports opsets 1 to ", kMaxOpset,
+                  " (convert it with onnx.version_converter.convert_version(model, ", kMaxOpset, "))");
+}
+
 // The declared type of a graph input/output with symbolic dims bound (inputs) or looked up in
 // `bound` (outputs). Returns null when the model declares no tensor type.
 graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& source, const ImportOptions& opts,
@@ -153,6 +169,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
   const onnx::GraphProto& g = model.graph();
   ImportResult result;
   result.opset = DefaultOpset(model);
+  CheckVersions(model, result.opset, source);
   result.ir_version = model.ir_version();
   result.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
   for (const auto& node : model.graph().node()) result.onnx_op_counts[node.op_type()] += 1;
@@ -200,6 +217,10 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
     auto it = state.values.find(out.name());
     if (it == state.values.end()) {
       TESSERA_THROW(UserError, source, ": graph output '", out.name(), "' is not produced by any node");
+    }
+    if (std::find(result.output_names.begin(), result.output_names.end(), out.name()) != result.output_names.end()) {
+      TESSERA_THROW(UserError, source, ": graph output '", out.name(),
+                    "' is listed twice; graph outputs must have distinct names (ONNX IR: names are unique)");
     }
     Value& v = it->second;
     if (!v.expr) v.expr = graph::ConstantNode::make(v.constant);

@@ -105,3 +105,36 @@ def test_all_nan_input_to_mnist_gives_nan_logits(tmp_path, models_dir):
     out = np.load(tmp_path / "out.npz")
     (logits,) = [out[k] for k in out.files]
     assert np.isnan(logits).all(), logits
+
+
+def relu_model(opset=13):
+    graph = oh.make_graph([oh.make_node("Relu", ["x"], ["y"])], "g", [oh.make_tensor_value_info("x", F, [4])],
+                          [oh.make_tensor_value_info("y", F, [4])])
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)])
+
+
+def test_newer_opset_and_ir_version_are_refused_naming_the_range(tmp_path):
+    path = tmp_path / "m.onnx"
+    onnx.save(relu_model(opset=99), str(path))
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "opset 99", "opsets 1 to 28")
+    model = relu_model()
+    model.ir_version = 99
+    onnx.save(model, str(path))
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "IR version 99", "newest Tessera reads (14)")
+
+
+def test_duplicate_graph_output_names_are_refused_at_compile_time(tmp_path):
+    model = relu_model()
+    model.graph.output.append(oh.make_tensor_value_info("y", F, [4]))
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "graph output 'y' is listed twice")
+
+
+def test_attribute_of_the_wrong_type_is_named(tmp_path):
+    w = oh.make_tensor("w", F, [1, 1, 3, 3], np.ones(9, np.float32))
+    node = oh.make_node("Conv", ["x", "w"], ["y"], name="float_strides", strides=[1.0, 1.0])
+    path = save(tmp_path, [node], [oh.make_tensor_value_info("x", F, [1, 1, 8, 8])],
+                [oh.make_tensor_value_info("y", F, None)], [w])
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "float_strides",
+                 "attribute 'strides' must be of type INTS, got FLOATS")

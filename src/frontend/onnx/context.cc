@@ -109,9 +109,18 @@ const onnx::AttributeProto* NodeContext::Attr(const std::string& name) const {
   return nullptr;
 }
 
+void NodeContext::CheckAttrType(const onnx::AttributeProto& a, int want) const {
+  // An attribute without a type (IR < 2 writers) is read from the field the getter expects.
+  if (a.type() == onnx::AttributeProto::UNDEFINED || a.type() == want) return;
+  Fail("attribute '" + a.name() + "' must be of type " +
+       onnx::AttributeProto::AttributeType_Name(static_cast<onnx::AttributeProto::AttributeType>(want)) + ", got " +
+       onnx::AttributeProto::AttributeType_Name(a.type()));
+}
+
 int64_t NodeContext::AttrInt(const std::string& name, int64_t dflt) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a) return dflt;
+  CheckAttrType(*a, onnx::AttributeProto::INT);
   if (a->type() != onnx::AttributeProto::INT && !a->has_i()) Fail("attribute '" + name + "' must be an int");
   return a->i();
 }
@@ -124,6 +133,7 @@ int64_t NodeContext::AttrInt(const std::string& name) const {
 float NodeContext::AttrFloat(const std::string& name, float dflt) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a) return dflt;
+  CheckAttrType(*a, onnx::AttributeProto::FLOAT);
   if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f()) Fail("attribute '" + name + "' must be a float");
   return a->f();
 }
@@ -131,6 +141,7 @@ float NodeContext::AttrFloat(const std::string& name, float dflt) const {
 std::string NodeContext::AttrString(const std::string& name, const std::string& dflt) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a) return dflt;
+  CheckAttrType(*a, onnx::AttributeProto::STRING);
   if (a->type() != onnx::AttributeProto::STRING && !a->has_s()) Fail("attribute '" + name + "' must be a string");
   return a->s();
 }
@@ -138,12 +149,14 @@ std::string NodeContext::AttrString(const std::string& name, const std::string& 
 std::vector<int64_t> NodeContext::AttrInts(const std::string& name, const std::vector<int64_t>& dflt) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a) return dflt;
+  CheckAttrType(*a, onnx::AttributeProto::INTS);
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::vector<float> NodeContext::AttrFloats(const std::string& name) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a) return {};
+  CheckAttrType(*a, onnx::AttributeProto::FLOATS);
   return std::vector<float>(a->floats().begin(), a->floats().end());
 }
 
@@ -180,6 +193,7 @@ void NodeContext::SetOutputValue(int i, Value v) {
 const onnx::GraphProto& NodeContext::AttrGraph(const std::string& name) const {
   const onnx::AttributeProto* a = Attr(name);
   if (!a || !a->has_g()) Fail("graph attribute '" + name + "' is missing");
+  CheckAttrType(*a, onnx::AttributeProto::GRAPH);
   return a->g();
 }
 

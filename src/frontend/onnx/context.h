@@ -62,6 +62,9 @@ class NodeContext {
   // ---- attributes ----
   const onnx::AttributeProto* Attr(const std::string& name) const;
   bool HasAttr(const std::string& name) const { return Attr(name) != nullptr; }
+  /// Fail ("attribute 'strides' must be of type INTS, got FLOATS") when `a` declares a type other
+  /// than `want` (an onnx::AttributeProto::AttributeType); an untyped attribute passes.
+  void CheckAttrType(const onnx::AttributeProto& a, int want) const;
   int64_t AttrInt(const std::string& name, int64_t dflt) const;
   int64_t AttrInt(const std::string& name) const;  ///< required
   float AttrFloat(const std::string& name, float dflt) const;
