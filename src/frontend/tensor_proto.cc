@@ -1,10 +1,12 @@
 #include "tessera/frontend/tensor_proto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "onnx/tensor_convert.h"
+#include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
 
 namespace tessera::frontend {
@@ -72,6 +74,25 @@ void UnpackSubByte(const uint8_t* packed, size_t packed_size, const runtime::NDA
   }
 }
 
+// How many elements the tensor's payload can hold: raw_data's bytes over the element size (sub-byte
+// elements packed), else the length of the typed field its data type uses.
+int64_t PayloadElements(const onnx::TensorProto& t, DataType dtype) {
+  if (t.has_raw_data()) {
+    const int64_t bytes = static_cast<int64_t>(t.raw_data().size());
+    return dtype.bits() < 8 && !dtype.is_bool() ? bytes * (8 / dtype.bits()) : bytes / std::max(1, dtype.bytes());
+  }
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT: return t.float_data_size();
+    case onnx::TensorProto::DOUBLE: return t.double_data_size();
+    case onnx::TensorProto::INT64: return t.int64_data_size();
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64: return t.uint64_data_size();
+    default: break;
+  }
+  const int64_t words = t.int32_data_size();  // every other type: one element per int32 (sub-byte: packed)
+  return dtype.bits() < 8 && !dtype.is_bool() ? words * (8 / dtype.bits()) : words;
+}
+
 }  // namespace
 
 runtime::NDArray TensorProtoToNDArray(const onnx::TensorProto& t, const std::string& where) {
@@ -83,7 +104,17 @@ runtime::NDArray TensorProtoToNDArray(const onnx::TensorProto& t, const std::str
   }
   DataType dtype = DataTypeFromONNX(t.data_type(), where);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-  for (int64_t d : shape) TESSERA_CHECK(d >= 0, where, ": negative tensor dimension ", d);
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    TESSERA_CHECK(d >= 0, where, ": negative tensor dimension ", d);
+    count = CheckedMul(count, d, where + ": the element count of shape " + runtime::ShapeToString(shape));
+  }
+  // The payload must hold the elements before anything is allocated for them: a 40-byte
+  // initializer declaring [1, 2^40] is a corrupt model, not a 4 TiB allocation.
+  const int64_t available = PayloadElements(t, dtype);
+  TESSERA_CHECK(count <= available, where, ": its shape ", runtime::ShapeToString(shape), " needs ", count,
+                " elements of ", dtype.str(), " but the tensor holds data for ", available,
+                "; the model is truncated or corrupt");
   runtime::NDArray out = runtime::NDArray::Empty(shape, dtype);
   if (dtype.bits() < 8 && !dtype.is_bool()) {
     if (t.has_raw_data()) {

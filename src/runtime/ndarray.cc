@@ -81,7 +81,11 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   size_t alloc = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   if (alloc == 0) alloc = kAllocAlignment;  // a valid, aligned pointer even when empty
   void* base = std::aligned_alloc(kAllocAlignment, alloc);
-  if (!base) throw std::bad_alloc();
+  if (!base) {
+    TESSERA_THROW(UserError, "cannot allocate ", nbytes, " bytes (", static_cast<double>(nbytes) / (1 << 20),
+                  " MiB) for a tensor of shape ", ShapeToString(shape), " and dtype ", dtype.str(),
+                  ": out of memory; check the model's shapes or run it on a machine with more memory");
+  }
   auto storage = std::make_shared<Storage>();
   storage->base = base;
   storage->nbytes = nbytes;  // views may use the requested bytes, not the rounding

@@ -138,3 +138,28 @@ def test_attribute_of_the_wrong_type_is_named(tmp_path):
                 [oh.make_tensor_value_info("y", F, None)], [w])
     expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "float_strides",
                  "attribute 'strides' must be of type INTS, got FLOATS")
+
+
+def test_initializer_whose_shape_exceeds_its_data_is_a_user_error(tmp_path):
+    # dims [1, 2^40] with 40 bytes of data: a corrupt model, refused before anything is allocated.
+    w = onnx.TensorProto()
+    w.name, w.data_type = "w", F
+    w.dims.extend([1, 2**40])
+    w.raw_data = b"\0" * 40
+    node = oh.make_node("Add", ["x", "w"], ["y"])
+    path = save(tmp_path, [node], [oh.make_tensor_value_info("x", F, [1, 10])],
+                [oh.make_tensor_value_info("y", F, None)], [w])
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "initializer 'w'",
+                 "needs 1099511627776 elements", "holds data for 10")
+
+
+def test_input_pb_whose_shape_exceeds_its_data_is_a_user_error(tmp_path, models_dir):
+    so = tmp_path / "mnist.so"
+    run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", so)
+    t = onnx.TensorProto()
+    t.name, t.data_type = "Input3", F
+    t.dims.extend([2**26, 2**26])
+    t.raw_data = b"\0" * 64
+    (tmp_path / "x.pb").write_bytes(t.SerializeToString())
+    expect_error(run_cli("run", so, "--input", f"Input3={tmp_path / 'x.pb'}", check=False), "x.pb",
+                 "holds data for 16")
