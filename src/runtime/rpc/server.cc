@@ -183,6 +183,7 @@ class Session {
     try {
       conn_.SetTimeouts(2);
       SendMessage(conn_, MessageType::kError, Encode(ErrorReply{why}));
+      conn_.CloseGracefully();
     } catch (const std::exception&) {
       // The client is gone: nothing more to tell it.
     }

@@ -92,6 +92,20 @@ void Socket::Close() {
   fd_ = -1;
 }
 
+void Socket::CloseGracefully() {
+  if (fd_ < 0) return;
+  ::shutdown(fd_, SHUT_WR);
+  char buf[16384];
+  size_t drained = 0;
+  while (drained < (size_t{64} << 20)) {
+    ssize_t r = ::recv(fd_, buf, sizeof buf, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;  // the peer closed too, an error, or the receive timeout
+    drained += static_cast<size_t>(r);
+  }
+  Close();
+}
+
 Socket Socket::Connect(const std::string& host, int port) {
   AddrInfo ai;
   Resolve(host, port, false, ai);

@@ -40,6 +40,10 @@ class Socket {
   /// "127.0.0.1:51234": the other end, for messages.
   const std::string& peer() const { return peer_; }
   void Close();
+  /// Ends the connection so that what was sent still arrives: shuts down the sending side, then
+  /// reads and discards what the peer still sends (at most 64 MiB, until the receive timeout),
+  /// so that closing does not reset the connection under unread data. Then closes.
+  void CloseGracefully();
 
   /// Send / receive timeouts in seconds (0: none).
   void SetTimeouts(int seconds);
