@@ -141,6 +141,8 @@ def mnist(tmp_path_factory, models_dir):
 def x86_server(tmp_path_factory):
     with server([runtime_bin()], tmp_path_factory.mktemp("x86-server"), "--idle-timeout", 2) as s:
         yield s
+        # No session crashed on what the tests sent (the server would have logged it and gone on).
+        assert "crashed" not in s.text(), s.text()
 
 
 def run_mnist(srv, mnist, tmp_path, *extra, check=True):
