@@ -11,7 +11,10 @@ APT_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libdnnl-dev libopenblas-dev libzip-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
+  qemu-user g++-aarch64-linux-gnu
 )
+# qemu-user, g++-aarch64-linux-gnu: cross-compiled AArch64 artifacts (linked with aarch64-linux-gnu-gcc)
+# and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
 # torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base with bench/export_models.
 # Exactly 2.13.0: the local CPU wheel (a plain `torch` would pull GBs of CUDA).
 PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0)

@@ -1,4 +1,5 @@
-// LinkSharedLibrary: object -> shared library through the system C compiler.
+// LinkSharedLibrary: object -> shared library through the system C compiler, or a cross
+// compiler when the object is for another architecture (LinkerFor).
 //
 // The compiler runs through posix_spawnp (no shell); its stderr goes to a temporary
 // file that the error message quotes when the link fails.
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/runtime/artifact_info.h"
 #include "tessera/support/error.h"
 
 extern char** environ;
@@ -47,9 +49,48 @@ struct TempDir {
   }
 };
 
+/// True when `name` is an executable file in a folder of $PATH.
+bool OnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string file = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (access(file.c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
-void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so) {
+std::string LinkerFor(const std::string& triple) {
+  const char* cc_env = std::getenv("CC");
+  if (cc_env && *cc_env) return cc_env;
+  const std::string arch = triple.substr(0, triple.find('-'));
+  // The architecture this compiler was built for is the one its `cc` links for (a build-time
+  // fact, runtime::HostArch: not a query of the machine).
+  if (triple.empty() || arch == runtime::HostArch()) return "cc";
+  // Debian's cross compilers are named <arch>-linux-gnu-gcc, whatever vendor field the triple has.
+  std::vector<std::string> candidates = {triple + "-gcc"};
+  if (triple != arch + "-linux-gnu") candidates.push_back(arch + "-linux-gnu-gcc");
+  for (const std::string& c : candidates) {
+    if (OnPath(c)) return c;
+  }
+  std::string debian_arch = arch;
+  for (char& ch : debian_arch) ch = ch == '_' ? '-' : ch;
+  std::string looked;
+  for (const std::string& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
+  TESSERA_THROW(UserError, "cannot link the model library for ", triple, ": it needs a cross linker for ", arch,
+                " and none is on PATH (looked for ", looked, "). Install Debian's gcc-", debian_arch,
+                "-linux-gnu (scripts/setup.sh installs g++-aarch64-linux-gnu), or set $CC to a C compiler that "
+                "links for ", triple);
+}
+
+void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so, const std::string& triple) {
   TempDir tmp;
   std::string obj = object_bytes_or_path;
   if (LooksLikeObject(object_bytes_or_path)) {
@@ -61,8 +102,7 @@ void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::strin
     TESSERA_THROW(UserError, "LinkSharedLibrary: object file '", obj,
                   "' does not exist (pass EmitObject's bytes or a path to a .o file)");
   }
-  const char* cc_env = std::getenv("CC");
-  std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  const std::string cc = LinkerFor(triple);
   std::vector<std::string> argv_s = {cc, "-shared", "-o", out_so, obj, "-lm"};
   std::string command;
   for (const auto& a : argv_s) command += (command.empty() ? "" : " ") + a;
@@ -80,7 +120,8 @@ void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::strin
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     TESSERA_THROW(UserError, "cannot run the C compiler for linking (`", command, "`): ", std::strerror(rc),
-                  "; install a C compiler (cc) or set $CC");
+                  cc == "cc" ? "; install a C compiler (cc) or set $CC" : "; install it, or set $CC to a C compiler for " +
+                  (triple.empty() ? std::string("this machine") : triple));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
@@ -90,7 +131,8 @@ void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::strin
     std::ifstream ef(err_path);
     std::stringstream ss;
     ss << ef.rdbuf();
-    TESSERA_THROW(UserError, "linking the shared library failed: `", command, "` ",
+    TESSERA_THROW(UserError, "linking the shared library", triple.empty() ? "" : " for " + triple,
+                  " failed: `", command, "` ",
                   WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                     : std::string("was killed by a signal"),
                   "; its stderr:\n", ss.str());

@@ -127,14 +127,8 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options) {
   BuiltModel built = Build(mod, output_names, options);
-  try {
-    codegen::LinkSharedLibrary(built.object, out_path);
-  } catch (const UserError& e) {
-    if (RunsOnHost(built.target)) throw;
-    TESSERA_THROW(UserError, e.what(), "\nThe library is for ", built.target.triple,
-                  ", not this machine: link it with a cross compiler, e.g. CC=", built.target.Arch(),
-                  "-linux-gnu-gcc (Debian gcc-", built.target.Arch(), "-linux-gnu)");
-  }
+  // A foreign triple links with its cross compiler (codegen::LinkerFor).
+  codegen::LinkSharedLibrary(built.object, out_path, built.target.triple);
   return built.summary;
 }
 

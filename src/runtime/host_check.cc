@@ -2,6 +2,11 @@
 // is the one layer that asks the host: it decides whether an artifact may run here.
 #include <algorithm>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 #include "tessera/runtime/artifact_info.h"
 #include "tessera/support/error.h"
 #include "tessera/support/version.h"
@@ -40,8 +45,13 @@ bool HostHasFeature(const std::string& f) {
   if (f == "avx512ifma") return __builtin_cpu_supports("avx512ifma");
   if (f == "avx512vbmi") return __builtin_cpu_supports("avx512vbmi");
   return false;
+#elif defined(__aarch64__) && defined(__linux__)
+  // The kernel's hardware capabilities; Advanced SIMD ("neon", HWCAP_ASIMD) is on every AArch64
+  // Linux machine in practice, but the record says what the artifact needs, so check it.
+  if (f == "neon") return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+  return false;
 #elif defined(__aarch64__)
-  return f == "neon";  // Advanced SIMD is part of every AArch64 Linux machine
+  return f == "neon";  // Advanced SIMD is part of the AArch64 base profile
 #else
   return false;
 #endif

@@ -51,6 +51,12 @@ Module Module::LoadFromFile(const std::string& path) {
                 "' does not exist: check the path, or build the model first (tessera build)");
   TESSERA_CHECK(S_ISREG(st.st_mode), "model library '", path,
                 "' is not a regular file: pass the path of the .so that tessera build wrote");
+  // A library for another architecture: say so (dlopen would only say it cannot open it).
+  const std::string arch = ElfArch(path);
+  TESSERA_CHECK(arch.empty() || arch == HostArch(), "model library '", path, "' was compiled for ", arch,
+                " but this machine is ", HostArch(), ": run it on a", arch == "aarch64" || arch == "x86_64" ? "n " : " ",
+                arch, " machine (tessera-runtime run there, or tessera run --rpc HOST:PORT with `tessera-runtime rpc "
+                "server` running there), or recompile it for this machine with --target native");
   // A name without '/' would make dlopen search the library path instead of the file.
   std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
   dlerror();

@@ -26,6 +26,8 @@ constexpr char kSuffix[] = ".npy";
 
 }  // namespace
 
+bool NpzSupported() { return true; }
+
 std::map<std::string, NDArray> LoadNpz(const std::string& path) {
   int code = 0;
   ZipPtr zip(zip_open(path.c_str(), ZIP_RDONLY, &code));

@@ -50,3 +50,63 @@ def models_dir() -> pathlib.Path:
     d = shared_dir() / "models"
     assert d.is_dir(), f"shared models not found at {d}"
     return d
+
+
+# --- Cross-compiled runtimes under qemu-user (qemu_aarch64.py, rpc_loopback.py) ---
+
+CROSS_SYSROOT = {"aarch64": "/usr/aarch64-linux-gnu"}
+
+
+def cross_runtime(arch: str) -> list:
+    """The command prefix that runs the cross-compiled tessera-runtime for `arch` under qemu-user
+    (["qemu-aarch64", "-L", sysroot, ".../tessera-runtime"]). Builds it first with
+    scripts/build_cross.sh (fast when up to date). Fails, never skips, when qemu or the cross
+    toolchain is missing: scripts/setup.sh installs them."""
+    import shutil
+    qemu = shutil.which(f"qemu-{arch}")
+    if qemu is None:
+        raise AssertionError(f"qemu-{arch} not found: install Debian's qemu-user (run scripts/setup.sh)")
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "build_cross.sh"), arch], capture_output=True, text=True,
+                          timeout=1200)
+    if proc.returncode != 0:
+        raise AssertionError(f"scripts/build_cross.sh {arch} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    binary = proc.stdout.strip().splitlines()[-1]
+    assert os.path.exists(binary), f"scripts/build_cross.sh {arch} did not produce {binary}"
+    return [qemu, "-L", CROSS_SYSROOT[arch], binary]
+
+
+def runtime_bin() -> str:
+    """The tessera-runtime of this build (the host architecture)."""
+    path = os.environ.get("TESSERA_RUNTIME_BIN", str(ROOT / "build" / "tools" / "tessera_runtime" / "tessera-runtime"))
+    if not os.path.exists(path):
+        raise RuntimeError(f"tessera-runtime not found at {path}: build first (scripts/build.sh) or set TESSERA_RUNTIME_BIN")
+    return path
+
+
+def read_pb(path):
+    """An ONNX TensorProto file as a numpy array."""
+    import onnx
+    import onnx.numpy_helper
+    t = onnx.TensorProto()
+    t.ParseFromString(pathlib.Path(path).read_bytes())
+    return onnx.numpy_helper.to_array(t)
+
+
+def graph_io(model_path):
+    """(input names without initializers, output names) of an ONNX model, in graph order."""
+    import onnx
+    model = onnx.load(str(model_path), load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits], [o.name for o in model.graph.output]
+
+
+def assert_close_to_reference(got, ref, what, atol=1e-4, rtol=1e-3):
+    """|got - ref| <= atol + rtol * |ref| elementwise (test_models.py's tolerance)."""
+    import numpy as np
+    assert got.shape == ref.shape, f"{what}: shape {got.shape} != reference {ref.shape}"
+    err = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+    bound = atol + rtol * np.abs(ref.astype(np.float64))
+    if not np.all(err <= bound):
+        worst = np.unravel_index(np.argmax(err - bound), err.shape)
+        raise AssertionError(f"{what}: {np.sum(err > bound)} of {err.size} elements out of tolerance; "
+                             f"worst at {worst}: got {got[worst]}, ref {ref[worst]}")

@@ -6,32 +6,16 @@ Tolerance (issue #2): |got - ref| <= 1e-4 + 1e-3 * |ref| elementwise.
 import pathlib
 
 import numpy as np
-import onnx
-import onnx.numpy_helper
 import pytest
 
-from conftest import run_cli
+from conftest import graph_io, read_pb, run_cli
 
 MODELS = ["mnist-8", "super-resolution-10", "ultraface-rfb-320", "nanotrack-v2-backbone", "nanotrack-v2-head"]
 ATOL, RTOL = 1e-4, 1e-3
 
 
-def graph_io(model_path):
-    model = onnx.load(str(model_path), load_external_data=False)
-    inits = {i.name for i in model.graph.initializer}
-    inputs = [i.name for i in model.graph.input if i.name not in inits]
-    outputs = [o.name for o in model.graph.output]
-    return inputs, outputs
-
-
 def data_sets(model_dir: pathlib.Path):
     return sorted(p for p in model_dir.iterdir() if p.is_dir() and "data_set" in p.name)
-
-
-def read_pb(path):
-    t = onnx.TensorProto()
-    t.ParseFromString(path.read_bytes())
-    return onnx.numpy_helper.to_array(t)
 
 
 @pytest.fixture(scope="module")

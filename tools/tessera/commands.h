@@ -12,7 +12,8 @@ using Action = std::function<int()>;
 
 /// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes]`
 Action AddCompileCommand(CLI::App& app);
-/// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--bench N] [--threads T]`
+/// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--output-dir DIR] [--bench N] [--threads T]
+///  [--rpc HOST:PORT]` (tools/common/run_command.h)
 Action AddRunCommand(CLI::App& app);
 /// `tessera inspect MODEL.onnx|MODEL.so`
 Action AddInspectCommand(CLI::App& app);

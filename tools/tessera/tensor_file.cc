@@ -18,11 +18,4 @@ runtime::NDArray LoadTensorFile(const std::string& path) {
                 "'; give a numpy .npy file or a serialized ONNX TensorProto .pb file");
 }
 
-std::pair<std::string, std::string> ParseNamedFile(const std::string& spec) {
-  auto eq = spec.find('=');
-  TESSERA_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input '", spec,
-                "': expected NAME=FILE, e.g. --input input=image.npy");
-  return {spec.substr(0, eq), spec.substr(eq + 1)};
-}
-
 }  // namespace tessera::cli

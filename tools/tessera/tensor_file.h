@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 
 #include "tessera/runtime/ndarray.h"
 
@@ -12,8 +11,5 @@ namespace tessera::cli {
 /// Loads FILE by its extension (.npy or .pb). UserError for a missing file, another
 /// extension, or contents that do not parse.
 runtime::NDArray LoadTensorFile(const std::string& path);
-
-/// Splits "NAME=FILE" at the first '='. UserError when there is no '=' or a side is empty.
-std::pair<std::string, std::string> ParseNamedFile(const std::string& spec);
 
 }  // namespace tessera::cli

@@ -50,10 +50,18 @@ std::string EmitAssembly(const tir::IRModule& mod, const target::Target& target,
 std::string EmitObject(const tir::IRModule& mod, const target::Target& target, const ModuleExtras& extras = {},
                        const BuildOptions& options = {});
 
-/// Links an object (its bytes as EmitObject returns them, or a path to a .o file)
-/// into the shared library `out_so` by running `cc -shared -o out_so obj.o -lm`
-/// ($CC when set). Throws UserError with the command and its stderr when it fails.
-void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so);
+/// The C compiler that links objects for `triple` (an LLVM triple; empty: this machine): $CC when
+/// set; `cc` when the triple's architecture is the one Tessera was built for; otherwise the cross
+/// compiler `<triple>-gcc` or `<arch>-linux-gnu-gcc` (Debian's names, e.g. aarch64-linux-gnu-gcc),
+/// the first on PATH. Throws UserError naming the Debian package to install when none is.
+std::string LinkerFor(const std::string& triple);
+
+/// Links an object (its bytes as EmitObject returns them, or a path to a .o file) for `triple`
+/// (empty: this machine) into the shared library `out_so` by running
+/// `<LinkerFor(triple)> -shared -o out_so obj.o -lm`. Throws UserError with the command and its
+/// stderr when it fails.
+void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so,
+                       const std::string& triple = "");
 
 /// Compiles `mod` in memory with ORC LLJIT for `target` (which must be the host
 /// architecture) and returns a runtime::Module over the JIT'd symbols; the JIT

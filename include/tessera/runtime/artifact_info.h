@@ -36,6 +36,11 @@ ArtifactInfo ParseArtifactInfo(std::string_view text, const std::string& origin)
 /// The architecture this runtime is built for: "x86_64", "aarch64", ... (the first component of
 /// a triple).
 std::string HostArch();
+/// The architecture an ELF file is for, from its header's e_machine, named as HostArch() names
+/// them ("x86_64", "aarch64", "riscv64"; others "elf-machine-<N>"), or "" when `path` cannot be
+/// read or is not an ELF file. The loader checks it before dlopen, whose error for a foreign
+/// library is unhelpful ("cannot open shared object file").
+std::string ElfArch(const std::string& path);
 /// True when this machine has `feature` (a CheckedFeatures() name); false for other names.
 bool HostHasFeature(const std::string& feature);
 

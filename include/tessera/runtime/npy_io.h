@@ -12,7 +12,10 @@
 // as inputs (give those as ONNX TensorProto .pb files).
 //
 // .npz: a zip archive with one "<name>.npy" member per array, as numpy.savez writes
-// (stored, uncompressed); reading also accepts numpy.savez_compressed (deflate).
+// (stored, uncompressed); reading also accepts numpy.savez_compressed (deflate). Through libzip,
+// which a runtime may be built without (CMake TESSERA_NPZ, e.g. the cross-compiled runtime-only
+// build): then NpzSupported() is false and LoadNpz / SaveNpz throw a UserError saying so and to
+// use .npy files instead.
 //
 // Errors: UserError naming the file for a missing or unreadable file, a bad magic or
 // header, Fortran order ("save a C-ordered copy: np.ascontiguousarray(a)"), big-endian
@@ -38,6 +41,8 @@ void SaveNpy(const std::string& path, const NDArray& array);
 /// The .npy bytes of `array`.
 std::string SerializeNpy(const NDArray& array);
 
+/// True when this runtime was built with libzip, so LoadNpz / SaveNpz work.
+bool NpzSupported();
 /// Reads every "<name>.npy" member of a .npz archive, keyed by <name>.
 std::map<std::string, NDArray> LoadNpz(const std::string& path);
 /// Writes one stored "<name>.npy" member per entry (as numpy.savez does), replacing the file.

@@ -1,0 +1,42 @@
+// RunModel: one run of a compiled model on named inputs, and optionally its median latency —
+// what `tessera run`, `tessera-runtime run` and the RPC server (rpc/server.h) do with a model.
+//
+// The model runs once on the inputs (the outputs are that run's); with bench = N > 0 it then
+// runs max(3, N / 10) warm-up runs and N timed runs and reports the median wall time of the
+// timed ones, in milliseconds (steady clock; the mean of the middle two for even N).
+//
+// Errors (UserError, naming `module.origin()`): an input name the graph does not have (the
+// message lists them), a dtype or shape other than the graph's, an input given twice, an input
+// the graph needs that was not given, bench < 0 or threads < 0; a failing kernel makes it throw
+// tessera::Error naming the node (graph_executor.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::runtime {
+
+/// A tensor with its graph input / output name.
+struct NamedTensor {
+  std::string name;
+  NDArray value;
+};
+
+struct RunModelOptions {
+  int threads = 0;  ///< thread pool size (SetNumThreads); 0: leave it as it is
+  int bench = 0;    ///< timed runs for median_ms; 0: no timing
+};
+
+struct RunModelResult {
+  std::vector<NamedTensor> outputs;  ///< every graph output, in graph order
+  double median_ms = -1;             ///< median latency in ms; < 0 when not measured (bench 0)
+};
+
+/// Runs `module`'s graph on `inputs` (see the header comment).
+RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& inputs,
+                        const RunModelOptions& options = {});
+
+}  // namespace tessera::runtime

@@ -1,0 +1,54 @@
+// RunModel (run_model.h).
+#include "tessera/runtime/run_model.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "tessera/runtime/graph_executor.h"
+#include "tessera/support/error.h"
+
+namespace tessera::runtime {
+namespace {
+
+double MedianMs(GraphExecutor& exec, int n) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < std::max(3, n / 10); ++i) exec.Run();  // warm-up
+  std::vector<double> ms;
+  ms.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    auto t0 = Clock::now();
+    exec.Run();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+}  // namespace
+
+RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& inputs, const RunModelOptions& options) {
+  TESSERA_CHECK(options.threads >= 0, "'", module.origin(), "': the thread count must be >= 0 (0: all cores), not ",
+                options.threads);
+  TESSERA_CHECK(options.bench >= 0, "'", module.origin(), "': the number of timed runs must be >= 0, not ",
+                options.bench);
+  GraphExecutor exec(module, options.threads);
+  std::vector<bool> given(exec.NumInputs(), false);
+  for (const NamedTensor& in : inputs) {
+    const int index = exec.InputIndex(in.name);
+    TESSERA_CHECK(index < 0 || !given[index], "'", module.origin(), "': input '", in.name, "' was given twice");
+    exec.SetInput(in.name, in.value);  // checks the name (listing the valid ones), shape and dtype
+    given[index] = true;
+  }
+  for (int i = 0; i < exec.NumInputs(); ++i) {
+    TESSERA_CHECK(given[i], "'", module.origin(), "': input '", exec.InputName(i), "' (shape ",
+                  ShapeToString(exec.InputShape(i)), ", ", exec.InputDType(i).str(),
+                  ") was not given: pass --input ", exec.InputName(i), "=FILE.npy");
+  }
+  exec.Run();
+  RunModelResult result;
+  for (int i = 0; i < exec.NumOutputs(); ++i) result.outputs.push_back({exec.OutputName(i), exec.GetOutput(i)});
+  if (options.bench > 0) result.median_ms = MedianMs(exec, options.bench);
+  return result;
+}
+
+}  // namespace tessera::runtime

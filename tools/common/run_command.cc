@@ -1,0 +1,71 @@
+// The shared `run` subcommand (run_command.h).
+#include "run_command.h"
+
+#include <iostream>
+#include <map>
+
+#include "output_files.h"
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/npy_io.h"
+#include "tessera/runtime/rpc/client.h"
+#include "tessera/runtime/run_model.h"
+#include "tessera/support/error.h"
+
+namespace tessera::cli {
+
+std::pair<std::string, std::string> ParseNamedFile(const std::string& spec) {
+  auto eq = spec.find('=');
+  TESSERA_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input '", spec,
+                "': expected NAME=FILE, e.g. --input input=image.npy");
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+void AddRunOptions(CLI::App& cmd, RunOptions& o, const std::string& input_help) {
+  cmd.add_option("library", o.library, "MODEL.so made by `tessera compile`")->required();
+  cmd.add_option("--input,-i", o.inputs, input_help);
+  cmd.add_option("--output,-o", o.output, "write every output to this .npz, under its graph output name");
+  cmd.add_option("--output-dir", o.output_dir,
+                 "write every output to DIR/<name>.npy (characters other than A-Z a-z 0-9 . _ - become _)");
+  cmd.add_option("--bench", o.bench, "time N runs after a warm-up and print `median X ms`")
+      ->check(CLI::Range(0, 1000000));
+  cmd.add_option("--threads", o.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd.add_option("--rpc", o.rpc,
+                 "HOST:PORT of a `tessera-runtime rpc server`: upload the library and inputs, run there, "
+                 "get the outputs (and --bench timings) back");
+}
+
+int RunCommand(const RunOptions& o, const TensorLoader& load) {
+  TESSERA_CHECK(o.output.empty() || runtime::NpzSupported(), "--output ", o.output,
+                ": this runtime was built without .npz support (no libzip); write each output as DIR/<name>.npy "
+                "with --output-dir DIR instead");
+  std::vector<runtime::NamedTensor> inputs;
+  for (const auto& spec : o.inputs) {
+    auto [name, file] = ParseNamedFile(spec);
+    inputs.push_back({name, load(file)});
+  }
+  const runtime::RunModelOptions run_options{o.threads, o.bench};
+  runtime::RunModelResult result;
+  if (o.rpc.empty()) {
+    result = runtime::RunModel(runtime::Module::LoadFromFile(o.library), inputs, run_options);
+  } else {
+    runtime::rpc::Client client(o.rpc);
+    client.Upload(o.library);
+    result = client.Run(inputs, run_options);
+    std::cerr << "note: ran on " << client.server().peer << " at " << o.rpc << "\n";
+  }
+  for (const auto& out : result.outputs) PrintOutput(std::cout, out);
+  if (!o.output.empty()) {
+    std::map<std::string, runtime::NDArray> by_name;
+    for (const auto& out : result.outputs) by_name[out.name] = out.value;
+    runtime::SaveNpz(o.output, by_name);
+    std::cout << "wrote " << by_name.size() << " output(s) to " << o.output << "\n";
+  }
+  if (!o.output_dir.empty()) {
+    std::vector<std::string> paths = SaveNpyDir(o.output_dir, result.outputs);
+    std::cout << "wrote " << paths.size() << " output(s) to " << o.output_dir << "/\n";
+  }
+  if (result.median_ms >= 0) std::cout << "median " << result.median_ms << " ms\n";
+  return 0;
+}
+
+}  // namespace tessera::cli
