@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "tessera/codegen/codegen_llvm.h"
 #include "tessera/driver/constant_evaluator.h"
@@ -60,6 +61,30 @@ const ir::PassInfo kLowerPrimitiveFunctions{"LowerPrimitiveFunctions",
                                             "each primitive function -> a scheduled TensorIR PrimFunc", 0, true};
 const ir::PassInfo kCodegenLLVM{"CodegenLLVM", "LLVM object: kernels, executor graph and params", 0, true};
 
+// Every pass and step name a build runs, for checking --disable-pass.
+std::set<std::string> KnownPassNames(const BuildOptions& options, const target::Target& target) {
+  std::set<std::string> names;
+  const graph::transform::Sequential graph_passes = GraphPasses(options, target);
+  const tir::transform::Sequential tir_passes = tir::transform::LowerToFlatPasses();
+  for (const auto& p : graph_passes.passes()) names.insert(p.info().name);
+  for (const auto& p : tir_passes.passes()) names.insert(p.info().name);
+  for (const ir::PassInfo* info : {&kGraphExecutorCodegen, &kLowerPrimitiveFunctions, &kCodegenLLVM})
+    names.insert(info->name);
+  return names;
+}
+
+// A disabled pass that does not exist is a typo the user must hear about, not a no-op.
+void CheckDisabledPasses(const BuildOptions& options, const target::Target& target) {
+  if (options.disabled_passes.empty()) return;
+  const std::set<std::string> known = KnownPassNames(options, target);
+  for (const std::string& name : options.disabled_passes) {
+    if (known.count(name)) continue;
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    TESSERA_THROW(UserError, "--disable-pass '", name, "': no pass has that name; the passes are: ", list);
+  }
+}
+
 ir::PassContext MakePassContext(const BuildOptions& options) {
   ir::PassContext ctx;
   ctx.opt_level = options.opt_level;
@@ -109,8 +134,9 @@ BuildSummary Summarize(const Lowered& l) {
 
 BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                  const BuildOptions& options) {
-  ir::PassContext ctx = MakePassContext(options);
   const target::Target target = ResolveTarget(options.target);
+  CheckDisabledPasses(options, target);
+  ir::PassContext ctx = MakePassContext(options);
   Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   BuiltModel built;
   built.target = target;
@@ -141,6 +167,7 @@ runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::stri
                          const target::Target& target, const BuildOptions& options) {
   TESSERA_CHECK(RunsOnHost(target), "cannot JIT-run a model compiled for '", target.str(),
                 "' on this machine; compile it to a library instead (tessera compile), or use --target native");
+  CheckDisabledPasses(options, target);
   ir::PassContext ctx = MakePassContext(options);
   Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};

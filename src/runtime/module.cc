@@ -48,15 +48,16 @@ Module::Module(std::shared_ptr<SymbolSource> source, std::string origin,
 Module Module::LoadFromFile(const std::string& path) {
   struct stat st {};
   TESSERA_CHECK(stat(path.c_str(), &st) == 0, "model library '", path,
-                "' does not exist: check the path, or build the model first (tessera build)");
+                "' does not exist: check the path, or compile the model first (tessera compile)");
   TESSERA_CHECK(S_ISREG(st.st_mode), "model library '", path,
-                "' is not a regular file: pass the path of the .so that tessera build wrote");
+                "' is not a regular file: pass the path of the .so that tessera compile wrote");
   // A library for another architecture: say so (dlopen would only say it cannot open it).
   const std::string arch = ElfArch(path);
   TESSERA_CHECK(arch.empty() || arch == HostArch(), "model library '", path, "' was compiled for ", arch,
                 " but this machine is ", HostArch(), ": run it on a", arch == "aarch64" || arch == "x86_64" ? "n " : " ",
                 arch, " machine (tessera-runtime run there, or tessera run --rpc HOST:PORT with `tessera-runtime rpc "
                 "server` running there), or recompile it for this machine with --target native");
+  CheckElfImage(path, static_cast<uint64_t>(st.st_size));  // a truncated copy would fault inside dlopen
   // A name without '/' would make dlopen search the library path instead of the file.
   std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
   dlerror();
@@ -65,13 +66,13 @@ Module Module::LoadFromFile(const std::string& path) {
     const char* why = dlerror();
     TESSERA_THROW(UserError, "cannot load model library '", path, "': ", why ? why : "unknown error",
                   ". The file is not a shared library for this machine (corrupt, truncated or "
-                  "built for another target): rebuild it with tessera build");
+                  "built for another target): compile it again with tessera compile");
   }
   auto lib = std::make_shared<SharedLibrary>(handle);
   TESSERA_CHECK(lib->Lookup(kParallelLaunchSymbol) || lib->Lookup(kGraphJsonSymbol), "'", path,
                 "' is a shared library but not a Tessera model: it defines neither ",
                 kParallelLaunchSymbol, " nor ", kGraphJsonSymbol,
-                ". Pass the library that tessera build wrote");
+                ". Pass the library that tessera compile wrote");
   // Before any kernel runs (the Module constructor runs none): can this machine run it?
   const char* record = static_cast<const char*>(lib->Lookup(kTargetInfoSymbol));
   TESSERA_CHECK(record != nullptr, "model library '", path, "' has no target record (", kTargetInfoSymbol,

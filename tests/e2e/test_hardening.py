@@ -7,7 +7,7 @@ import onnxruntime as ort
 import pytest
 
 from conftest import compile_and_run, run_cli
-from test_cli_errors import expect_error
+from test_cli_errors import expect_error, mnist_so  # noqa: F401 (fixture)
 
 F = onnx.TensorProto.FLOAT
 
@@ -163,3 +163,29 @@ def test_input_pb_whose_shape_exceeds_its_data_is_a_user_error(tmp_path, models_
     (tmp_path / "x.pb").write_bytes(t.SerializeToString())
     expect_error(run_cli("run", so, "--input", f"Input3={tmp_path / 'x.pb'}", check=False), "x.pb",
                  "holds data for 16")
+
+
+def test_output_path_that_is_the_input_model_is_refused(tmp_path, models_dir):
+    model = tmp_path / "m.onnx"
+    model.write_bytes((models_dir / "mnist-8" / "model.onnx").read_bytes())
+    before = model.read_bytes()
+    expect_error(run_cli("compile", model, "-o", model, check=False), "is the input model", "m.so")
+    expect_error(run_cli("compile", model, "-o", tmp_path / "." / "m.onnx", check=False), "is the input model")
+    assert model.read_bytes() == before
+
+
+def test_unknown_disabled_pass_is_named(tmp_path, models_dir):
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "-o", tmp_path / "m.so",
+                   "--disable-pass", "NoSuchPass", check=False)
+    expect_error(proc, "--disable-pass 'NoSuchPass'", "FoldConstant", "LoopPartition")
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9, 0.99])
+def test_truncated_library_is_a_clear_error_not_sigbus(tmp_path, mnist_so, keep):
+    data = mnist_so.read_bytes()
+    bad = tmp_path / "truncated.so"
+    bad.write_bytes(data[: int(len(data) * keep)])
+    x = np.zeros((1, 1, 28, 28), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    for cmd in (("run", bad, "--input", f"Input3={tmp_path / 'x.npy'}"), ("inspect", bad)):
+        expect_error(run_cli(*cmd, check=False), "truncated")

@@ -1,4 +1,5 @@
 // `tessera compile`: ONNX model → native shared library (kernels + executor graph + params).
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -52,6 +53,12 @@ std::string MiB(size_t bytes) {
 }
 
 int Compile(const CompileOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(o.model, o.output, ec)) {
+    TESSERA_THROW(UserError, "-o '", o.output, "' is the input model '", o.model,
+                  "': compiling would overwrite the model with the library; choose another output path (e.g. ",
+                  std::filesystem::path(o.model).stem().string(), ".so)");
+  }
   frontend::ImportOptions import_options;
   for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);

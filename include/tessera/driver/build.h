@@ -47,7 +47,8 @@ struct BuildOptions {
   /// Passes run when their opt_level <= this (graph/transform/pass.h). 0: no fusion (one kernel
   /// per operator), no folding; 3: everything.
   int opt_level = 3;
-  /// Names of passes not to run (required steps such as InferType and FuseOps always run).
+  /// Names of passes not to run (required steps such as InferType and FuseOps always run). A name
+  /// that is no pass of the pipeline is a UserError listing the passes.
   std::vector<std::string> disabled_passes;
   /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).
   std::map<std::string, std::string> pass_options;

@@ -11,6 +11,7 @@
 // how to rebuild), not with SIGILL inside a kernel.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,12 @@ std::string HostArch();
 /// read or is not an ELF file. The loader checks it before dlopen, whose error for a foreign
 /// library is unhelpful ("cannot open shared object file").
 std::string ElfArch(const std::string& path);
+/// Checks that the 64-bit ELF file at `path` (`file_size` bytes) is whole before the loader maps
+/// it: the program and section header tables and every loadable segment's file range lie inside
+/// the file (a truncated copy would otherwise fault inside dlopen with SIGBUS). UserError naming
+/// the file and the first range that does not fit; nothing for a file that is not a 64-bit ELF
+/// (dlopen reports those).
+void CheckElfImage(const std::string& path, uint64_t file_size);
 /// True when this machine has `feature` (a CheckedFeatures() name); false for other names.
 bool HostHasFeature(const std::string& feature);
 
