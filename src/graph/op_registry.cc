@@ -16,6 +16,7 @@ OpRegistry& OpRegistry::Global() {
     op::RegisterActivationOps(*r);
     op::RegisterIndexingOps(*r);
     op::RegisterImageOps(*r);
+    op::RegisterAnnotationOps(*r);
     return r;
   }();
   return *registry;

@@ -14,5 +14,6 @@ void RegisterLogicalOps(OpRegistry& r);    // logical.cc: comparisons, logic, wh
 void RegisterActivationOps(OpRegistry& r); // activation.cc
 void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax
 void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample
+void RegisterAnnotationOps(OpRegistry& r);  // annotation.cc: BYOC compiler_begin / compiler_end
 
 }  // namespace tessera::graph::op
