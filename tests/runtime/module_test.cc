@@ -73,7 +73,7 @@ TEST(Module, CorruptLibraryIsUserError) {
   for (int i = 0; i < 4096; ++i) bytes += static_cast<char>((i * 131 + 7) & 0xff);
   WriteFile(garbage, bytes);
   EXPECT_THROW_WITH(Module::LoadFromFile(garbage), UserError, "cannot load model library", "garbage.so",
-                    "rebuild");
+                    "compile it again");
 
   std::string empty = dir.File("empty.so");
   WriteFile(empty, "");
@@ -82,7 +82,7 @@ TEST(Module, CorruptLibraryIsUserError) {
   // A truncated copy of a real library: a valid ELF header, nothing behind it.
   std::string truncated = dir.File("truncated.so");
   WriteFile(truncated, testing::ReadFileBytes(TESSERA_FIXTURE_MODEL).substr(0, 200));
-  EXPECT_THROW_WITH(Module::LoadFromFile(truncated), UserError, "truncated.so");
+  EXPECT_THROW_WITH(Module::LoadFromFile(truncated), UserError, "truncated.so", "truncated or corrupt");
 }
 
 TEST(Module, LibraryWithoutTesseraSymbolsIsUserError) {
