@@ -73,7 +73,7 @@ TEST(Module, CorruptLibraryIsUserError) {
   for (int i = 0; i < 4096; ++i) bytes += static_cast<char>((i * 131 + 7) & 0xff);
   WriteFile(garbage, bytes);
   EXPECT_THROW_WITH(Module::LoadFromFile(garbage), UserError, "cannot load model library", "garbage.so",
-                    "rebuild");
+                    "compile it again");
 
   std::string empty = dir.File("empty.so");
   WriteFile(empty, "");
