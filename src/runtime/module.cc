@@ -39,10 +39,14 @@ Module::Module(std::shared_ptr<SymbolSource> source, std::string origin,
   impl_->source = std::move(source);
   impl_->origin = std::move(origin);
   impl_->keep_alive = std::move(keep_alive);
-  // Connect the library's parallel loops to this runtime's thread pool. Atomic: threads that load
-  // the same library at once (dlopen shares it) all store the same pointer into one global.
+  // Connect the library's parallel loops to this runtime's thread pool. Threads that load the
+  // same library (dlopen shares one copy) share this global while others run its kernels, which
+  // read it: only the first Module stores (release), later ones only see it set (acquire), so
+  // no store ever races with a running kernel's read.
   if (void* slot = Lookup(kParallelLaunchSymbol)) {
-    __atomic_store_n(static_cast<TesseraParallelLaunchFn*>(slot), &TesseraParallelLaunch, __ATOMIC_RELAXED);
+    auto* launch = static_cast<TesseraParallelLaunchFn*>(slot);
+    if (__atomic_load_n(launch, __ATOMIC_ACQUIRE) != &TesseraParallelLaunch)
+      __atomic_store_n(launch, &TesseraParallelLaunch, __ATOMIC_RELEASE);
   }
 }
 
