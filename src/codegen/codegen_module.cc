@@ -32,6 +32,13 @@ void EmitExtras(llvm::Module& m, const ModuleExtras& extras) {
       m, llvm::Type::getInt64Ty(ctx), true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx), extras.params_blob.size()), runtime::kParamsSizeSymbol);
   size->setAlignment(llvm::Align(8));
+  // The integrity check of both (artifact_info.h, ArtifactContentHash), recomputed by the loader.
+  auto* hash = new llvm::GlobalVariable(
+      m, llvm::Type::getInt64Ty(ctx), true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx),
+                             runtime::ArtifactContentHash(extras.graph_json, extras.params_blob)),
+      runtime::kContentHashSymbol);
+  hash->setAlignment(llvm::Align(8));
 }
 
 // The record the loader checks (runtime/artifact_info.h): version, triple, the checked features.

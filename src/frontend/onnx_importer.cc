@@ -3,7 +3,6 @@
 #include "tessera/frontend/onnx_importer.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -11,6 +10,7 @@
 #include "onnx/tensor_convert.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/error.h"
+#include "tessera/support/file_read.h"
 
 namespace tessera::frontend {
 
@@ -247,13 +247,9 @@ ImportResult FromONNXBytes(const std::string& bytes, const ImportOptions& option
 }
 
 ImportResult FromONNX(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    TESSERA_THROW(UserError, path, ": cannot open the ONNX model file; check that the path exists and is readable");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return FromONNXBytes(ss.str(), options, path);
+  // A regular file only (a FIFO or /dev/zero would block or never end), and no larger than a
+  // protobuf message can be (2 GiB).
+  return FromONNXBytes(ReadRegularFile(path, "ONNX model file", kMaxProtobufBytes), options, path);
 }
 
 }  // namespace tessera::frontend

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "onnx/tensor_convert.h"
 #include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
+#include "tessera/support/file_read.h"
 
 namespace tessera::frontend {
 
@@ -167,11 +166,7 @@ NamedTensor ParseTensorProto(const std::string& bytes, const std::string& source
 }
 
 NamedTensor ReadTensorProtoFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) TESSERA_THROW(UserError, path, ": cannot open the tensor file; check that the path exists and is readable");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseTensorProto(ss.str(), path);
+  return ParseTensorProto(ReadRegularFile(path, "tensor file (.pb)", kMaxProtobufBytes), path);
 }
 
 }  // namespace tessera::frontend

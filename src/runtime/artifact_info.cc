@@ -1,8 +1,10 @@
 // The artifact record: format and parsing (runtime/artifact_info.h).
 #include "tessera/runtime/artifact_info.h"
 
+#include <cstdio>
 #include <sstream>
 
+#include "tessera/support/content_hash.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -43,6 +45,22 @@ ArtifactInfo ParseArtifactInfo(std::string_view text, const std::string& origin)
     }
   }
   return info;
+}
+
+uint64_t ArtifactContentHash(std::string_view graph_json, std::string_view params_blob) {
+  return ContentHash64(params_blob, ContentHash64(graph_json));
+}
+
+void CheckContentHash(uint64_t recorded, std::string_view graph_json, std::string_view params_blob,
+                      const std::string& origin) {
+  const uint64_t computed = ArtifactContentHash(graph_json, params_blob);
+  if (computed == recorded) return;
+  char hex[2][17];
+  std::snprintf(hex[0], sizeof hex[0], "%016llx", static_cast<unsigned long long>(recorded));
+  std::snprintf(hex[1], sizeof hex[1], "%016llx", static_cast<unsigned long long>(computed));
+  TESSERA_THROW(UserError, "model library '", origin, "' is corrupt: its graph or parameters changed after it was "
+                "compiled (content hash ", hex[0], " recorded, ", hex[1], " computed); copy or compile it again "
+                "(tessera compile)");
 }
 
 }  // namespace tessera::runtime

@@ -15,6 +15,10 @@ std::string ElfArch(const std::string& path) {
   if (h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return "";
   const bool little = h[5] == 1;  // EI_DATA: 1 ELFDATA2LSB, 2 ELFDATA2MSB
   const uint16_t machine = little ? static_cast<uint16_t>(h[18] | (h[19] << 8)) : static_cast<uint16_t>((h[18] << 8) | h[19]);
+  return ElfMachineArch(machine);
+}
+
+std::string ElfMachineArch(uint16_t machine) {
   switch (machine) {
     case 62: return "x86_64";    // EM_X86_64
     case 183: return "aarch64";  // EM_AARCH64

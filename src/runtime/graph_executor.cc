@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "graph_plan.h"
+#include "tessera/runtime/graph_plan.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
@@ -92,7 +92,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
   if (num_threads > 0) SetNumThreads(num_threads);
   Impl& m = *impl_;
   const std::string& origin = m.module.origin();
-  detail::GraphPlan plan = detail::ParseGraphPlan(m.module.GraphJson(), origin);
+  GraphPlan plan = ParseGraphPlan(m.module.GraphJson(), origin);
 
   std::string_view blob = m.module.ParamsBlob();
   if (!blob.empty()) {
@@ -108,8 +108,8 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
 
   std::vector<NDArray> values;
   values.reserve(plan.values.size());
-  for (const detail::PlanValue& v : plan.values) {
-    if (v.kind == detail::PlanValue::Kind::kParam) {
+  for (const PlanValue& v : plan.values) {
+    if (v.kind == PlanValue::Kind::kParam) {
       auto it = m.params.find(v.param);
       TESSERA_CHECK(it != m.params.end(), "module '", origin, "': value ", v.id, " uses parameter '",
                     v.param, "', which the params blob does not contain; rebuild the model");
@@ -126,7 +126,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
   for (const auto& io : plan.inputs) m.inputs.push_back({io.name, values[io.value]});
   for (const auto& io : plan.outputs) m.outputs.push_back({io.name, values[io.value]});
 
-  for (const detail::PlanNode& n : plan.nodes) {
+  for (const PlanNode& n : plan.nodes) {
     void* sym = m.module.Lookup(n.kernel);
     TESSERA_CHECK(sym != nullptr, "module '", origin, "': node '", n.name, "' calls kernel '", n.kernel,
                   "', which the library does not define; rebuild the model");

@@ -1,4 +1,4 @@
-#include "graph_plan.h"
+#include "tessera/runtime/graph_plan.h"
 
 #include <map>
 #include <set>
@@ -8,7 +8,7 @@
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 
-namespace tessera::runtime::detail {
+namespace tessera::runtime {
 namespace {
 
 using json = nlohmann::json;
@@ -193,4 +193,4 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
   return plan;
 }
 
-}  // namespace tessera::runtime::detail
+}  // namespace tessera::runtime

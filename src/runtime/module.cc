@@ -39,9 +39,14 @@ Module::Module(std::shared_ptr<SymbolSource> source, std::string origin,
   impl_->source = std::move(source);
   impl_->origin = std::move(origin);
   impl_->keep_alive = std::move(keep_alive);
-  // Connect the library's parallel loops to this runtime's thread pool.
+  // Connect the library's parallel loops to this runtime's thread pool. Threads that load the
+  // same library (dlopen shares one copy) share this global while others run its kernels, which
+  // read it: only the first Module stores (release), later ones only see it set (acquire), so
+  // no store ever races with a running kernel's read.
   if (void* slot = Lookup(kParallelLaunchSymbol)) {
-    *static_cast<TesseraParallelLaunchFn*>(slot) = &TesseraParallelLaunch;
+    auto* launch = static_cast<TesseraParallelLaunchFn*>(slot);
+    if (__atomic_load_n(launch, __ATOMIC_ACQUIRE) != &TesseraParallelLaunch)
+      __atomic_store_n(launch, &TesseraParallelLaunch, __ATOMIC_RELEASE);
   }
 }
 
@@ -79,7 +84,15 @@ Module Module::LoadFromFile(const std::string& path) {
                 "): it was built by a Tessera older than this runtime (", TESSERA_VERSION,
                 "); recompile the model with this version");
   CheckRunsHere(ParseArtifactInfo(record, path), path);
-  return Module(std::move(lib), path);
+  // Was the library's data changed after compilation? (Before any kernel runs: the Module
+  // constructor below runs none.)
+  const auto* hash = static_cast<const uint64_t*>(lib->Lookup(kContentHashSymbol));
+  TESSERA_CHECK(hash != nullptr, "model library '", path, "' has no content hash (", kContentHashSymbol,
+                "): the library is corrupt or was not written by tessera compile ", TESSERA_VERSION,
+                "; compile it again");
+  Module module(std::move(lib), path);
+  CheckContentHash(*hash, module.GraphJson(), module.ParamsBlob(), path);
+  return module;
 }
 
 void* Module::Lookup(const std::string& name) const { return impl_->source->Lookup(name); }

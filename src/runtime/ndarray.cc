@@ -78,9 +78,14 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   TESSERA_CHECK(device.type == DeviceType::kCPU, "NDArray::Empty: device ", device.str(),
                 " is not supported: the runtime allocates on the CPU only");
   size_t nbytes = ComputeNBytes(shape, dtype);
-  size_t alloc = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
-  if (alloc == 0) alloc = kAllocAlignment;  // a valid, aligned pointer even when empty
-  void* base = std::aligned_alloc(kAllocAlignment, alloc);
+  // No allocator can satisfy more than PTRDIFF_MAX bytes; the bound also keeps the rounding
+  // below from wrapping to a tiny buffer (e.g. 2^64 - 1 bytes of uint8 rounded up to 0).
+  void* base = nullptr;
+  if (nbytes <= static_cast<size_t>(PTRDIFF_MAX)) {
+    size_t alloc = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
+    if (alloc == 0) alloc = kAllocAlignment;  // a valid, aligned pointer even when empty
+    base = std::aligned_alloc(kAllocAlignment, alloc);
+  }
   if (!base) {
     TESSERA_THROW(UserError, "cannot allocate ", nbytes, " bytes (", static_cast<double>(nbytes) / (1 << 20),
                   " MiB) for a tensor of shape ", ShapeToString(shape), " and dtype ", dtype.str(),

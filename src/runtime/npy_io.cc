@@ -1,10 +1,11 @@
 #include "tessera/runtime/npy_io.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "tessera/support/error.h"
+#include "tessera/support/file_read.h"
 
 namespace tessera::runtime {
 namespace {
@@ -12,6 +13,9 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 constexpr size_t kHeaderAlign = 64;
+// numpy.load refuses headers over 10000 bytes by default (max_header_size); a version 2.0 / 3.0
+// header may announce up to 4 GiB, so the length is bounded before it is read.
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 
 // numpy descr type char and size -> DataType.
 DataType DescrToDataType(const std::string& descr, const std::string& what) {
@@ -154,58 +158,105 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-std::string ReadFile(const std::string& path, const char* kind) {
-  std::ifstream f(path, std::ios::binary);
-  TESSERA_CHECK(f.good(), "cannot open ", kind, " file '", path, "': check that it exists and is readable");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  TESSERA_CHECK(!f.bad(), "error while reading ", kind, " file '", path, "'");
-  return ss.str();
+// The parsed preamble of a .npy file: everything before the elements.
+struct NpyHeader {
+  DataType dtype;
+  std::vector<int64_t> shape;
+  size_t data_start = 0;  // offset of the first element
+  size_t nbytes = 0;      // the elements' bytes, product(shape) * dtype bytes
+};
+
+// The length of the preamble (magic, version, header length, header) from the first
+// min(size, 12) bytes: data_start. Checks the magic and the version.
+size_t PreambleBytes(const unsigned char* p, size_t size, const std::string& what) {
+  TESSERA_CHECK(size >= kMagicLen + 4 && std::memcmp(p, kMagic, kMagicLen) == 0, what,
+                ": not a .npy file (it does not start with \"\\x93NUMPY\")");
+  const int major = p[6];
+  if (major == 1) return 10 + (p[8] | (p[9] << 8));
+  if (major == 2 || major == 3) {
+    TESSERA_CHECK(size >= 12, what, ": truncated .npy header");
+    const size_t header_len = static_cast<size_t>(p[8]) | (static_cast<size_t>(p[9]) << 8) |
+                              (static_cast<size_t>(p[10]) << 16) | (static_cast<size_t>(p[11]) << 24);
+    TESSERA_CHECK(header_len <= kMaxHeaderBytes, what, ": the .npy header announces ", header_len,
+                  " bytes; numpy writes a few hundred (at most ", kMaxHeaderBytes,
+                  " are read): the file is corrupt or not written by numpy");
+    return 12 + header_len;
+  }
+  TESSERA_THROW(UserError, what, ": .npy format version ", major, ".", int(p[7]),
+                " is not supported (versions 1.0, 2.0 and 3.0 are)");
+}
+
+// Parses the preamble; `size` bytes at p hold at least PreambleBytes of them.
+NpyHeader ParseHeader(const unsigned char* p, size_t size, const std::string& what) {
+  NpyHeader h;
+  h.data_start = PreambleBytes(p, size, what);
+  const size_t header_start = p[6] == 1 ? 10 : 12;
+  TESSERA_CHECK(h.data_start <= size, what, ": truncated .npy header (", h.data_start - header_start,
+                " bytes announced, ", size - header_start, " present)");
+  std::string header(reinterpret_cast<const char*>(p + header_start), h.data_start - header_start);
+  std::string descr;
+  bool fortran = false;
+  HeaderParser(header, what).Parse(&descr, &fortran, &h.shape);
+  h.dtype = DescrToDataType(descr, what);
+  TESSERA_CHECK(!fortran || h.shape.size() <= 1, what,
+                ": the array is in Fortran (column-major) order; save a C-ordered copy: "
+                "np.save(path, np.ascontiguousarray(a))");
+  size_t elements = 1;
+  bool overflow = false;
+  for (int64_t d : h.shape) overflow = overflow || __builtin_mul_overflow(elements, static_cast<size_t>(d), &elements);
+  overflow = overflow || __builtin_mul_overflow(elements, static_cast<size_t>(h.dtype.bytes()), &h.nbytes);
+  TESSERA_CHECK(!overflow, what, ": the .npy shape ", ShapeToString(h.shape), " of ", h.dtype.str(),
+                " is too large (its byte size overflows): the file is corrupt");
+  return h;
+}
+
+// The payload must be there before anything is allocated for it.
+void CheckPayload(const NpyHeader& h, uint64_t file_size, const std::string& what) {
+  TESSERA_CHECK(file_size - h.data_start >= h.nbytes, what, ": truncated .npy payload: ", h.dtype.str(), " ",
+                ShapeToString(h.shape), " needs ", h.nbytes, " bytes, the file has ", file_size - h.data_start);
 }
 
 }  // namespace
 
-NDArray ParseNpy(const void* data, size_t size, const std::string& what) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  TESSERA_CHECK(size >= kMagicLen + 4 && std::memcmp(p, kMagic, kMagicLen) == 0, what,
-                ": not a .npy file (it does not start with \"\\x93NUMPY\")");
-  int major = p[6];
-  size_t header_len = 0, header_start = 0;
-  if (major == 1) {
-    header_len = p[8] | (p[9] << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    TESSERA_CHECK(size >= 12, what, ": truncated .npy header");
-    header_len = static_cast<size_t>(p[8]) | (static_cast<size_t>(p[9]) << 8) |
-                 (static_cast<size_t>(p[10]) << 16) | (static_cast<size_t>(p[11]) << 24);
-    header_start = 12;
-  } else {
-    TESSERA_THROW(UserError, what, ": .npy format version ", major, ".", int(p[7]),
-                  " is not supported (versions 1.0, 2.0 and 3.0 are)");
-  }
-  TESSERA_CHECK(header_len <= size - header_start, what, ": truncated .npy header (", header_len,
-                " bytes announced, ", size - header_start, " present)");
-  std::string header(reinterpret_cast<const char*>(p + header_start), header_len);
-  std::string descr;
-  bool fortran = false;
-  std::vector<int64_t> shape;
-  HeaderParser(header, what).Parse(&descr, &fortran, &shape);
-  DataType dtype = DescrToDataType(descr, what);
-  NDArray array = NDArray::Empty(shape, dtype);
-  TESSERA_CHECK(!fortran || array.ndim() <= 1, what,
-                ": the array is in Fortran (column-major) order; save a C-ordered copy: "
-                "np.save(path, np.ascontiguousarray(a))");
-  size_t data_start = header_start + header_len;
-  size_t nbytes = array.NBytes();
-  TESSERA_CHECK(size - data_start >= nbytes, what, ": truncated .npy payload: ", dtype.str(), " ",
-                ShapeToString(shape), " needs ", nbytes, " bytes, the file has ", size - data_start);
-  array.CopyFromBytes(p + data_start, nbytes);
+NDArray ReadNpy(const std::function<void(void* out, size_t n)>& read, uint64_t size, const std::string& what) {
+  // The first bytes say how long the preamble is; then the preamble; then exactly the payload,
+  // allocated only once `size` is known to hold it.
+  unsigned char start[12] = {};
+  const size_t start_bytes = static_cast<size_t>(std::min<uint64_t>(size, sizeof(start)));
+  read(start, start_bytes);
+  const size_t preamble = PreambleBytes(start, start_bytes, what);
+  TESSERA_CHECK(preamble <= size, what, ": truncated .npy header (", preamble, " bytes announced, ", size,
+                " present)");
+  const size_t have = std::min(start_bytes, preamble);
+  std::string bytes(preamble, '\0');
+  std::memcpy(bytes.data(), start, have);
+  if (preamble > have) read(bytes.data() + have, preamble - have);
+  const NpyHeader h = ParseHeader(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), what);
+  CheckPayload(h, size, what);
+  NDArray array = NDArray::Empty(h.shape, h.dtype);
+  auto* dst = static_cast<unsigned char*>(array.raw_data());
+  const size_t early = std::min(start_bytes - have, h.nbytes);  // payload bytes among the first ones
+  std::memcpy(dst, start + have, early);
+  if (h.nbytes > early) read(dst + early, h.nbytes - early);
   return array;
 }
 
+NDArray ParseNpy(const void* data, size_t size, const std::string& what) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  size_t pos = 0;
+  return ReadNpy([&](void* out, size_t n) {
+    std::memcpy(out, p + pos, n);  // ReadNpy never reads past `size`
+    pos += n;
+  }, size, what);
+}
+
 NDArray LoadNpy(const std::string& path) {
-  std::string bytes = ReadFile(path, ".npy");
-  return ParseNpy(bytes.data(), bytes.size(), "'" + path + "'");
+  RegularFile file(path, ".npy file");
+  uint64_t pos = 0;
+  return ReadNpy([&](void* out, size_t n) {
+    file.ReadAt(pos, out, n);
+    pos += n;
+  }, file.size(), "'" + path + "'");
 }
 
 std::string SerializeNpy(const NDArray& array) {

@@ -76,10 +76,13 @@ class Pool {
 
   int32_t Launch(TesseraParallelTaskFn task, void* closure, int32_t n) {
     if (n <= 0) n = num_threads() > 1 ? num_threads() * kSharesPerThread : 1;
-    int helpers = std::min<int>(n, num_threads()) - 1;
-    if (helpers <= 0 || t_in_parallel || t_serial_launches) return RunSerial(task, closure, n);
+    if (n <= 1 || num_threads() <= 1 || t_in_parallel || t_serial_launches) return RunSerial(task, closure, n);
     std::unique_lock<std::mutex> lock(launch_mu_, std::try_to_lock);
     if (!lock.owns_lock()) return RunSerial(task, closure, n);  // another thread holds the pool
+    // Counted under the lock: a SetNumThreads on another thread may have replaced the workers
+    // (and their slots) since num_threads() was read above.
+    const int helpers = std::min<int>(n, num_threads()) - 1;
+    if (helpers <= 0) return RunSerial(task, closure, n);
 
     uint32_t epoch = ++job_epoch_;
     if (epoch == 0) epoch = ++job_epoch_;  // 0 is every slot's initial value

@@ -44,6 +44,10 @@ TEST(NDArray, InvalidShapesThrowUserError) {
   EXPECT_THROW_WITH(NDArray::Empty({int64_t{1} << 40, int64_t{1} << 40}, DataType::Float(32)), UserError,
                     "overflow");
   EXPECT_THROW(NDArray::Empty({2}, DataType::Void()), UserError);
+  // 2^64 - 1 bytes of uint8 (3 * 5 * 17 * 257 x 641 * 65537 * 6700417): rounding the allocation
+  // up to 64 bytes used to wrap to 0, giving a 64-byte buffer for it.
+  EXPECT_THROW_WITH(NDArray::Empty({3 * 5 * 17 * 257, int64_t{641} * 65537 * 6700417}, DataType::UInt(8)),
+                    UserError, "cannot allocate", "18446744073709551615 bytes");
 }
 
 TEST(NDArray, CopyingSharesDataAndCounts) {

@@ -1,6 +1,7 @@
 #include "tessera/runtime/npy_io.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -156,6 +157,55 @@ TEST(Npy, BadFilesAreClearErrors) {
   // Types numpy has no dtype for are saved as void elements of their width (as numpy saves ml_dtypes).
   EXPECT_NE(SerializeNpy(NDArray::Empty({1}, DataType::BFloat16())).find("'descr': '<V2'"), std::string::npos);
   EXPECT_NE(SerializeNpy(NDArray::Empty({1}, DataType::Int(4))).find("'descr': '|V1'"), std::string::npos);
+}
+
+TEST(Npy, FilesAreReadOnlyAsFarAsTheirHeaderSays) {
+  TempDir dir;
+  // A FIFO, a device, a folder: refused before the first read (a FIFO would block, /dev/zero never end).
+  const std::string fifo = dir.File("fifo.npy");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW_WITH(LoadNpy(fifo), UserError, "fifo.npy", "FIFO", "not a regular file");
+  EXPECT_THROW_WITH(LoadNpy("/dev/zero"), UserError, "character device");
+  EXPECT_THROW_WITH(LoadNpy(dir.path()), UserError, "a directory");
+  // 2^40 float32 announced, 24 bytes present: refused without allocating 4 TiB.
+  const std::string huge = dir.File("huge.npy");
+  WriteFile(huge, NpyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }",
+                                std::string(24, '\0')));
+  EXPECT_THROW_WITH(LoadNpy(huge), UserError, "truncated .npy payload", "4398046511104 bytes");
+  // A version 2.0 header announcing 4 GiB of header text.
+  const std::string long_header = dir.File("long_header.npy");
+  WriteFile(long_header, std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff", 12) + "{}");
+  EXPECT_THROW_WITH(LoadNpy(long_header), UserError, "announces 4294967295 bytes");
+  // Bytes after the payload are not read (and not an error, as for numpy).
+  const std::string trailing = dir.File("trailing.npy");
+  WriteFile(trailing, SerializeNpy(NDArray::Empty({2}, DataType::Int(8))) + "extra");
+  EXPECT_EQ(LoadNpy(trailing).NumElements(), 2);
+}
+
+TEST(Npz, HostileArchivesAreRefusedBeforeAllocating) {
+  if (!NpzSupported()) GTEST_SKIP() << "built without libzip";
+  TempDir dir;
+  const std::string path = dir.File("a.npz");
+  SaveNpz(path, {{"x", NDArray::Empty({4}, DataType::Float(32))}});
+  std::string bytes = ReadFileBytes(path);
+  EXPECT_EQ(ParseNpz(bytes.data(), bytes.size(), "mem").size(), 1u);
+  // The member's uncompressed size in the central directory (offset 24 of its entry) set to 2^31 - 1:
+  // a stored member must be as large as its compressed size.
+  const size_t central = bytes.rfind("PK\x01\x02");
+  ASSERT_NE(central, std::string::npos);
+  std::string bad = bytes;
+  const char size[4] = {'\xff', '\xff', '\xff', '\x7f'};
+  std::memcpy(bad.data() + central + 24, size, 4);
+  EXPECT_THROW_WITH(ParseNpz(bad.data(), bad.size(), "mem"), UserError, "mem", "member 'x.npy'", "corrupt");
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    try {
+      ParseNpz(bytes.data(), n, "cut");
+    } catch (const UserError&) {
+    }
+  }
+  const std::string fifo = dir.File("fifo.npz");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW_WITH(LoadNpz(fifo), UserError, "FIFO");
 }
 
 TEST(Npz, RoundTrip) {

@@ -1,4 +1,4 @@
-// PrintOutput / NpyFileName / SaveNpyDir (output_files.h).
+// PrintOutput / SaveNpyDir / SaveNpzOutputs (output_files.h).
 #include "output_files.h"
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace tessera::cli {
 
 void PrintOutput(std::ostream& os, const runtime::NamedTensor& output) {
   const runtime::NDArray& a = output.value;
-  os << "output " << output.name << ": " << runtime::ShapeToString(a.shape()) << " " << a.dtype().str();
+  os << "output " << Printable(output.name) << ": " << runtime::ShapeToString(a.shape()) << " " << a.dtype().str();
   if (a.dtype() == DataType::Float(32)) {
     const float* p = a.data<float>();
     int64_t n = std::min<int64_t>(a.NumElements(), 8);
@@ -28,34 +28,49 @@ void PrintOutput(std::ostream& os, const runtime::NamedTensor& output) {
   os << "\n";
 }
 
-std::string NpyFileName(const std::string& output_name) {
-  std::string s;
-  for (char c : output_name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
-    s += ok ? c : '_';
-  }
-  if (!s.empty() && s.front() == '.') s.front() = '_';
-  return (s.empty() ? "output" : s) + ".npy";
+namespace {
+
+// Writes a note for every output whose name had to change.
+void NoteRenamed(std::ostream& notes, const std::vector<runtime::NamedTensor>& outputs,
+                 const std::vector<std::string>& stored, const std::string& suffix, const std::string& where) {
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (stored[i] != outputs[i].name + suffix)
+      notes << "note: output '" << Printable(outputs[i].name) << "' is written as '" << stored[i] << "' " << where
+            << " (output_names.h: its name is not a safe " << (suffix.empty() ? "archive member" : "file")
+            << " name)\n";
 }
 
-std::vector<std::string> SaveNpyDir(const std::string& dir, const std::vector<runtime::NamedTensor>& outputs) {
+std::vector<std::string> Names(const std::vector<runtime::NamedTensor>& outputs) {
+  std::vector<std::string> names;
+  for (const auto& o : outputs) names.push_back(o.name);
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> SaveNpyDir(const std::string& dir, const std::vector<runtime::NamedTensor>& outputs,
+                                    std::ostream& notes) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   TESSERA_CHECK(std::filesystem::is_directory(dir), "--output-dir '", dir, "': cannot create the folder",
                 ec ? ": " + ec.message() : std::string(), "; give a writable path");
-  std::map<std::string, std::string> owner;  // file name -> output name
-  for (const auto& o : outputs) {
-    auto [it, fresh] = owner.emplace(NpyFileName(o.name), o.name);
-    TESSERA_CHECK(fresh, "--output-dir: outputs '", it->second, "' and '", o.name, "' would both be written to ",
-                  it->first, "; write them to an .npz file with --output instead");
-  }
+  const std::vector<std::string> files = UniqueNames(Names(outputs), NpyFileName, ".npy");
+  NoteRenamed(notes, outputs, files, ".npy", "in " + dir);
   std::vector<std::string> paths;
-  for (const auto& o : outputs) {
-    paths.push_back((std::filesystem::path(dir) / NpyFileName(o.name)).string());
-    runtime::SaveNpy(paths.back(), o.value);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    paths.push_back((std::filesystem::path(dir) / files[i]).string());
+    runtime::SaveNpy(paths.back(), outputs[i].value);
   }
   return paths;
+}
+
+size_t SaveNpzOutputs(const std::string& path, const std::vector<runtime::NamedTensor>& outputs, std::ostream& notes) {
+  const std::vector<std::string> members = UniqueNames(Names(outputs), NpzMemberName, "");
+  NoteRenamed(notes, outputs, members, "", "in " + path);
+  std::map<std::string, runtime::NDArray> by_member;
+  for (size_t i = 0; i < outputs.size(); ++i) by_member[members[i]] = outputs[i].value;
+  runtime::SaveNpz(path, by_member);
+  return by_member.size();
 }
 
 }  // namespace tessera::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "output_names.h"
 #include "tessera/runtime/run_model.h"
 
 namespace tessera::cli {
@@ -12,13 +13,16 @@ namespace tessera::cli {
 /// "output NAME: [1, 10] float32 [v0, v1, ... up to 8 values]" (values for float32 only).
 void PrintOutput(std::ostream& os, const runtime::NamedTensor& output);
 
-/// The .npy file name of an output: its name with every character other than [A-Za-z0-9._-]
-/// replaced by '_' (a leading '.' too), plus ".npy"; "output.npy" for an empty name.
-std::string NpyFileName(const std::string& output_name);
+/// Writes every output as DIR/<file name>, creating DIR (and its parents) when missing; the file
+/// names follow output_names.h (NpyFileName, made unique), and a note for each output whose name
+/// changed goes to `notes`. Returns the paths written, in graph order. UserError when DIR cannot
+/// be created or written.
+std::vector<std::string> SaveNpyDir(const std::string& dir, const std::vector<runtime::NamedTensor>& outputs,
+                                    std::ostream& notes);
 
-/// Writes every output as DIR/NpyFileName(name), creating DIR (and its parents) when missing.
-/// Returns the paths written. UserError when DIR cannot be created or written, or when two
-/// outputs map to one file name.
-std::vector<std::string> SaveNpyDir(const std::string& dir, const std::vector<runtime::NamedTensor>& outputs);
+/// Writes every output to the .npz archive `path` as "<member>.npy", the members named by
+/// output_names.h (NpzMemberName, made unique), with a note on `notes` for each renamed output.
+/// Returns the number of members. UserError when the file cannot be written.
+size_t SaveNpzOutputs(const std::string& path, const std::vector<runtime::NamedTensor>& outputs, std::ostream& notes);
 
 }  // namespace tessera::cli

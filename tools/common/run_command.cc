@@ -23,9 +23,12 @@ std::pair<std::string, std::string> ParseNamedFile(const std::string& spec) {
 void AddRunOptions(CLI::App& cmd, RunOptions& o, const std::string& input_help) {
   cmd.add_option("library", o.library, "MODEL.so made by `tessera compile`")->required();
   cmd.add_option("--input,-i", o.inputs, input_help);
-  cmd.add_option("--output,-o", o.output, "write every output to this .npz, under its graph output name");
+  cmd.add_option("--output,-o", o.output,
+                 "write every output to this .npz, under its graph output name (/, \\ and control characters "
+                 "become _)");
   cmd.add_option("--output-dir", o.output_dir,
-                 "write every output to DIR/<name>.npy (characters other than A-Z a-z 0-9 . _ - become _)");
+                 "write every output to DIR/<name>.npy (characters other than A-Z a-z 0-9 . _ - become _, "
+                 "and a leading .)");
   cmd.add_option("--bench", o.bench, "time N runs after a warm-up and print `median X ms`")
       ->check(CLI::Range(0, 1000000));
   cmd.add_option("--threads", o.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
@@ -55,13 +58,11 @@ int RunCommand(const RunOptions& o, const TensorLoader& load) {
   }
   for (const auto& out : result.outputs) PrintOutput(std::cout, out);
   if (!o.output.empty()) {
-    std::map<std::string, runtime::NDArray> by_name;
-    for (const auto& out : result.outputs) by_name[out.name] = out.value;
-    runtime::SaveNpz(o.output, by_name);
-    std::cout << "wrote " << by_name.size() << " output(s) to " << o.output << "\n";
+    const size_t n = SaveNpzOutputs(o.output, result.outputs, std::cerr);
+    std::cout << "wrote " << n << " output(s) to " << o.output << "\n";
   }
   if (!o.output_dir.empty()) {
-    std::vector<std::string> paths = SaveNpyDir(o.output_dir, result.outputs);
+    std::vector<std::string> paths = SaveNpyDir(o.output_dir, result.outputs, std::cerr);
     std::cout << "wrote " << paths.size() << " output(s) to " << o.output_dir << "/\n";
   }
   if (result.median_ms >= 0) std::cout << "median " << result.median_ms << " ms\n";

@@ -1,27 +1,25 @@
-// `tessera inspect`: what an ONNX model or a compiled model library holds.
+// `tessera inspect`: what an ONNX model or a compiled model library holds (a library is read from
+// the file, never loaded: runtime/artifact_file.h).
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.h"
+#include "output_names.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/graph/functor.h"
+#include "tessera/runtime/artifact_file.h"
 #include "tessera/runtime/artifact_info.h"
-#include "tessera/runtime/module.h"
+#include "tessera/runtime/graph_plan.h"
+#include "tessera/runtime/kernel_abi.h"
 #include "tessera/runtime/param_io.h"
 #include "tessera/support/error.h"
+#include "tessera/support/version.h"
 
 namespace tessera::cli {
 namespace {
-
-std::string ShapeStr(const nlohmann::json& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i].get<int64_t>());
-  return s + "]";
-}
 
 int InspectONNX(const std::string& path) {
   frontend::ImportResult r = frontend::FromONNX(path);
@@ -52,43 +50,53 @@ int InspectONNX(const std::string& path) {
   return 0;
 }
 
+// Reads everything from the file (runtime/artifact_file.h): the library is never loaded, so
+// none of its code runs, and a library for another architecture or version is shown as well.
 int InspectLibrary(const std::string& path) {
-  runtime::Module mod = runtime::Module::LoadFromFile(path);
-  nlohmann::json g;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) runtime::CheckElfImage(path, size);  // a truncated copy: say so first
+  const runtime::ArtifactFile a = runtime::ReadArtifactFile(path);
+  const runtime::ArtifactInfo info = runtime::ParseArtifactInfo(a.target_info, path);
+  TESSERA_CHECK(a.has_content_hash, "model library '", path, "' has no content hash (", runtime::kContentHashSymbol,
+                "): it is corrupt or was built by a Tessera older than ", TESSERA_VERSION, " (it says ", info.version,
+                "); compile it again");
+  runtime::CheckContentHash(a.content_hash, a.graph_json, a.params_blob, path);
+  const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);
+  std::map<std::string, runtime::NDArray> params;
   try {
-    g = nlohmann::json::parse(mod.GraphJson());
-  } catch (const nlohmann::json::exception& e) {
-    TESSERA_THROW(UserError, path, ": the executor graph is not valid JSON (", e.what(), "); recompile the model");
+    params = runtime::LoadParams(a.params_blob.data(), a.params_blob.size());
+  } catch (const UserError& e) {
+    TESSERA_THROW(UserError, "model library '", path, "': ", e.what());
   }
-  // The loader has checked the record: it is there and well formed.
-  const runtime::ArtifactInfo info = runtime::ParseArtifactInfo(
-      static_cast<const char*>(mod.Lookup(runtime::kTargetInfoSymbol)), path);
+
   std::string features;
   for (const std::string& f : info.features) features += (features.empty() ? "" : ", ") + f;
-  std::cout << path << ": Tessera model library\ntarget: " << info.triple << " ("
-            << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera " << info.version
-            << "\ninputs:\n";
-  const auto& values = g.at("values");
-  auto describe = [&](const nlohmann::json& io) {
-    const auto& v = values.at(io.at("value").get<size_t>());
-    std::cout << "  " << io.at("name").get<std::string>() << ": " << ShapeStr(v.at("shape")) << " "
-              << v.at("dtype").get<std::string>() << "\n";
+  std::cout << path << ": Tessera model library (" << a.arch << ", read without loading it)\ntarget: " << info.triple
+            << " (" << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera "
+            << info.version << "\ninputs:\n";
+  auto describe = [&](const runtime::PlanIO& io) {
+    const runtime::PlanValue& v = plan.values[io.value];
+    std::cout << "  " << cli::Printable(io.name) << ": " << runtime::ShapeToString(v.shape) << " " << v.dtype.str()
+              << "\n";
   };
-  for (const auto& in : g.at("inputs")) describe(in);
+  for (const auto& in : plan.inputs) describe(in);
   std::cout << "outputs:\n";
-  for (const auto& out : g.at("outputs")) describe(out);
+  for (const auto& out : plan.outputs) describe(out);
   std::map<std::string, int> kernel_calls;
-  for (const auto& n : g.at("nodes")) kernel_calls[n.at("kernel").get<std::string>()]++;
+  for (const auto& n : plan.nodes) kernel_calls[n.kernel]++;
   size_t storage = 0;
-  for (const auto& s : g.at("storages")) storage += s.at("size_bytes").get<size_t>();
-  auto params = runtime::LoadParams(mod.ParamsBlob().data(), mod.ParamsBlob().size());
+  for (const auto& s : plan.storages) storage += s.size_bytes;
   size_t param_bytes = 0;
-  for (const auto& [name, a] : params) param_bytes += a.NBytes();
-  std::cout << "kernels: " << kernel_calls.size() << " distinct, " << g.at("nodes").size() << " calls per run\n"
-            << "peak activation memory: " << storage << " bytes (" << g.at("storages").size() << " storages)\n"
+  for (const auto& [name, p] : params) param_bytes += p.NBytes();
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(a.content_hash));
+  std::cout << "kernels: " << kernel_calls.size() << " distinct, " << plan.nodes.size() << " calls per run\n"
+            << "peak activation memory: " << storage << " bytes (" << plan.storages.size() << " storages)\n"
             << "parameters: " << params.size() << " tensors, " << param_bytes << " bytes\n"
+            << "content hash: " << hash << " (matches the graph and parameters)\n"
             << "kernel calls:\n";
-  for (const auto& [name, n] : kernel_calls) std::cout << "  " << name << " x" << n << "\n";
+  for (const auto& [name, n] : kernel_calls) std::cout << "  " << cli::Printable(name) << " x" << n << "\n";
   return 0;
 }
 

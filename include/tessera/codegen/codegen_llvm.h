@@ -5,8 +5,8 @@
 // assumed 64-byte aligned and not to alias each other. Parallel For loops run on the
 // runtime thread pool through the module global __tessera_parallel_launch (serially
 // while it is null). The module also defines __tessera_graph_json,
-// __tessera_params_blob (64-byte aligned) and __tessera_params_size from
-// ModuleExtras, and __tessera_target_info, the record of the Tessera version, triple and
+// __tessera_params_blob (64-byte aligned), __tessera_params_size and __tessera_content_hash
+// (their runtime::ArtifactContentHash) from ModuleExtras, and __tessera_target_info, the record of the Tessera version, triple and
 // features the loader checks (runtime/artifact_info.h). The optimisation pipeline is LLVM's
 // default O3 (PassBuilder) for the target's TargetMachine; float arithmetic uses only the
 // `contract` flag.

@@ -57,7 +57,9 @@ struct ImportResult {
 };
 
 /// Imports the model file at `path`. UserError for a missing, unreadable, truncated or corrupt
-/// file or a model without a graph; UnsupportedError for ops/attributes Tessera lacks.
+/// file, one that is not a regular file (a FIFO, a device, a folder: support/file_read.h) or is
+/// over 2 GiB (protobuf's limit), or a model without a graph; UnsupportedError for
+/// ops/attributes Tessera lacks.
 ImportResult FromONNX(const std::string& path, const ImportOptions& options = {});
 
 /// Imports a serialized ModelProto; `source` names it in error messages.

@@ -18,7 +18,8 @@ struct NamedTensor {
 /// uint2/4/8/16/32/64, bool; data from raw_data (little-endian) or the typed fields (16- and
 /// 8-bit floats as bit patterns in int32_data). 4- and 2-bit elements, packed by ONNX, are
 /// unpacked one per byte (data_type.h). Throws UserError naming the file for a
-/// missing/unreadable/corrupt file or a size mismatch, UnsupportedError for other element
+/// missing/unreadable/corrupt file, one that is not a regular file (FIFO, device, folder) or is
+/// over 2 GiB, or a size mismatch, UnsupportedError for other element
 /// types (string, complex) or external data.
 NamedTensor ReadTensorProtoFile(const std::string& path);
 

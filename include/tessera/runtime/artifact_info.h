@@ -42,6 +42,8 @@ std::string HostArch();
 /// read or is not an ELF file. The loader checks it before dlopen, whose error for a foreign
 /// library is unhelpful ("cannot open shared object file").
 std::string ElfArch(const std::string& path);
+/// The architecture of an ELF e_machine number, named as ElfArch names it.
+std::string ElfMachineArch(uint16_t machine);
 /// Checks that the 64-bit ELF file at `path` (`file_size` bytes) is whole before the loader maps
 /// it: the program and section header tables and every loadable segment's file range lie inside
 /// the file (a truncated copy would otherwise fault inside dlopen with SIGBUS). UserError naming
@@ -50,6 +52,16 @@ std::string ElfArch(const std::string& path);
 void CheckElfImage(const std::string& path, uint64_t file_size);
 /// True when this machine has `feature` (a CheckedFeatures() name); false for other names.
 bool HostHasFeature(const std::string& feature);
+
+/// The content hash an artifact records (symbol __tessera_content_hash, kernel_abi.h): the
+/// ContentHash64 (support/content_hash.h) of the graph JSON's bytes (without its NUL), then of
+/// the params blob's, chained. Codegen computes it at compile time; Module::LoadFromFile and
+/// `tessera inspect` recompute it, so data changed after compilation is detected.
+uint64_t ArtifactContentHash(std::string_view graph_json, std::string_view params_blob);
+/// UserError naming `origin` when `recorded` is not ArtifactContentHash of the two: the library
+/// was corrupted after compilation (a bad copy, a flipped bit, an edit).
+void CheckContentHash(uint64_t recorded, std::string_view graph_json, std::string_view params_blob,
+                      const std::string& origin);
 
 /// Throws UserError naming `origin` when this runtime cannot run the artifact: another Tessera
 /// version, another architecture, or features this machine lacks (the error lists them and says

@@ -39,8 +39,15 @@
 // UserError (listing the valid names / the expected vs given type); a kernel that
 // returns non-zero makes Run() throw tessera::Error naming the node and kernel.
 //
-// Threads: a GraphExecutor is not thread-safe (one Run at a time); kernels' parallel
-// loops use the process-wide thread pool (thread_pool.h).
+// Threads: a GraphExecutor is not thread-safe (one Run / SetInput / GetOutput at a time: it owns
+// the storages its kernels write). To run one model from several threads, share one Module (its
+// methods only look symbols up; copies share the loaded library) and give each thread its own
+// GraphExecutor (or call RunModel, which makes one per call): they share nothing but the library's
+// read-only code and data. Kernels' parallel loops use the process-wide thread pool
+// (thread_pool.h): one launch at a time gets its workers, a launch from another thread meanwhile
+// runs its tasks on its own thread, with the same results. Construct executors with num_threads 0
+// while others run (num_threads > 0 resizes the pool, which waits for the running launch).
+// tests/runtime/concurrency_test.cc checks this, also under ThreadSanitizer (scripts/test.sh --tsan).
 #pragma once
 
 #include <cstdint>

@@ -50,5 +50,8 @@ inline constexpr const char* kParamsSizeSymbol = "__tessera_params_size";
 /// NUL-terminated record of the Tessera version, triple and features the library was built
 /// for (artifact_info.h); the loader checks it before any kernel runs.
 inline constexpr const char* kTargetInfoSymbol = "__tessera_target_info";
+/// uint64 ArtifactContentHash of the graph JSON and the params blob (artifact_info.h), recorded
+/// at compile time; the loader recomputes it and refuses a library whose data changed.
+inline constexpr const char* kContentHashSymbol = "__tessera_content_hash";
 
 }  // namespace tessera::runtime

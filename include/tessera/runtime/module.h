@@ -12,6 +12,7 @@
 //   __tessera_params_blob       serialized parameters (param_io.h), 64-byte aligned ...
 //   __tessera_params_size       ... and their size in bytes (int64 global)
 //   __tessera_target_info       the version, triple and features it needs (artifact_info.h)
+//   __tessera_content_hash      ArtifactContentHash of the JSON and the blob (artifact_info.h)
 // The JSON and the blob are arrays (`const char __tessera_graph_json[]`): the symbol
 // is the first byte itself, not a pointer to it.
 //
@@ -42,7 +43,11 @@ class Module {
   /// machine (corrupt, wrong architecture, unresolved symbols), or defines neither
   /// __tessera_parallel_launch nor __tessera_graph_json (not a Tessera model), or when this
   /// machine cannot run it: no or another version's target record, another architecture,
-  /// missing CPU features (runtime::CheckRunsHere); no kernel has run then.
+  /// missing CPU features (runtime::CheckRunsHere), or when its graph JSON or params blob no
+  /// longer match the content hash recorded at compile time (CheckContentHash: a corrupt copy);
+  /// no kernel has run then. Cost: the hash reads the JSON and the blob once (several GB/s).
+  /// dlopen runs the library's constructors: to look at a library without loading it, read it
+  /// with ReadArtifactFile (artifact_file.h).
   static Module LoadFromFile(const std::string& path);
 
   /// A module over `source`. `origin` names it in error messages (e.g. "<jit>");

@@ -17,6 +17,11 @@
 // build): then NpzSupported() is false and LoadNpz / SaveNpz throw a UserError saying so and to
 // use .npy files instead.
 //
+// Reading a file (LoadNpy) reads only a regular file (support/file_read.h: a FIFO, a device such
+// as /dev/zero or a directory is refused before reading) and only what its header declares: the
+// preamble (a header of at most 1 MiB), then exactly the payload's bytes, once the file is known
+// to hold them; nothing is allocated for a payload the file does not have.
+//
 // Errors: UserError naming the file for a missing or unreadable file, a bad magic or
 // header, Fortran order ("save a C-ordered copy: np.ascontiguousarray(a)"), big-endian
 // data ("convert with a.astype(a.dtype.newbyteorder('<'))"), a truncated payload;
@@ -24,6 +29,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -35,6 +42,11 @@ namespace tessera::runtime {
 NDArray LoadNpy(const std::string& path);
 /// Parses .npy bytes; `what` names the source in errors (a path or a zip member).
 NDArray ParseNpy(const void* data, size_t size, const std::string& what);
+/// Reads one .npy from a stream of `size` bytes: `read(out, n)` puts the next n bytes in `out`
+/// (it is never asked for more than `size` in all; it throws UserError when it cannot read).
+/// Reads the preamble, then exactly the payload the header declares, allocated only once `size`
+/// is known to hold it. LoadNpy, ParseNpy and LoadNpz read through it.
+NDArray ReadNpy(const std::function<void(void* out, size_t n)>& read, uint64_t size, const std::string& what);
 
 /// Writes `array` as a .npy file (UserError when the file cannot be written).
 void SaveNpy(const std::string& path, const NDArray& array);
@@ -43,9 +55,18 @@ std::string SerializeNpy(const NDArray& array);
 
 /// True when this runtime was built with libzip, so LoadNpz / SaveNpz work.
 bool NpzSupported();
-/// Reads every "<name>.npy" member of a .npz archive, keyed by <name>.
+/// Reads every "<name>.npy" member of a .npz archive, keyed by <name> (a regular file only, as
+/// LoadNpy). Members must be stored or deflated (numpy writes nothing else), and each member is
+/// read as ReadNpy reads a stream: what its header declares, after checking that the member's
+/// size holds it and that its size is plausible for its compressed size (deflate expands at most
+/// 1032 times), so a corrupt or hostile archive cannot make it allocate more than ~1000 times
+/// its own size.
 std::map<std::string, NDArray> LoadNpz(const std::string& path);
+/// The same from the archive's bytes; `what` names them in errors.
+std::map<std::string, NDArray> ParseNpz(const void* data, size_t size, const std::string& what);
 /// Writes one stored "<name>.npy" member per entry (as numpy.savez does), replacing the file.
+/// UserError for a name that is empty or holds '/', '\' or a control character (a member
+/// name must not be a path: tools map output names first, tools/common/output_names.h).
 void SaveNpz(const std::string& path, const std::map<std::string, NDArray>& arrays);
 
 }  // namespace tessera::runtime

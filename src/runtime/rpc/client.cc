@@ -2,10 +2,9 @@
 #include "tessera/runtime/rpc/client.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "tessera/runtime/artifact_info.h"
+#include "tessera/support/file_read.h"
 #include "tessera/support/version.h"
 
 namespace tessera::runtime::rpc {
@@ -55,17 +54,14 @@ Message Client::Expect(MessageType expected) {
 }
 
 ModuleLoaded Client::Upload(const std::string& path) {
-  TESSERA_CHECK(std::filesystem::is_regular_file(path), "model library '", path,
+  TESSERA_CHECK(std::filesystem::exists(path), "model library '", path,
                 "' does not exist: check the path, or build the model first (tessera compile)");
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << f.rdbuf();
-  TESSERA_CHECK(f.good() || f.eof(), "cannot read the model library '", path, "'");
-  UploadModule up{std::filesystem::path(path).filename().string(), bytes.str()};
-  TESSERA_CHECK(!up.bytes.empty(), "model library '", path, "' is empty: rebuild it (tessera compile)");
-  TESSERA_CHECK(up.bytes.size() <= server_.limits.max_module_bytes, "model library '", path, "' is ",
-                up.bytes.size(), " bytes, over the RPC server's limit of ", server_.limits.max_module_bytes,
+  RegularFile file(path, "model library");  // not a FIFO, device or folder
+  TESSERA_CHECK(file.size() > 0, "model library '", path, "' is empty: rebuild it (tessera compile)");
+  TESSERA_CHECK(file.size() <= server_.limits.max_module_bytes, "model library '", path, "' is ", file.size(),
+                " bytes, over the RPC server's limit of ", server_.limits.max_module_bytes,
                 " bytes: restart the server with a larger --max-module-mb");
+  UploadModule up{std::filesystem::path(path).filename().string(), file.ReadAll()};
   SendMessage(socket_, MessageType::kUploadModule, Encode(up));
   return DecodeModuleLoaded(Expect(MessageType::kModuleLoaded).payload);
 }

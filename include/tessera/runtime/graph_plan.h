@@ -1,4 +1,6 @@
-// Internal: the parsed and validated graph JSON (graph_executor.h documents the format).
+// The parsed and validated executor graph JSON (graph_executor.h documents the format): what
+// GraphExecutor builds itself from, and what `tessera inspect` shows of a library (read from the
+// file, without loading it: artifact_file.h).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +10,7 @@
 
 #include "tessera/runtime/data_type.h"
 
-namespace tessera::runtime::detail {
+namespace tessera::runtime {
 
 struct PlanStorage {
   size_t size_bytes = 0;
@@ -43,9 +45,9 @@ struct GraphPlan {
   std::vector<PlanNode> nodes;
 };
 
-/// Parses and checks the structure of the graph JSON (ids, names, kinds, sizes).
-/// Parameters are checked against the blob later, by the executor. `origin` names
-/// the module in errors. Throws UserError.
+/// Parses and checks the structure of the graph JSON (ids, names, kinds, sizes; every index in
+/// the result is in range). Parameters are checked against the blob later, by the executor.
+/// `origin` names the module in errors. Throws UserError, never anything else, whatever the text.
 GraphPlan ParseGraphPlan(std::string_view json, const std::string& origin);
 
-}  // namespace tessera::runtime::detail
+}  // namespace tessera::runtime
