@@ -5,7 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
-  llvm-19-dev libclang-rt-19-dev
+  llvm-19-dev libclang-rt-19-dev clang-19
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
@@ -13,6 +13,7 @@ APT_PACKAGES=(
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
   qemu-user g++-aarch64-linux-gnu
 )
+# clang-19 (with libclang-rt-19-dev's libFuzzer and sanitizer runtimes): the fuzz targets (scripts/fuzz.sh).
 # qemu-user, g++-aarch64-linux-gnu: cross-compiled AArch64 artifacts (linked with aarch64-linux-gnu-gcc)
 # and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
 # torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base with bench/export_models.

@@ -12,6 +12,11 @@ std::map<std::string, NDArray> LoadNpz(const std::string& path) {
                 "': this runtime was built without .npz support (no libzip); give each tensor as a .npy file");
 }
 
+std::map<std::string, NDArray> ParseNpz(const void* data, size_t size, const std::string& what) {
+  TESSERA_THROW(UserError, "cannot read ", what,
+                ": this runtime was built without .npz support (no libzip); give each tensor as a .npy file");
+}
+
 void SaveNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
   TESSERA_THROW(UserError, "cannot write '", path,
                 "': this runtime was built without .npz support (no libzip); write each output as a .npy file "

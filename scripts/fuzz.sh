@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/) with clang-19, AddressSanitizer and UBSan in build-fuzz/
+# and runs each for SECONDS (default 60), one after the other.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx_import tensor_proto npy npz artifact
+#                                              graph_executor rpc_messages (default: all)
+# Each run starts from the seeds in tests/fuzz/corpus/<target>/ plus what earlier runs found
+# (build-fuzz/fuzz-corpus/<target>/, where new inputs go). A crash, leak, timeout (> 10 s for one
+# input) or out-of-memory (> 4 GiB) leaves its input in build-fuzz/fuzz-findings/<target>/ and makes
+# the script exit 1 after the other targets ran; replay one with build-fuzz/tests/fuzz/fuzz_<target>
+# FILE. Fix it at its root and add the input to tests/fuzz/corpus/<target>/ (ctest -R fuzz replays it).
+# Not in CI (.ci/run): minutes per target. Builds and runs hold /tmp/tessera-build.lock (2 cores).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+shift || true
+all=(onnx_import tensor_proto npy npz artifact graph_executor rpc_messages)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
+build=$root/build-fuzz
+lock=/tmp/tessera-build.lock
+
+bash "$root/scripts/setup.sh"
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang-19 CXX=clang++-19 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTESSERA_FUZZ=ON >/dev/null
+fi
+flock "$lock" cmake --build "$build" -j"${TESSERA_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
+
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}"
+failed=()
+for t in "${targets[@]}"; do
+  corpus=$build/fuzz-corpus/$t findings=$build/fuzz-findings/$t
+  mkdir -p "$corpus" "$findings"
+  echo "== fuzz_$t: $seconds s"
+  if ! flock "$lock" "$build/tests/fuzz/fuzz_$t" "$corpus" "$root/tests/fuzz/corpus/$t" \
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+      -artifact_prefix="$findings/" 2>"$build/fuzz-$t.log"; then
+    failed+=("$t")
+    tail -n 40 "$build/fuzz-$t.log"
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: [0-9]+" "$build/fuzz-$t.log" | tail -n 3 || true
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: findings in ${failed[*]} (inputs in $build/fuzz-findings/)"
+  exit 1
+fi
+echo "fuzz: no finding in ${targets[*]}"
