@@ -26,7 +26,46 @@ std::string ErrorOf(const std::function<void()>& f) {
 
 TEST(Errors, MissingFile) {
   std::string m = ErrorOf([] { FromONNX("/nonexistent/dir/model.onnx"); });
-  EXPECT_NE(m.find("/nonexistent/dir/model.onnx: cannot open the ONNX model file"), std::string::npos) << m;
+  EXPECT_NE(m.find("cannot open ONNX model file '/nonexistent/dir/model.onnx': No such file"), std::string::npos) << m;
+}
+
+TEST(Errors, ModelThatIsNotARegularFile) {
+  // A FIFO would block the reader until a writer came; /dev/zero would never end.
+  std::string m = ErrorOf([] { FromONNX("/dev/zero"); });
+  EXPECT_NE(m.find("ONNX model file '/dev/zero' is a character device, not a regular file"), std::string::npos) << m;
+  m = ErrorOf([] { FromONNX(std::filesystem::temp_directory_path().string()); });
+  EXPECT_NE(m.find("is a directory"), std::string::npos) << m;
+}
+
+TEST(Errors, AbsentRequiredInputsAreNamedNotReadOutOfBounds) {
+  // Found by the onnx_import fuzz target (tests/fuzz/corpus/onnx_import/crash-reshape-without-shape-input.onnx):
+  // a Reshape with one input, an If with none, read their missing input's name out of bounds.
+  testing::ModelBuilder b(13);
+  b.Input("x", {2, 3});
+  b.Node("Reshape", {"x"}, {"y"}, "reshape_1");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'reshape_1' (op Reshape"), std::string::npos) << m;
+  EXPECT_NE(m.find("Reshape's shape (input 1) is required but absent"), std::string::npos) << m;
+  testing::ModelBuilder c(13);
+  c.Input("x", {2});
+  c.Node("If", {}, {"y"}, "if_0");
+  c.Output("y", {});
+  m = ErrorOf([&] { c.Import(); });
+  EXPECT_NE(m.find("node 'if_0' (op If"), std::string::npos) << m;
+  EXPECT_NE(m.find("the condition (input 0) is required but absent"), std::string::npos) << m;
+}
+
+TEST(Errors, ReshapeElementCountOverflowIsAUserError) {
+  // Found by the onnx_import fuzz target: 381 * 144115188075855871 elements (signed overflow).
+  testing::ModelBuilder b(13);
+  b.Input("x", {2, 3});
+  b.InitInts("shape", {381, 144115188075855871, -1});
+  b.Node("Reshape", {"x", "shape"}, {"y"}, "reshape_2");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'reshape_2'"), std::string::npos) << m;
+  EXPECT_NE(m.find("overflows int64"), std::string::npos) << m;
 }
 
 TEST(Errors, TruncatedModel) {

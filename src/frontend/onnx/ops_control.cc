@@ -37,6 +37,7 @@ Value Typed(NodeContext& ctx, Expr e) {
 
 void ConvertIf(NodeContext& ctx) {
   runtime::NDArray cond = ctx.InputConst(0);
+  if (!ctx.HasInput(0)) ctx.Fail("the condition (input 0) is required but absent");
   if (!cond.defined()) {
     ctx.Unsupported("an If whose condition (input '" + ctx.node().input(0) +
                     "') is computed at run time is not supported: Tessera imports an If whose condition is known at "
