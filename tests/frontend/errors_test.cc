@@ -56,6 +56,33 @@ TEST(Errors, AbsentRequiredInputsAreNamedNotReadOutOfBounds) {
   EXPECT_NE(m.find("the condition (input 0) is required but absent"), std::string::npos) << m;
 }
 
+TEST(Errors, InputShapesThatOverflowOrAreNegativeAreRefused) {
+  testing::ModelBuilder b(13);
+  b.Input("x", {int64_t{1} << 40, int64_t{1} << 40});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("the byte size of graph input 'x' overflows int64"), std::string::npos) << m;
+  testing::ModelBuilder c(13);
+  c.Input("x", {2, -3});
+  c.Node("Relu", {"x"}, {"y"});
+  c.Output("y", {});
+  m = ErrorOf([&] { c.Import(); });
+  EXPECT_NE(m.find("graph input 'x' declares the negative extent -3"), std::string::npos) << m;
+}
+
+TEST(Errors, ARankTooSmallForTheOperatorIsNamed) {
+  // Found by the onnx_import fuzz target: QLinearConv / ConvInteger read dim 0 of a scalar weight.
+  testing::ModelBuilder b(13);
+  b.Input("x", {1, 1, 4, 4}, onnx::TensorProto::UINT8);
+  b.Input("w", {}, onnx::TensorProto::UINT8);
+  b.Node("ConvInteger", {"x", "w"}, {"y"}, "convint");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'convint'"), std::string::npos) << m;
+  EXPECT_NE(m.find("w (input 'w') must have at least 1 dimensions; it has shape []"), std::string::npos) << m;
+}
+
 TEST(Errors, ReshapeElementCountOverflowIsAUserError) {
   // Found by the onnx_import fuzz target: 381 * 144115188075855871 elements (signed overflow).
   testing::ModelBuilder b(13);
