@@ -9,6 +9,7 @@
 #include "onnx/context.h"
 #include "onnx/tensor_convert.h"
 #include "tessera/graph/infer_type.h"
+#include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
 #include "tessera/support/file_read.h"
 
@@ -40,6 +41,16 @@ void CheckVersions(const onnx::ModelProto& model, int64_t opset, const std::stri
                   " (convert it with onnx.version_converter.convert_version(model, ", kMaxOpset, "))");
 }
 
+// A graph input's byte size must fit int64, so that every product of its extents the converters
+// and relations form fits too.
+void CheckInputExtents(const graph::Shape& shape, DataType dtype, const std::string& source, const std::string& name) {
+  int64_t bytes = dtype.bytes();
+  for (const graph::Dim& d : shape) {
+    if (!d.is_static()) continue;
+    bytes = CheckedMul(bytes, d.value(), source + ": the byte size of graph input '" + name + "'");
+  }
+}
+
 // The declared type of a graph input/output with symbolic dims bound (inputs) or looked up in
 // `bound` (outputs). Returns null when the model declares no tensor type.
 graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& source, const ImportOptions& opts,
@@ -67,8 +78,10 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
                       " but the model declares ", tt.shape().dim(i).dim_value());
       }
       if (tt.has_shape() && tt.shape().dim(i).has_dim_param()) bound[tt.shape().dim(i).dim_param()] = g[i];
+      if (g[i] < 0) TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' the negative extent ", g[i]);
       shape.emplace_back(g[i]);
     }
+    CheckInputExtents(shape, dtype, source, vi.name());
     return graph::TensorTypeNode::make(shape, dtype);
   }
   if (!tt.has_shape()) {
@@ -81,6 +94,10 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
     if (d.has_dim_value()) {
+      // A negative extent would read as a symbolic dim (graph::Dim).
+      if (d.dim_value() < 0)
+        TESSERA_THROW(UserError, source, ": graph ", is_input ? "input" : "output", " '", vi.name(),
+                      "' declares the negative extent ", d.dim_value(), " (dim ", i, "); fix the model");
       shape.emplace_back(d.dim_value());
       continue;
     }
@@ -90,6 +107,7 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
     auto it = bound.find(name);
     shape.push_back(it != bound.end() ? graph::Dim(it->second) : graph::Dim::Symbolic(name));
   }
+  if (is_input) CheckInputExtents(shape, dtype, source, vi.name());
   return graph::TensorTypeNode::make(shape, dtype);
 }
 

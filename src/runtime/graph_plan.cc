@@ -60,7 +60,7 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large
     ctx.Fail("the text", std::string("not valid JSON (") + e.what() + ")");
   }
   if (!root.is_object()) ctx.Fail("the root", "expected a JSON object");

@@ -118,10 +118,16 @@ std::map<std::string, NDArray> LoadParams(const void* data, size_t size) {
     r.SkipPadding();
     TESSERA_CHECK(nbytes <= r.left(), "corrupt params blob: truncated payload of tensor '", name,
                   "' (", nbytes, " bytes, ", r.left(), " left)");
-    NDArray array = NDArray::Empty(shape, dtype);  // validates the shape (overflow)
-    TESSERA_CHECK(array.NBytes() == nbytes, "corrupt params blob: tensor '", name, "' (", dtype.str(),
-                  " ", ShapeToString(shape), ") should have ", array.NBytes(), " bytes, the blob says ",
-                  nbytes);
+    // The shape's size must match nbytes (which the blob holds) before anything is allocated:
+    // a corrupt shape must not ask for terabytes.
+    uint64_t shape_bytes = static_cast<uint64_t>(dtype.bytes());
+    bool overflow = false;
+    for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(shape_bytes, static_cast<uint64_t>(d), &shape_bytes);
+    TESSERA_CHECK(!overflow && shape_bytes == nbytes, "corrupt params blob: tensor '", name, "' (", dtype.str(), " ",
+                  ShapeToString(shape), ") should have ",
+                  overflow ? std::string("more bytes than 2^64") : std::to_string(shape_bytes),
+                  " bytes, the blob says ", nbytes);
+    NDArray array = NDArray::Empty(shape, dtype);
     array.CopyFromBytes(r.Take(nbytes, "payload"), nbytes);
     TESSERA_CHECK(params.emplace(name, std::move(array)).second,
                   "corrupt params blob: tensor name '", name, "' appears twice");

@@ -30,6 +30,72 @@ TEST(Errors, MissingFile) {
   EXPECT_NE(m.find("check the path"), std::string::npos) << m;
 }
 
+TEST(Errors, ModelThatIsNotARegularFile) {
+  // A FIFO would block the reader until a writer came; /dev/zero would never end.
+  std::string m = ErrorOf([] { FromONNX("/dev/zero"); });
+  EXPECT_NE(m.find("ONNX model file '/dev/zero' is a character device, not a regular file"), std::string::npos) << m;
+  m = ErrorOf([] { FromONNX(std::filesystem::temp_directory_path().string()); });
+  EXPECT_NE(m.find("is a directory"), std::string::npos) << m;
+}
+
+TEST(Errors, AbsentRequiredInputsAreNamedNotReadOutOfBounds) {
+  // Found by the onnx_import fuzz target (tests/fuzz/corpus/onnx_import/crash-reshape-without-shape-input.onnx):
+  // a Reshape with one input, an If with none, read their missing input's name out of bounds.
+  testing::ModelBuilder b(13);
+  b.Input("x", {2, 3});
+  b.Node("Reshape", {"x"}, {"y"}, "reshape_1");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'reshape_1' (op Reshape"), std::string::npos) << m;
+  EXPECT_NE(m.find("Reshape's shape (input 1) is required but absent"), std::string::npos) << m;
+  testing::ModelBuilder c(13);
+  c.Input("x", {2});
+  c.Node("If", {}, {"y"}, "if_0");
+  c.Output("y", {});
+  m = ErrorOf([&] { c.Import(); });
+  EXPECT_NE(m.find("node 'if_0' (op If"), std::string::npos) << m;
+  EXPECT_NE(m.find("the condition (input 0) is required but absent"), std::string::npos) << m;
+}
+
+TEST(Errors, InputShapesThatOverflowOrAreNegativeAreRefused) {
+  testing::ModelBuilder b(13);
+  b.Input("x", {int64_t{1} << 40, int64_t{1} << 40});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("the byte size of graph input 'x' overflows int64"), std::string::npos) << m;
+  testing::ModelBuilder c(13);
+  c.Input("x", {2, -3});
+  c.Node("Relu", {"x"}, {"y"});
+  c.Output("y", {});
+  m = ErrorOf([&] { c.Import(); });
+  EXPECT_NE(m.find("graph input 'x' declares the negative extent -3"), std::string::npos) << m;
+}
+
+TEST(Errors, ARankTooSmallForTheOperatorIsNamed) {
+  // Found by the onnx_import fuzz target: QLinearConv / ConvInteger read dim 0 of a scalar weight.
+  testing::ModelBuilder b(13);
+  b.Input("x", {1, 1, 4, 4}, onnx::TensorProto::UINT8);
+  b.Input("w", {}, onnx::TensorProto::UINT8);
+  b.Node("ConvInteger", {"x", "w"}, {"y"}, "convint");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'convint'"), std::string::npos) << m;
+  EXPECT_NE(m.find("w (input 'w') must have at least 1 dimensions; it has shape []"), std::string::npos) << m;
+}
+
+TEST(Errors, ReshapeElementCountOverflowIsAUserError) {
+  // Found by the onnx_import fuzz target: 381 * 144115188075855871 elements (signed overflow).
+  testing::ModelBuilder b(13);
+  b.Input("x", {2, 3});
+  b.InitInts("shape", {381, 144115188075855871, -1});
+  b.Node("Reshape", {"x", "shape"}, {"y"}, "reshape_2");
+  b.Output("y", {});
+  std::string m = ErrorOf([&] { b.Import(); });
+  EXPECT_NE(m.find("node 'reshape_2'"), std::string::npos) << m;
+  EXPECT_NE(m.find("overflows int64"), std::string::npos) << m;
+}
+
 TEST(Errors, TruncatedModel) {
   std::string src = std::string(TESSERA_SHARED_DIR) + "/models/mnist-8/model.onnx";
   if (!std::filesystem::exists(src)) GTEST_SKIP();

@@ -189,6 +189,9 @@ TEST(GraphExecutor, FailingKernelNamesNode) {
 
 TEST(GraphExecutor, ValidatesGraphJson) {
   EXPECT_BAD_GRAPH("{not json", "<test>", "not valid JSON");
+  // A number too large for a double: nlohmann throws out_of_range, not parse_error (found by the
+  // graph_executor fuzz target; was an uncaught exception, exit 3).
+  EXPECT_BAD_GRAPH("11e777777", "<test>", "not valid JSON");
   EXPECT_BAD_GRAPH(R"({"format": "onnx", "version": 1})", "tessera-graph");
   EXPECT_BAD_GRAPH(R"({"format": "tessera-graph", "version": 2})", "version 2");
   EXPECT_BAD_GRAPH(R"({"format": "tessera-graph", "version": 1, "values": []})", "storages");

@@ -110,6 +110,13 @@ TEST(ParamIO, CorruptionsAreUserErrors) {
   EXPECT_THROW_WITH(load(corrupt(ndim_at, &big_ndim, 4)), UserError, "ndim");
   int64_t neg = -2;
   EXPECT_THROW_WITH(load(corrupt(ndim_at + 4, &neg, 8)), UserError, "negative");
+  // A shape of 2^40 x 3 floats with the blob's 24 bytes: refused before allocating 12 TiB (found by
+  // the artifact fuzz target, tests/fuzz/corpus/artifact/oom-params-shape-larger-than-nbytes).
+  int64_t huge_extent = int64_t{1} << 40;
+  EXPECT_THROW_WITH(load(corrupt(ndim_at + 4, &huge_extent, 8)), UserError, "conv1.weight",
+                    "should have 13194139533312 bytes, the blob says 24");
+  int64_t overflowing = int64_t{1} << 62;
+  EXPECT_THROW_WITH(load(corrupt(ndim_at + 4, &overflowing, 8)), UserError, "more bytes than 2^64");
 }
 
 TEST(ParamIO, DuplicateNamesAreUserError) {

@@ -72,9 +72,19 @@ std::vector<int64_t> NodeContext::InputShape(int i) {
   return *s;
 }
 
+int64_t NodeContext::InputDim(int i, int axis, const std::string& what) {
+  const std::vector<int64_t> shape = InputShape(i);
+  if (axis < 0 || static_cast<size_t>(axis) >= shape.size())
+    Fail(what + " (input '" + node_.input(i) + "') must have at least " + std::to_string(axis + 1) +
+         " dimensions; it has shape " + runtime::ShapeToString(shape));
+  return shape[axis];
+}
+
 runtime::NDArray NodeContext::InputConst(int i) { return HasInput(i) ? InputValue(i).constant : runtime::NDArray(); }
 
 void NodeContext::RefuseRunTimeOperand(int i, const std::string& what) const {
+  // InputConst gives no constant for an absent input either (the node has fewer inputs).
+  if (!HasInput(i)) Fail(what + " (input " + std::to_string(i) + ") is required but absent");
   Unsupported(what + " (input '" + node_.input(i) +
               "') is computed at run time; Tessera needs it to be a constant or foldable at import "
               "(run-time shapes and shape operands need the VM, which Tessera does not have yet)");

@@ -50,6 +50,8 @@ class NodeContext {
   const graph::TensorTypeNode& InputType(int i);
   /// The static shape of input i; UserError when some dim is symbolic.
   std::vector<int64_t> InputShape(int i);
+  /// Extent `axis` of input i's static shape; Fail (naming `what`) when the input has rank <= axis.
+  int64_t InputDim(int i, int axis, const std::string& what);
   /// The known value of input i, or an undefined NDArray.
   runtime::NDArray InputConst(int i);
   /// The known value of input i as int64s; UnsupportedError naming `what` when it is computed

@@ -178,7 +178,7 @@ void ConvertGroupNorm(NodeContext& ctx) {
   auto [d, inv] = Standardize(ctx, x, {2, 3}, ctx.AttrFloat("epsilon", 1e-5f), dt);
   Expr y = ctx.Call("multiply", {d, inv});
   auto param = [&](int i) {
-    int64_t len = ctx.InputShape(i)[0];
+    int64_t len = ctx.InputDim(i, 0, i == 1 ? "scale" : "bias");
     std::vector<int64_t> ps = len == c ? std::vector<int64_t>{g, c / g, 1} : std::vector<int64_t>{g, 1, 1};
     if (len != c && len != g) ctx.Fail("scale / bias must have C or num_groups elements");
     return ctx.Call("reshape", {ctx.Input(i)}, Attrs{{"newshape", ps}});

@@ -69,7 +69,7 @@ void ConvertAttention(NodeContext& ctx) {
   std::vector<int64_t> ks = StaticShape(ctx, k), vs = StaticShape(ctx, v);
   int64_t past = 0;
   if (ctx.HasInput(4)) {
-    past = ctx.InputShape(4)[2];
+    past = ctx.InputDim(4, 2, "past_key");
     k = Concat(ctx, {ctx.Input(4), k}, 2);
     v = Concat(ctx, {ctx.Input(5), v}, 2);
     ks[2] += past;

@@ -37,6 +37,7 @@ Value Typed(NodeContext& ctx, Expr e) {
 
 void ConvertIf(NodeContext& ctx) {
   runtime::NDArray cond = ctx.InputConst(0);
+  if (!ctx.HasInput(0)) ctx.Fail("the condition (input 0) is required but absent");
   if (!cond.defined()) {
     ctx.Unsupported("an If whose condition (input '" + ctx.node().input(0) +
                     "') is computed at run time is not supported: Tessera imports an If whose condition is known at "
@@ -118,8 +119,8 @@ void ConvertScan(NodeContext& ctx) {
     const int n = total - static_cast<int>(m);
     if (m < 1 || n < 0) ctx.Fail("num_scan_inputs must be in [1, " + std::to_string(total) + "]");
     const std::vector<int64_t> dirs = ctx.AttrInts("directions", std::vector<int64_t>(m, 0));
-    const int64_t batch = ctx.InputShape(first + n)[0];
-    const int64_t len = ctx.InputShape(first + n)[1];
+    const int64_t batch = ctx.InputDim(first + n, 0, "the first scan input");
+    const int64_t len = ctx.InputDim(first + n, 1, "the first scan input");
     if (ctx.HasInput(0)) {
       runtime::NDArray lens = ctx.InputConst(0);
       if (!lens.defined()) ctx.RefuseRunTimeOperand(0, "Scan's sequence_lens");

@@ -83,7 +83,7 @@ std::vector<int64_t> WindowPadding1D(NodeContext& ctx, int64_t kernel, int64_t s
   }
   if (auto_pad == "VALID") return {0, 0};
   if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") ctx.Unsupported("auto_pad='" + auto_pad + "' is not supported");
-  int64_t n = ctx.InputShape(0)[2], out = (n + stride - 1) / stride;
+  int64_t n = ctx.InputDim(0, 2, "the input"), out = (n + stride - 1) / stride;
   int64_t total = std::max<int64_t>(0, SamePaddingSpan(out, kernel, stride, dilation) - n);
   int64_t small = total / 2;
   int64_t begin = auto_pad == "SAME_UPPER" ? small : total - small;

@@ -19,6 +19,7 @@
 #include "context.h"
 #include "conv_build.h"
 #include "graph_build.h"
+#include "tessera/support/checked_math.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -124,10 +125,10 @@ Expr IntegerConv(NodeContext& ctx, int x, int xzp, int w, int wzp) {
   if (ctx.InputType(x).ndim() != 4)
     ctx.Unsupported("only 2-D integer convolutions (a 4-D input) are supported; the input has rank " +
                     std::to_string(ctx.InputType(x).ndim()));
-  const int64_t o = ctx.InputShape(w)[0];
+  const int64_t o = ctx.InputDim(w, 0, "w");
   if (ctx.HasInput(xzp)) {
     int64_t n = 1;
-    for (int64_t d : ctx.InputShape(xzp)) n *= d;
+    for (int64_t d : ctx.InputShape(xzp)) n = CheckedMul(n, d, "x_zero_point's element count");
     if (n != 1) ctx.Fail("x_zero_point must be a scalar (per-tensor)");
   }
   Expr xs = Shifted(ctx, x, xzp, [&](Expr z) { return Reshape(ctx, z, {}); });
@@ -143,7 +144,7 @@ void ConvertQLinearConv(NodeContext& ctx) {
   CheckScale(ctx, 4, "w_scale");
   CheckScale(ctx, 6, "y_scale");
   Expr acc = IntegerConv(ctx, 0, 2, 3, 5);
-  const int64_t o = ctx.InputShape(3)[0];
+  const int64_t o = ctx.InputDim(3, 0, "w");
   if (ctx.HasInput(8)) {
     if (ctx.InputType(8).dtype != DataType::Int(32)) ctx.Fail("B must be an int32 tensor");
     acc = ctx.Call("nn.bias_add", {acc, ctx.Input(8)}, Attrs{{"axis", int64_t{1}}});

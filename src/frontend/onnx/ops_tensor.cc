@@ -5,6 +5,7 @@
 #include "const_eval.h"
 #include "context.h"
 #include "tensor_convert.h"
+#include "tessera/support/checked_math.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -106,11 +107,11 @@ std::vector<int64_t> ResolveReshape(NodeContext& ctx, const std::vector<int64_t>
     } else if (ns[i] < 0) {
       ctx.Fail("invalid shape entry " + std::to_string(ns[i]));
     } else {
-      known *= ns[i];
+      known = CheckedMul(known, ns[i], "Reshape's target element count");
     }
   }
   int64_t total = 1;
-  for (int64_t d : in) total *= d;
+  for (int64_t d : in) total = CheckedMul(total, d, "Reshape's input element count");
   if (infer >= 0) {
     if (known == 0 || total % known != 0) {
       ctx.Fail("cannot reshape " + runtime::ShapeToString(in) + " with -1 into " + runtime::ShapeToString(ns));
