@@ -65,7 +65,8 @@ TEST(Errors, InputShapesThatOverflowOrAreNegativeAreRefused) {
   std::string m = ErrorOf([&] { b.Import(); });
   EXPECT_NE(m.find("the byte size of graph input 'x' overflows int64"), std::string::npos) << m;
   testing::ModelBuilder c(13);
-  c.Input("x", {2, -3});
+  c.Input("x", {2, 3});  // the builder writes a negative extent as a dim_param
+  c.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(-3);
   c.Node("Relu", {"x"}, {"y"});
   c.Output("y", {});
   m = ErrorOf([&] { c.Import(); });
