@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
+
+#include <pthread.h>
 #include <vector>
 
 #include "tessera/support/error.h"
@@ -60,7 +63,13 @@ class Pool {
     return pool;
   }
 
-  explicit Pool(int n) { Start(n); }
+  explicit Pool(int n) {
+    Start(n);
+    // A forked child (the tuner's measurement workers, tune/measure.h) has only the forking
+    // thread: the workers this pool started are gone there, so it starts its own.
+    static std::once_flag registered;
+    std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, [] { Global().RestartInChild(); }); });
+  }
   ~Pool() { Stop(); }
 
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
@@ -172,6 +181,19 @@ class Pool {
       uint64_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
       if ((old & kClosed) && (old & kJoinedMask) == 1) state_.notify_one();
     }
+  }
+
+  // In a forked child: the parent's worker threads do not exist here, so their std::thread
+  // objects are abandoned (never joined: that would wait forever) and a fresh set is started.
+  // The fork happened between launches of the forking thread (the only thread left), so
+  // no launch is in flight; the launch mutex is re-created in case another parent thread held it.
+  void RestartInChild() {
+    new (&launch_mu_) std::mutex();
+    new std::vector<std::thread>(std::move(workers_));  // leaked on purpose: see above
+    workers_ = std::vector<std::thread>();
+    state_.store(0, std::memory_order_relaxed);
+    job_epoch_ = 0;
+    Start(num_threads());
   }
 
   void Start(int n) {

@@ -10,6 +10,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -292,6 +295,40 @@ TEST_F(ThreadPoolTest, ScopedSerialLaunchesRunOnTheCaller) {
   EXPECT_EQ(TesseraParallelLaunch(CountTask, &c, 8), 0);
   ExpectEachOnce(c);
   EXPECT_EQ(c.seen_num_tasks.load(), 8);
+}
+
+TEST_F(ThreadPoolTest, AForkedChildRunsParallelLaunchesWithItsOwnWorkers) {
+  // The tuner measures candidates in forked children (tune/measure.h): the parent's workers are
+  // gone there, and a launch must neither hang on them nor run serially.
+  SetNumThreads(2);
+  Counts warm(16);
+  ASSERT_EQ(TesseraParallelLaunch(CountTask, &warm, 16), 0);  // the parent's workers exist
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(30);  // a hang on the parent's workers ends the child with SIGALRM: a failure, not a stuck test
+    std::atomic<int> other_threads{0};
+    const std::thread::id self = std::this_thread::get_id();
+    struct Seen {
+      std::atomic<int>* other;
+      std::thread::id self;
+    } seen{&other_threads, self};
+    for (int rep = 0; rep < 200 && other_threads.load() == 0; ++rep) {
+      TesseraParallelLaunch(
+          [](int32_t, int32_t, void* c) -> int32_t {
+            auto* s = static_cast<Seen*>(c);
+            if (std::this_thread::get_id() != s->self) s->other->fetch_add(1);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            return 0;
+          },
+          &seen, 8);
+    }
+    _exit(other_threads.load() > 0 ? 0 : 3);  // 3: every task ran on the forking thread
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit normally (status " << status << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's launches never used a worker thread";
 }
 
 }  // namespace

@@ -14,6 +14,9 @@
 // launch holds the pool, runs its tasks serially on the calling thread (never a
 // deadlock). Kernels are microseconds, so a launch is a few atomic operations.
 //
+// fork(): a child process starts its own workers (pthread_atfork), so a forked measurement
+// worker (tune/measure.h) runs parallel kernels like its parent. Fork between launches.
+//
 // Thread count: hardware concurrency by default, or the environment variable
 // TESSERA_NUM_THREADS when it is set to a positive integer.
 #pragma once
