@@ -150,6 +150,18 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
         break;
       }
   }
+  // The tuning knobs of the register tile (schedule_knobs.h); the values above are the fallbacks.
+  KnobContext* knobs = opt.knobs;
+  if (plan.pixels_fused) {
+    plan.tile = Knob(knobs, cb.conv + ".pixel_tile", {2, 3, 4, 5, 6, 7, 8}, plan.tile);
+  } else {
+    std::vector<int64_t> tiles;
+    for (int64_t t = 1; t <= std::min<int64_t>(ow, 16); ++t) tiles.push_back(t);
+    plan.tile = Knob(knobs, cb.conv + ".ow_tile", tiles, plan.tile);
+    if (!cb.depthwise && ki % lanes == 0)
+      plan.vecs = Knob(knobs, cb.conv + ".oc_vectors", DivisorsInRange(ki / lanes, 1, 4), plan.vecs);
+    if (!cb.depthwise && oh % 2 == 0) plan.rows = Knob(knobs, cb.conv + ".oh_tile", {1, 2}, plan.rows);
+  }
   // Reduction blocking: when one output-channel block's kernel (C x R x S x 16 floats) is
   // larger than L1, every tile would stream it from L2; split the channel-block loop so a chunk
   // of the kernel (<= 16 KiB) stays in L1 across all tiles of the row (with fused pixels: of the
@@ -166,6 +178,10 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
           break;
         }
     }
+    // 0: no blocking.
+    std::vector<int64_t> chunks = DivisorsInRange(rco, 1, rco - 1);
+    chunks.push_back(0);
+    if (rco > 1) plan.chunk = Knob(knobs, cb.conv + ".reduction_chunk", chunks, plan.chunk);
   }
   return plan;
 }
@@ -259,12 +275,16 @@ std::set<std::string> ScheduleConv2dNCHWc(Schedule& sch, const ScheduleOptions& 
   for (const LoopRV& l : loops)
     if (ConstExtent(sch, l) < 0) return {};
   ConvLoops l{loops[0], loops[1], loops[2], loops[3], loops[4], {loops.begin() + 5, loops.end()}};
-  const bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()), input_bytes);
+  bool inline_pad = InlinesPadding(*cb, sch.GetBlock(block), ConstExtent(sch, l.red.front()), input_bytes);
+  if (!cb->pad.empty() && cb->im2col.empty())
+    inline_pad = Knob(opt.knobs, cb->conv + ".inline_pad", {0, 1}, inline_pad) != 0;
   try {
     const ConvPlan plan = PlanConv(sch, block, l, *cb, opt);
     const LoopRV tile_loop = TileConv(sch, block, l, plan, opt, &handled);
     if (FuseEpilogue(sch, cb->epilogue, tile_loop, opt, "conv")) handled.insert(cb->epilogue);
-    ParallelizeTasks(sch, l, plan, !cb->depthwise && !plan.pixels_fused && input_bytes > 256 * 1024, opt);
+    bool rows_outer = !cb->depthwise && !plan.pixels_fused && input_bytes > 256 * 1024;
+    if (!cb->depthwise && !plan.pixels_fused) rows_outer = Knob(opt.knobs, cb->conv + ".rows_outer", {0, 1}, rows_outer) != 0;
+    ParallelizeTasks(sch, l, plan, rows_outer, opt);
     if (inline_pad) InlinePadding(sch, cb->pad, &handled);
   } catch (const ScheduleError& err) {
     Debug("schedule", err);  // whatever was applied is a valid schedule of the same computation

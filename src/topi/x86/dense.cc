@@ -58,7 +58,7 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   const tir::BlockNode* b = sch.GetBlock(block);
   const std::string epilogue = IsParam(sch.func(), b->writes[0].buffer) ? "" : SoleReader(sch.func(), b);
   std::string fused;
-  const int64_t mr_want = IntAnnotation(b, "gemm_mr", 6), nv = IntAnnotation(b, "gemm_nv", 1);
+  int64_t mr_want = IntAnnotation(b, "gemm_mr", 6), nv = IntAnnotation(b, "gemm_nv", 1);
   const int64_t nbatch = IntAnnotation(b, "gemm_batch", 0);
   const int64_t lanes = opt.vector_lanes;
   std::vector<LoopRV> loops = sch.get_loops(block);
@@ -78,6 +78,14 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     else if (ms.size() == 1) m = ms[0];
     const int64_t n_ext = ConstExtent(sch, n);
     if (n_ext % (nv * lanes) != 0) return fused;  // not the padded compute: leave it to the default
+    // Tuning knobs (schedule_knobs.h): the micro-kernel's rows and column vectors. A row tile that
+    // does not divide the rows leaves a predicated tail; the column vectors divide the padded N.
+    if (m.defined()) {
+      std::vector<int64_t> rows;
+      for (int64_t r = 1; r <= std::min<int64_t>(ConstExtent(sch, m), 12); ++r) rows.push_back(r);
+      mr_want = Knob(opt.knobs, name + ".mr", rows, std::min(mr_want, ConstExtent(sch, m)));
+    }
+    nv = Knob(opt.knobs, name + ".nv", DivisorsInRange(n_ext / lanes, 1, 4), nv);
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
     LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
     std::vector<LoopRV> order = {no};

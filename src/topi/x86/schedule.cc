@@ -148,10 +148,14 @@ int64_t LaneFactor(int64_t ext, const ScheduleOptions& opt) {
 
 // Splits off (when longer than the lane factor) and returns the lane loop of spatial.back(),
 // updating `spatial` to the loops left for parallelization. Undefined when there is none.
-LoopRV SplitLanes(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
+// The lane count is the tuning knob "<block>.lanes" (0: serial).
+LoopRV SplitLanes(Schedule& sch, const std::string& block, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
   LoopRV inner = spatial.back();
   const int64_t ext = ConstExtent(sch, inner);
-  const int64_t f = LaneFactor(ext, opt);
+  std::vector<int64_t> lanes = {0};
+  for (int64_t f = 4; f <= 64 && f < ext; f *= 2) lanes.push_back(f);
+  if (ext > 1 && ext <= 64) lanes.push_back(ext);
+  const int64_t f = Knob(opt.knobs, block + ".lanes", lanes, LaneFactor(ext, opt));
   if (f == 0) return LoopRV();
   if (f == ext) {
     spatial.pop_back();
@@ -163,9 +167,9 @@ LoopRV SplitLanes(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOpt
 }
 
 // An elementwise-style block: vectorize its innermost (spatial) loop.
-void VectorizeInner(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
+void VectorizeInner(Schedule& sch, const std::string& block, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
   try {
-    LoopRV lane = SplitLanes(sch, spatial, opt);
+    LoopRV lane = SplitLanes(sch, block, spatial, opt);
     if (lane.defined()) sch.vectorize(lane);
   } catch (const ScheduleError&) {
     // Leave the loop serial: still correct.
@@ -177,7 +181,7 @@ void VectorizeInner(Schedule& sch, std::vector<LoopRV>& spatial, const ScheduleO
 void VectorizeReduction(Schedule& sch, const BlockRV& block, std::vector<LoopRV>& spatial,
                         const std::vector<LoopRV>& reduction, const ScheduleOptions& opt) {
   try {
-    LoopRV lane = SplitLanes(sch, spatial, opt);
+    LoopRV lane = SplitLanes(sch, sch.GetBlock(block)->name_hint, spatial, opt);
     if (!lane.defined()) return;
     std::vector<LoopRV> order = reduction;
     order.push_back(lane);
@@ -294,16 +298,19 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
     // vectorized along the reduction; the spatial loops are parallelized below
   } else if (opt.vectorize && inner_iv && StoresContiguously(r->block_node(), *inner_iv)) {
     if (reduction.empty()) {
-      VectorizeInner(sch, spatial, opt);
+      VectorizeInner(sch, name, spatial, opt);
     } else if (opt.vectorize_reductions && reduction_loops_ok) {
       VectorizeReduction(sch, block, spatial, reduction, opt);
     }
   }
 
   if (!opt.parallelize || spatial.empty() || shared > 0) return;
+  // Tuning knob "<block>.parallel_extent": fuse outer loops until this many iterations.
+  const int64_t min_extent =
+      Knob(opt.knobs, name + ".parallel_extent", {1, 4, 16, 64, 256, 1024}, opt.min_parallel_extent);
   size_t k = 1;
   int64_t prod = ConstExtent(sch, spatial[0]);
-  while (prod < opt.min_parallel_extent && k < spatial.size()) prod *= ConstExtent(sch, spatial[k++]);
+  while (prod < min_extent && k < spatial.size()) prod *= ConstExtent(sch, spatial[k++]);
   LoopRV outer = spatial[0];
   if (k > 1) {
     try {

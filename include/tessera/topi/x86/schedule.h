@@ -37,6 +37,12 @@
 //
 // Blocks with duplicate names (two topi computes of the same op) are renamed "<name>_1", ...
 // first, because a tir::Schedule needs unique block names.
+//
+// Tuning knobs (schedule_knobs.h; ScheduleOptions::knobs): every decision above that a tuner may
+// change is a knob whose fallback is the rule described here. The default schedule's: per block,
+// "<block>.lanes" (the lane split of step 3, 0 = serial) and "<block>.parallel_extent" (its
+// min_parallel_extent). The templates': conv2d_nchwc.h (ow_tile, oc_vectors, oh_tile, pixel_tile,
+// reduction_chunk, inline_pad, rows_outer) and dense.h (mr, nv), each prefixed by its block's name.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +54,7 @@
 #include "tessera/target/target.h"
 #include "tessera/tir/function.h"
 #include "tessera/tir/schedule/schedule.h"
+#include "tessera/topi/schedule_knobs.h"
 
 namespace tessera::topi::x86 {
 
@@ -66,6 +73,9 @@ struct ScheduleOptions {
   bool vectorize = true;
   bool vectorize_partial = true;     ///< vectorize a predicated (non-dividing) split
   bool vectorize_reductions = true;  ///< move the lane loop of a reduction inside its reduction loops
+  /// The tuning configuration (schedule_knobs.h): null in a normal build, where every knob takes
+  /// its hand-chosen value. Not owned; the schedule records the knobs it defines in it.
+  KnobContext* knobs = nullptr;
 };
 
 /// The options for `target`: vector_lanes = BlockLanes(target, 32), register_lanes =
