@@ -1,0 +1,65 @@
+// Measurement of candidates (AutoTVM's builder + runner, MetaSchedule's LocalBuilder /
+// LocalRunner): each candidate is lowered (tir/transform/lower.h), compiled (codegen BuildJIT)
+// and timed in its own forked worker process, so that whatever a candidate does, the tuner goes on:
+//
+//   * a schedule or compile error    -> error "build: <message>"
+//   * a crash (SIGSEGV, SIGILL, ...)  -> error "crash: <signal name>"
+//   * a hang past timeout_s           -> the worker is killed; error "timeout after <t> s"
+//   * a wrong answer                  -> error "wrong answer: ..." (outputs differ from the
+//                                        reference's on the same inputs beyond the tolerance)
+//
+// Inputs: every kernel parameter before task.num_inputs gets deterministic pseudo-random values
+// (floats uniform in [-1, 1], integers in [0, 2), booleans alternating): the same for every
+// candidate of a task. The reference is the task's hand-written schedule, run once
+// (MeasureReference); its outputs are kept in a file the candidates' workers read.
+//
+// Timing: one untimed call, then `repeat` repeats of `number` calls each; run_secs holds the
+// mean seconds per call of each repeat. number = 0 picks the smallest count whose repeat lasts at
+// least min_repeat_ms (sub-millisecond kernels are otherwise timed by the clock's resolution).
+// flush_cache writes a 64 MiB buffer before every call (cold caches; then number is 1).
+// The pool's thread count is num_threads (0: the runtime's default, TESSERA_NUM_THREADS).
+//
+// The worker is a fork of the calling process: the caller must not be inside a parallel launch,
+// and the runtime thread pool restarts in the child (runtime/thread_pool.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/target/target.h"
+#include "tessera/tir/function.h"
+#include "tessera/tune/task.h"
+
+namespace tessera::tune {
+
+struct MeasureOptions {
+  int number = 0;            ///< calls per repeat; 0: chosen from min_repeat_ms
+  int repeat = 3;            ///< timed repeats
+  int min_repeat_ms = 20;    ///< with number = 0: the least duration of one repeat
+  double timeout_s = 30;     ///< build + run, per candidate
+  bool flush_cache = false;  ///< evict the caches before every call
+  int num_threads = 0;       ///< runtime threads; 0: the runtime's default
+  double tolerance = 1e-4;   ///< max |out - ref| / max(1, max |ref|) for float outputs; ints exact
+};
+
+struct MeasureResult {
+  std::vector<double> run_secs;  ///< per repeat: mean seconds per call
+  std::string error;             ///< empty when the candidate built, ran and matched
+  double build_secs = 0;         ///< lowering + LLVM compile time in the worker
+  bool ok() const { return error.empty() && !run_secs.empty(); }
+  /// The median of run_secs (0 when none).
+  double MedianSecs() const;
+};
+
+/// Measures the hand-written schedule of `task` (`scheduled` is its scheduled PrimFunc) and writes
+/// its outputs to `reference_path`, which later candidates are checked against.
+MeasureResult MeasureReference(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
+                               const MeasureOptions& options, const std::string& reference_path);
+
+/// Measures one candidate, comparing its outputs with `reference_path`'s (MeasureReference);
+/// without a reference file (empty path) the outputs are not checked. `target` must run on this
+/// machine (driver::RunsOnHost); otherwise error "build: ...".
+MeasureResult Measure(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
+                      const MeasureOptions& options, const std::string& reference_path);
+
+}  // namespace tessera::tune
