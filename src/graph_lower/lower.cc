@@ -153,14 +153,23 @@ LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const ta
   return out;
 }
 
-tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
-                                     bool schedule) {
+UnscheduledKernel LowerUnscheduled(const graph::Function& fn, const std::string& name, const target::Target& target) {
   LoweredTE te_graph = LowerToTE(fn, name, target);
   std::vector<Tensor> args = te_graph.inputs;
   args.insert(args.end(), te_graph.outputs.begin(), te_graph.outputs.end());
-  tir::PrimFunc f = te::create_prim_func(args, name);
-  if (!schedule) return f;
-  return topi::x86::ScheduleDefault(f, RewritesFor(target).schedule_options(target), te_graph.schedules).func();
+  UnscheduledKernel k;
+  k.func = topi::x86::UniquifyBlockNames(te::create_prim_func(args, name));
+  k.num_inputs = static_cast<int>(te_graph.inputs.size());
+  k.anchors = std::move(te_graph.schedules);
+  k.options = RewritesFor(target).schedule_options(target);
+  return k;
+}
+
+tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
+                                     bool schedule) {
+  UnscheduledKernel k = LowerUnscheduled(fn, name, target);
+  if (!schedule) return k.func;
+  return topi::x86::ScheduleDefault(k.func, k.options, k.anchors).func();
 }
 
 }  // namespace tessera::graph_lower

@@ -43,7 +43,19 @@ struct LoweredTE {
 /// call computed by the implementation OpStrategyTable::Global().Select picks.
 LoweredTE LowerToTE(const graph::Function& fn, const std::string& name, const target::Target& target);
 
-/// LowerToTE, te::create_prim_func(inputs + outputs, name) and, when `schedule` is set, the
+/// A kernel before scheduling: what ScheduleDefault(func, options, anchors) schedules, and what a
+/// tuner searches schedules for (tune/task.h).
+struct UnscheduledKernel {
+  tir::PrimFunc func;  ///< te::create_prim_func(inputs + outputs, name), block names made unique
+  int num_inputs = 0;  ///< the first params are fn's params, the rest its outputs
+  std::vector<topi::x86::AnchorSchedule> anchors;  ///< the op strategy's template schedules
+  topi::x86::ScheduleOptions options;              ///< RewritesFor(target).schedule_options(target)
+};
+
+/// LowerToTE and te::create_prim_func for `target`, without scheduling.
+UnscheduledKernel LowerUnscheduled(const graph::Function& fn, const std::string& name, const target::Target& target);
+
+/// LowerUnscheduled and, when `schedule` is set, the
 /// chosen template schedules and the default schedule with the target's options
 /// (RewritesFor(target).schedule_options).
 tir::PrimFunc LowerPrimitiveFunction(const graph::Function& fn, const std::string& name, const target::Target& target,
