@@ -9,10 +9,11 @@ APT_PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
-  libdnnl-dev libopenblas-dev libzip-dev
+  libdnnl-dev libopenblas-dev libzip-dev libxgboost-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
   qemu-user g++-aarch64-linux-gnu
 )
+# libxgboost-dev: the tuner's cost model (XGBoost's C API, src/tune/cost_model.cc).
 # clang-19 (with libclang-rt-19-dev's libFuzzer and sanitizer runtimes): the fuzz targets (scripts/fuzz.sh).
 # qemu-user, g++-aarch64-linux-gnu: cross-compiled AArch64 artifacts (linked with aarch64-linux-gnu-gcc)
 # and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
