@@ -1,6 +1,7 @@
 // build(): the compilation pipeline as a list of named passes. See include/tessera/driver/build.h.
 #include "tessera/driver/build.h"
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@
 #include "tessera/runtime/param_io.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/topi/x86/schedule.h"
+#include "tessera/tune/database.h"
+#include "tessera/tune/space.h"
 
 namespace tessera::driver {
 namespace {
@@ -100,20 +104,56 @@ struct Lowered {
   ExecutorPlan plan;
   tir::IRModule kernels;
   std::string params_blob;
+  int tuned_kernels = 0;
 };
+
+// The graph passes and GraphExecutorCodegen: the executor plan with its primitive functions.
+ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
+                       const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
+  graph_lower::RegisterComputes();
+  graph::IRModule mod = GraphPasses(options, target)(input, ctx);
+  ExecutorPlan plan;
+  ctx.RunStep(kGraphExecutorCodegen, [&] { plan = GraphExecutorCodegen(mod, output_names); },
+              [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
+  return plan;
+}
+
+// The tuning database of a build, or nullopt without one.
+std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
+  if (options.tuning_db.empty()) return std::nullopt;
+  TESSERA_CHECK(std::filesystem::is_regular_file(options.tuning_db), "tuning database '", options.tuning_db,
+                "' does not exist; create it with `tessera tune MODEL.onnx --db ", options.tuning_db, "`");
+  return tune::Database(options.tuning_db);
+}
+
+// A kernel's schedule: the database's best record for its workload on `target`, replayed from its
+// trace; else (no record, or a trace that no longer replays: a warning) the default schedule.
+tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
+                             const std::optional<tune::Database>& db, int* tuned) {
+  if (db) {
+    if (std::optional<tune::TuningRecord> best = db->Best(tune::WorkloadHash(k.func), target.str())) {
+      try {
+        tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
+        ++*tuned;
+        return f;
+      } catch (const std::exception& e) {
+        std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name
+                  << "' does not replay (" << e.what() << "); using the default schedule\n";
+      }
+    }
+  }
+  return topi::x86::ScheduleDefault(k.func, k.options, k.anchors).func();
+}
 
 Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
                    const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
-  graph_lower::RegisterComputes();
-  graph::IRModule mod = GraphPasses(options, target)(input, ctx);
-
+  const std::optional<tune::Database> db = OpenTuningDatabase(options);
   Lowered out;
-  ctx.RunStep(kGraphExecutorCodegen, [&] { out.plan = GraphExecutorCodegen(mod, output_names); },
-              [&] { return ir::IRView::Of(out.plan, [&] { return out.plan.graph_json; }); });
+  out.plan = PlanModel(input, output_names, options, target, ctx);
   tir::IRModule scheduled;
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
-      scheduled.Add(graph_lower::LowerPrimitiveFunction(fn, name, target));
+      scheduled.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db, &out.tuned_kernels));
   }, [&] { return ir::IRView::Of(scheduled); });
   out.kernels = tir::transform::LowerToFlat(scheduled, ctx);  // one pass per step (tir/transform/lower.h)
   out.params_blob = runtime::SaveParams(out.plan.params);
@@ -127,6 +167,7 @@ BuildSummary Summarize(const Lowered& l) {
   s.storage_bytes = l.plan.storage_bytes;
   s.unplanned_bytes = l.plan.unplanned_bytes;
   for (const auto& [name, a] : l.plan.params) s.param_bytes += a.NBytes();
+  s.tuned_kernels = l.tuned_kernels;
   return s;
 }
 
@@ -156,6 +197,31 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
   // A foreign triple links with its cross compiler (codegen::LinkerFor).
   codegen::LinkSharedLibrary(built.object, out_path, built.target.triple);
   return built.summary;
+}
+
+std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                                         const BuildOptions& options) {
+  const target::Target target = ResolveTarget(options.target);
+  CheckDisabledPasses(options, target);
+  ir::PassContext ctx = MakePassContext(options);
+  ExecutorPlan plan = PlanModel(mod, output_names, options, target, ctx);
+  std::vector<tune::TuneTask> tasks;
+  for (const auto& [name, fn] : plan.kernels) {
+    graph_lower::UnscheduledKernel k = graph_lower::LowerUnscheduled(fn, name, target);
+    tune::TuneTask t;
+    t.name = name;
+    t.kernels = {name};
+    t.func = k.func;
+    t.num_inputs = k.num_inputs;
+    t.anchors = std::move(k.anchors);
+    t.options = k.options;
+    t.workload_hash = tune::WorkloadHash(t.func);
+    t.weight = plan.kernel_calls.count(name) ? plan.kernel_calls.at(name) : 1;
+    t.flops = tune::EstimateFlops(t.func);
+    tasks.push_back(std::move(t));
+  }
+  ctx.Finish();
+  return tune::DeduplicateTasks(std::move(tasks));
 }
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

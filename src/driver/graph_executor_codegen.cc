@@ -165,6 +165,7 @@ class Builder {
     args.push_back(out);
     graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
     std::string kernel = KernelFor(fn_ref);
+    ++kernel_calls_[kernel];
     nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args)});
     return out;
   }
@@ -235,6 +236,7 @@ class Builder {
     out.params = std::move(params_);
     out.kernels = std::move(kernels_);
     out.num_nodes = static_cast<int>(nodes_.size());
+    out.kernel_calls = kernel_calls_;
     out.storage_bytes = plan.TotalBytes();
     out.unplanned_bytes = unplanned;
     return out;
@@ -247,6 +249,7 @@ class Builder {
   std::map<std::string, runtime::NDArray> params_;
   std::map<std::string, std::string> kernel_by_key_;
   std::vector<std::pair<std::string, graph::Function>> kernels_;
+  std::map<std::string, int> kernel_calls_;
 };
 
 }  // namespace

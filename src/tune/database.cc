@@ -56,6 +56,7 @@ std::string RecordLine(const TuningRecord& r) {
   j["timestamp"] = r.timestamp_s;
   j["config"] = json::object();
   for (const auto& [k, v] : r.config) j["config"][k] = v;
+  if (!r.features.empty()) j["features"] = r.features;
   // dump() escapes control characters (a '\n' in an error message becomes "\\n"): one line.
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -95,6 +96,7 @@ TuningRecord ParseRecord(const json& j, const std::string& path, size_t line) {
   if (j.contains("error")) r.error = Field<std::string>(j, "error", path, line);
   r.timestamp_s = Field<int64_t>(j, "timestamp", path, line);
   if (j.contains("config")) r.config = Field<std::map<std::string, int64_t>>(j, "config", path, line);
+  if (j.contains("features")) r.features = Field<std::vector<float>>(j, "features", path, line);
   return r;
 }
 

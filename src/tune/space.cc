@@ -68,8 +68,8 @@ std::string ConfigKey(const topi::KnobConfig& config) {
   return key;
 }
 
-tir::PrimFunc ReplayTrace(const TuneTask& task, const tir::Trace& trace) {
-  tir::Schedule sch(task.func);
+tir::PrimFunc ReplayTrace(const tir::PrimFunc& func, const tir::Trace& trace) {
+  tir::Schedule sch(func);
   trace.ApplyToSchedule(sch);
   return sch.func();
 }

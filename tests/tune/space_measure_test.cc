@@ -75,7 +75,7 @@ TEST(Space, EverySampledCandidateReplaysFromItsTrace) {
     Candidate c = ApplyConfig(t, i % 2 ? SampleConfig(space, rng) : MutateConfig({}, space, rng));
     distinct.insert(tir::AsText(c.scheduled));
     // The trace, through JSON, rebuilds the same function without the templates.
-    tir::PrimFunc replayed = ReplayTrace(t, tir::Trace::FromJSON(c.trace.ToJSON()));
+    tir::PrimFunc replayed = ReplayTrace(t.func, tir::Trace::FromJSON(c.trace.ToJSON()));
     EXPECT_TRUE(tir::StructuralEqual(replayed, c.scheduled)) << c.trace.str();
   }
   EXPECT_GE(distinct.size(), 6u);  // the knobs change the schedule

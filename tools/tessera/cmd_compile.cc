@@ -12,21 +12,7 @@
 #include "tessera/support/error.h"
 
 namespace tessera::cli {
-namespace {
 
-struct CompileOptions {
-  std::string model;
-  std::string output;
-  std::string target = "llvm -mcpu=native";
-  std::string dump_ir;
-  bool time_passes = false;
-  int opt_level = 3;
-  std::vector<std::string> input_shapes;
-  std::vector<std::string> disabled_passes;
-  bool verify_ir = false;
-};
-
-/// "input=1,3,224,224" → {"input", {1, 3, 224, 224}}.
 std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec) {
   auto eq = spec.find('=');
   TESSERA_CHECK(eq != std::string::npos && eq > 0, "--input-shape '", spec, "': expected NAME=D0,D1,..., e.g. input=1,3,224,224");
@@ -44,6 +30,21 @@ std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& 
   }
   return {spec.substr(0, eq), dims};
 }
+
+namespace {
+
+struct CompileOptions {
+  std::string model;
+  std::string output;
+  std::string target = "llvm -mcpu=native";
+  std::string dump_ir;
+  bool time_passes = false;
+  int opt_level = 3;
+  std::vector<std::string> input_shapes;
+  std::vector<std::string> disabled_passes;
+  bool verify_ir = false;
+  std::string tuning_db;
+};
 
 std::string MiB(size_t bytes) {
   std::ostringstream os;
@@ -73,12 +74,16 @@ int Compile(const CompileOptions& o) {
   build_options.opt_level = o.opt_level;
   build_options.disabled_passes = o.disabled_passes;
   if (o.verify_ir) build_options.verify_ir = true;
+  build_options.tuning_db = o.tuning_db;
   driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
             << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run\n"
             << "  activation memory: " << MiB(s.storage_bytes) << " planned (" << MiB(s.unplanned_bytes)
             << " without reuse)\n"
             << "  parameters: " << MiB(s.param_bytes) << "\n";
+  if (!o.tuning_db.empty())
+    std::cout << "  tuned schedules: " << s.tuned_kernels << " of " << s.num_kernels << " kernels (from " << o.tuning_db
+              << ")\n";
   return 0;
 }
 
@@ -100,6 +105,8 @@ Action AddCompileCommand(CLI::App& app) {
   cmd->add_option("--opt-level", opts->opt_level, "0: one kernel per operator; 3 (default): all optimizations")
       ->check(CLI::Range(0, 3));
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  cmd->add_option("--db", opts->tuning_db,
+                  "a tuning database written by `tessera tune`: each kernel gets its best record for this target");
   return [opts] { return Compile(*opts); };
 }
 

@@ -10,8 +10,13 @@ namespace tessera::cli {
 
 using Action = std::function<int()>;
 
-/// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes]`
+/// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes] [--db TUNING.jsonl]`
 Action AddCompileCommand(CLI::App& app);
+/// `tessera tune MODEL.onnx --db TUNING.jsonl (--time 10m | --trials N) [--target T] [--threads T]`
+Action AddTuneCommand(CLI::App& app);
+
+/// "input=1,3,224,224" → {"input", {1, 3, 224, 224}}; UserError naming the flag otherwise.
+std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec);
 /// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--output-dir DIR] [--bench N] [--threads T]
 ///  [--rpc HOST:PORT]` (tools/common/run_command.h)
 Action AddRunCommand(CLI::App& app);

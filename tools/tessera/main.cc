@@ -1,4 +1,4 @@
-// tessera: compile ONNX models to native shared libraries, run and inspect them.
+// tessera: compile ONNX models to native shared libraries, tune their schedules, run and inspect them.
 // Exit codes: 0 success, 1 a user error (bad file, unsupported op, wrong input),
 // 2 a command-line error, 3 an internal error (a bug in Tessera: please report it).
 #include <exception>
@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   auto compile = tessera::cli::AddCompileCommand(app);
   auto run = tessera::cli::AddRunCommand(app);
   auto inspect = tessera::cli::AddInspectCommand(app);
+  auto tune = tessera::cli::AddTuneCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compile")) return compile();
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("inspect")) return inspect();
+    if (app.got_subcommand("tune")) return tune();
   } catch (const tessera::InternalError& e) {
     std::cerr << "tessera: " << e.what() << "\n(this is a bug in Tessera)\n";
     return 3;

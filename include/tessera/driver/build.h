@@ -13,7 +13,9 @@
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
 //           reshape-only functions become zero-copy aliases)
 //   each kernel (a primitive function):
-//           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, default schedule)
+//           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, then its schedule: the
+//             best record of `tuning_db` for the kernel's workload and the target, replayed from
+//             its trace, else the default schedule)
 //           → the TIR passes of LowerToFlat, each its own step (LowerStorageTypeCasts,
 //             CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
 //             LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify, RemoveNoOp,
@@ -32,6 +34,7 @@
 #include "tessera/graph/module.h"
 #include "tessera/runtime/module.h"
 #include "tessera/target/target.h"
+#include "tessera/tune/task.h"
 
 namespace tessera::driver {
 
@@ -50,6 +53,11 @@ struct BuildOptions {
   /// Names of passes not to run (required steps such as InferType and FuseOps always run). A name
   /// that is no pass of the pipeline is a UserError listing the passes.
   std::vector<std::string> disabled_passes;
+  /// A tuning database (tune/database.h, written by `tessera tune`): each kernel whose workload
+  /// has a record for this target and Tessera version gets the best one's schedule (the
+  /// hand-written schedule is itself a record, so a tuned schedule is used only when it measured
+  /// faster). Empty: no database. UserError when the file does not exist or is corrupt.
+  std::string tuning_db;
   /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).
   std::map<std::string, std::string> pass_options;
   /// Check the graph IR invariants after every graph pass (graph/verify.h). On by default in
@@ -68,6 +76,7 @@ struct BuildSummary {
   size_t storage_bytes = 0;     ///< planned activation memory (inputs included)
   size_t unplanned_bytes = 0;   ///< the same without storage reuse
   size_t param_bytes = 0;
+  int tuned_kernels = 0;        ///< kernels scheduled from a tuning record (BuildOptions::tuning_db)
 };
 
 /// The built model before it is written out.
@@ -86,6 +95,12 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 /// failure for another architecture says to link with a cross compiler ($CC).
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options = {});
+
+/// The tuning tasks of a model (tune/task.h): the graph pipeline as Build runs it, then every
+/// kernel's unscheduled PrimFunc with its template schedules, deduplicated by workload hash
+/// (weights = kernel calls per run). Throws as Build does.
+std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                                         const BuildOptions& options = {});
 
 /// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -27,6 +27,7 @@ struct ExecutorPlan {
   /// kernel name → primitive function, one per distinct kernel.
   std::vector<std::pair<std::string, graph::Function>> kernels;
   int num_nodes = 0;                  ///< kernel calls per run
+  std::map<std::string, int> kernel_calls;  ///< kernel name → its calls per run
   size_t storage_bytes = 0;           ///< bytes of all planned storages (inputs included)
   size_t unplanned_bytes = 0;         ///< bytes without reuse (each tensor its own storage)
 };

@@ -10,7 +10,7 @@
 // A record line:
 //   {"workload":"0123456789abcdef","target":"<target string>","version":"0.1.0",
 //    "trace":{"instructions":[...]},"run_secs":[1.2e-05,...],"error":"","timestamp":1700000000,
-//    "config":{"tile_x":8,...}}
+//    "config":{"tile_x":8,...},"features":[0.0,1.58,...]}   ("features" only when present)
 // ("trace" is the trace's JSON object itself (tir::Trace::ToJSON), not an escaped string; null
 // for an empty trace_json.) A workload line:
 //   {"hash":"0123456789abcdef","name":"fused_conv2d_relu","func":"<printed PrimFunc>"}
@@ -64,6 +64,9 @@ struct TuningRecord {
                                ///< "wrong answer: max abs diff ...", a schedule error's message)
   int64_t timestamp_s = 0;     ///< when it was measured, seconds since the Unix epoch
   std::map<std::string, int64_t> config;  ///< the candidate's knob values (may be empty)
+  /// The candidate's cost-model features (feature_extractor.h ExtractFeatures; may be empty):
+  /// what lets a later tuning warm-start its model from records of workloads it does not have.
+  std::vector<float> features;
 
   /// The mean of run_secs; +infinity when !ok().
   double MeanSecs() const;

@@ -48,8 +48,9 @@ topi::KnobConfig MutateConfig(const topi::KnobConfig& config, const std::vector<
 /// "name=value,..." in name order: the identity of a configuration.
 std::string ConfigKey(const topi::KnobConfig& config);
 
-/// A fresh schedule of task.func with `trace` replayed onto it: the scheduled PrimFunc. Throws
-/// ScheduleError when an instruction is illegal on it (a trace recorded on another function).
-tir::PrimFunc ReplayTrace(const TuneTask& task, const tir::Trace& trace);
+/// A fresh schedule of `func` (a task's unscheduled function) with `trace` replayed onto it: the
+/// scheduled PrimFunc. Throws ScheduleError when an instruction is illegal on it (a trace recorded
+/// on another function), UserError for an unknown instruction.
+tir::PrimFunc ReplayTrace(const tir::PrimFunc& func, const tir::Trace& trace);
 
 }  // namespace tessera::tune

@@ -1,0 +1,150 @@
+// `tessera tune`: search schedules for every kernel of an ONNX model and record them in a tuning
+// database that `tessera compile --db` applies (tune/tuner.h).
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
+#include "tessera/frontend/onnx_importer.h"
+#include "tessera/runtime/thread_pool.h"
+#include "tessera/support/error.h"
+#include "tessera/tune/tuner.h"
+
+namespace tessera::cli {
+namespace {
+
+struct TuneCliOptions {
+  std::string model;
+  std::string db;
+  std::string target = "llvm -mcpu=native";
+  std::string time;
+  int64_t trials = 0;
+  int batch = 8;
+  int threads = 0;
+  uint64_t seed = 0;
+  double timeout = 30;
+  std::vector<std::string> input_shapes;
+};
+
+/// "10m", "90s", "1.5h", "600" (seconds) -> seconds; UserError otherwise.
+double ParseDuration(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  TESSERA_CHECK(used > 0 && scale > 0 && v > 0 && std::isfinite(v), "--time '", text,
+                "': expected a positive duration such as 600, 90s, 10m or 1.5h");
+  return v * scale;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof(buf), "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  else if (s >= 60) std::snprintf(buf, sizeof(buf), "%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  else std::snprintf(buf, sizeof(buf), "%.0fs", s);
+  return buf;
+}
+
+std::string Ms(double secs) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", secs * 1e3);
+  return buf;
+}
+
+/// One progress line: a bar, the task, its trials and best GFLOP/s, the ETA.
+void PrintProgress(const tune::TuneProgress& p, bool tty) {
+  const tune::TaskStatus& t = p.tasks[p.current];
+  const int width = 24;
+  const int filled = static_cast<int>(p.budget_fraction * width);
+  const double eta = p.budget_fraction > 0 ? p.elapsed_s * (1 - p.budget_fraction) / p.budget_fraction : 0;
+  char line[256];
+  std::snprintf(line, sizeof(line), "[%s%s] %3.0f%% task %d/%zu %-28.28s trials %3d  best %7.1f GFLOP/s  ETA %s",
+                std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), p.budget_fraction * 100,
+                p.current + 1, p.tasks.size(), t.name.c_str(), t.trials, t.best_gflops(), Seconds(eta).c_str());
+  if (tty) std::cerr << "\r" << line << "\x1b[K" << std::flush;
+  else std::cerr << line << "\n";
+}
+
+void PrintSummary(const tune::TuneReport& r) {
+  std::cout << "\n  # | task                                       | calls | trials | errors | default ms | best ms | "
+               "speedup | GFLOP/s\n";
+  for (size_t i = 0; i < r.tasks.size(); ++i) {
+    const tune::TaskStatus& t = r.tasks[i];
+    char line[256];
+    const double best = t.best_secs > 0 ? t.best_secs : t.default_secs;
+    std::snprintf(line, sizeof(line), "%3zu | %-42.42s | %5lld | %6d | %6d | %10s | %7s | %6.2fx | %7.1f\n", i + 1,
+                  t.name.c_str(), static_cast<long long>(t.weight), t.trials, t.errors, Ms(t.default_secs).c_str(),
+                  Ms(best).c_str(), best > 0 && t.default_secs > 0 ? t.default_secs / best : 0.0, t.best_gflops());
+    std::cout << line;
+  }
+  const double d = r.default_latency_s(), b = r.best_latency_s();
+  std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)
+            << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
+            << "\n";
+}
+
+int Tune(const TuneCliOptions& o) {
+  tune::TuneOptions opt;
+  if (!o.time.empty()) opt.max_seconds = ParseDuration(o.time);
+  opt.max_trials = o.trials;
+  TESSERA_CHECK(opt.max_seconds > 0 || opt.max_trials > 0, "tessera tune needs a budget: --time 10m or --trials N");
+  opt.batch_size = o.batch;
+  opt.seed = o.seed;
+  opt.measure.num_threads = o.threads;
+  opt.measure.timeout_s = o.timeout;
+
+  frontend::ImportOptions import_options;
+  for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
+  frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
+  driver::BuildOptions build_options;
+  build_options.target = o.target;
+  const target::Target target = driver::ResolveTarget(o.target);
+  TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
+                target.str(), "'; tune with --target native (remote measurement is not supported yet)");
+  std::vector<tune::TuneTask> tasks = driver::ExtractTasks(imported.module, imported.output_names, build_options);
+  tune::Database db(o.db);
+  std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks, database "
+            << o.db << " (" << db.size() << " records)\n";
+  const bool tty = isatty(STDERR_FILENO);
+  tune::TuneReport report = tune::Tune(tasks, target, db, opt, [&](const tune::TuneProgress& p) { PrintProgress(p, tty); });
+  if (tty) std::cerr << "\n";
+  PrintSummary(report);
+  std::cout << "records in " << o.db << "; compile with: tessera compile " << o.model << " --db " << o.db
+            << " -o MODEL.so\n";
+  return 0;
+}
+
+}  // namespace
+
+Action AddTuneCommand(CLI::App& app) {
+  auto opts = std::make_shared<TuneCliOptions>();
+  auto* cmd = app.add_subcommand("tune", "Search faster schedules for a model's kernels and record them in a tuning database");
+  cmd->add_option("model", opts->model, "the ONNX model (.onnx)")->required();
+  cmd->add_option("--db", opts->db, "the tuning database (JSON lines; created, or resumed when it exists)")->required();
+  cmd->add_option("--target", opts->target, "the machine to tune for (must be this machine: native, or a tag it runs)");
+  cmd->add_option("--time", opts->time, "the time budget: 600, 90s, 10m, 1.5h");
+  cmd->add_option("--trials", opts->trials, "the budget in measured candidates (all tasks together)")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", opts->batch, "candidates measured per round of a task (default 8)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", opts->threads, "runtime threads while measuring (default: the runtime's default)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--seed", opts->seed, "the search's random seed (default 0)");
+  cmd->add_option("--timeout", opts->timeout, "seconds one candidate may take to build and run (default 30)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  return [opts] { return Tune(*opts); };
+}
+
+}  // namespace tessera::cli
