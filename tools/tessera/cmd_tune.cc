@@ -60,7 +60,7 @@ std::string Seconds(double s) {
 
 std::string Ms(double secs) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3f", secs * 1e3);
+  std::snprintf(buf, sizeof(buf), "%.4g", secs * 1e3);
   return buf;
 }
 

@@ -16,7 +16,9 @@
 // Timing: one untimed call, then `repeat` repeats of `number` calls each; run_secs holds the
 // mean seconds per call of each repeat. number = 0 picks the smallest count whose repeat lasts at
 // least min_repeat_ms (sub-millisecond kernels are otherwise timed by the clock's resolution).
-// flush_cache writes a 64 MiB buffer before every call (cold caches; then number is 1).
+// A kernel faster than 30 us is timed a second time with serial launches
+// (runtime::ScopedSerialLaunches), and the faster of the two is its time, as the graph executor
+// runs such a node serially when that is faster. flush_cache writes a 64 MiB buffer before every call (cold caches; then number is 1).
 // The pool's thread count is num_threads (0: the runtime's default, TESSERA_NUM_THREADS).
 //
 // The worker is a fork of the calling process: the caller must not be inside a parallel launch,
