@@ -76,11 +76,12 @@ TEST(XGBCostModelTest, LearnsTheRankingOnHeldOutSamples) {
   const double tau = KendallTau(pred, test.scores);
   EXPECT_GT(tau, 0.6) << "Kendall tau of predicted vs true order on held-out samples";
 
-  // The predicted best is among the true top 5 %.
+  // The predicted best is among the true top 10 %.
   const size_t best = std::max_element(pred.begin(), pred.end()) - pred.begin();
   std::vector<double> sorted = test.scores;
   std::sort(sorted.rbegin(), sorted.rend());
-  EXPECT_GE(test.scores[best], sorted[test.scores.size() / 20]);
+  EXPECT_GE(test.scores[best], sorted[test.scores.size() / 10]);
+  RecordProperty("kendall_tau", std::to_string(tau));
 }
 
 TEST(XGBCostModelTest, UpdateAccumulatesSamplesAndImproves) {
