@@ -138,6 +138,18 @@ TEST(XGBCostModelTest, SaveAndLoadGiveTheSamePredictions) {
   EXPECT_THROW(loaded.Load("/nonexistent/model.json"), UserError);
 }
 
+TEST(XGBCostModelTest, DegenerateDataTrainsWithoutError) {
+  // One sample; then groups of one and equal scores: nothing to rank, but no error either.
+  XGBCostModel model;
+  Data d = MakeData(6, 6, 2);
+  model.Update({d.features[0]}, {1.0}, {0});
+  model.Update(d.features, std::vector<double>(6, 0.5), d.groups);
+  EXPECT_EQ(model.num_samples(), 7u);
+  for (double p : model.Predict(d.features)) EXPECT_TRUE(std::isfinite(p));
+  model.Update({}, {}, {});  // an empty batch changes nothing
+  EXPECT_EQ(model.num_samples(), 7u);
+}
+
 TEST(XGBCostModelTest, InconsistentArgumentsAreInternalErrors) {
   XGBCostModel model;
   Data d = MakeData(10, 1, 1);
