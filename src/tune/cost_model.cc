@@ -123,7 +123,7 @@ void XGBCostModel::Retrain() {
   BoosterHandle h = booster->handle;
   SetParam(h, "objective", "rank:pairwise");
   SetParam(h, "booster", "gbtree");
-  SetParam(h, "tree_method", "exact");
+  SetParam(h, "tree_method", options_.tree_method);
   SetParam(h, "verbosity", "0");
   SetParam(h, "max_depth", std::to_string(options_.max_depth));
   SetParam(h, "eta", Num(options_.eta));

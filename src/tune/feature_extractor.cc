@@ -29,7 +29,7 @@ enum Head : size_t {
   kStoresInInnermostBody, kGuarded,
 };
 enum PerBuffer : size_t {
-  kRead, kWrite, kTouchedBytes, kStrideInnermost, kStrideVarying, kReuse, kAccessedBytes, kBufferBytes,
+  kRead, kWrite, kTouchedBytes, kStrideInnermost, kStrideLanes, kStrideVarying, kReuse, kAccessedBytes, kBufferBytes,
 };
 
 using Row = std::vector<double>;  // unscaled
@@ -147,8 +147,9 @@ int64_t CountShallowStores(const tir::Stmt& s) {
 // Summary of one access under the current loop nest.
 struct AccessSummary {
   double touched_elements;
-  double stride_innermost;
-  double stride_varying;
+  double stride_innermost;  // w.r.t. the innermost loop
+  double stride_lanes;      // between the lanes of a vector (Ramp) index
+  double stride_varying;    // w.r.t. the innermost of the lanes and loops the index varies with
 };
 
 AccessSummary Summarize(const Access& a, const std::vector<Loop>& loops, const detail::LetBindings& lets) {
@@ -156,9 +157,12 @@ AccessSummary Summarize(const Access& a, const std::vector<Loop>& loops, const d
   // innermost one.
   std::vector<std::pair<int64_t, int64_t>> walk;  // (extent, |coefficient|)
   for (const auto& l : loops) walk.emplace_back(l.extent, std::llabs(detail::IndexCoefficient(a.index, l.var, lets)));
+  const double stride_innermost = walk.empty() ? 0.0 : static_cast<double>(walk.back().second);
+  double stride_lanes = 0;
   if (a.index->kind == ExprKind::kRamp) {
     const auto* r = static_cast<const ir::RampNode*>(a.index.get());
     walk.emplace_back(r->lanes, std::llabs(ConstOr(r->stride, 1)));
+    stride_lanes = static_cast<double>(walk.back().second);
   } else if (a.index.dtype().lanes() > 1) {
     walk.emplace_back(a.index.dtype().lanes(), 0);  // a Broadcast index: one element, all lanes
   }
@@ -171,8 +175,7 @@ AccessSummary Summarize(const Access& a, const std::vector<Loop>& loops, const d
   double touched = std::min(span, product);
   const int64_t elems = NumElementsOrUnknown(a.buffer);
   if (elems > 0) touched = std::min(touched, static_cast<double>(elems));
-  AccessSummary s{touched, 0, 0};
-  if (!walk.empty()) s.stride_innermost = static_cast<double>(walk.back().second);
+  AccessSummary s{touched, stride_innermost, stride_lanes, 0};
   for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
     if (it->second != 0 && it->first > 1) {
       s.stride_varying = static_cast<double>(it->second);
@@ -269,7 +272,7 @@ void Extractor::VisitStmt_(const tir::BufferStoreNode* op) {
     tir::Buffer buffer;
     bool read = false, write = false;
     double accesses = 0;  // elements
-    AccessSummary largest{0, 0, 0};
+    AccessSummary largest{0, 0, 0, 0};
   };
   std::vector<BufferFeatures> buffers;
   for (const auto& a : accesses) {
@@ -295,6 +298,7 @@ void Extractor::VisitStmt_(const tir::BufferStoreNode* op) {
     slot[kWrite] = b.write;
     slot[kTouchedBytes] = touched_bytes(b);
     slot[kStrideInnermost] = b.largest.stride_innermost;
+    slot[kStrideLanes] = b.largest.stride_lanes;
     slot[kStrideVarying] = b.largest.stride_varying;
     slot[kReuse] = b.accesses / std::max(1.0, b.largest.touched_elements);
     slot[kAccessedBytes] = b.accesses * elem_bytes;

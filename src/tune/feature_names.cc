@@ -19,7 +19,8 @@ const std::vector<std::string>& PerStoreFeatureNames() {
     TESSERA_ICHECK(n.size() == kPerStoreHeadLength);
     for (size_t b = 0; b < kMaxBuffers; ++b) {
       const std::string p = "buf" + std::to_string(b) + ".";
-      for (const char* f : {"read", "write", "touched_bytes", "stride_innermost", "stride_varying", "reuse",
+      for (const char* f : {"read", "write", "touched_bytes", "stride_innermost", "stride_lanes",
+                            "stride_varying", "reuse",
                             "accessed_bytes", "buffer_bytes"}) {
         n.push_back(p + f);
       }

@@ -161,9 +161,14 @@ TEST(FeatureExtractor, VectorizeChangesLanesNotOperationCounts) {
   // Per-lane counts: the same work either way.
   EXPECT_FLOAT_EQ(Get(vec[0], "float_math_call"), Get(scalar[0], "float_math_call"));
   EXPECT_FLOAT_EQ(Get(vec[0], "float_addsub"), Get(scalar[0], "float_addsub"));
-  // The vector store's Ramp is contiguous; the transposed read strides by 64 per lane.
-  EXPECT_FLOAT_EQ(Get(vec[0], "buf0.stride_innermost"), L(1));
-  EXPECT_FLOAT_EQ(Get(vec[0], "buf2.stride_innermost"), L(64));
+  // The vector store's Ramp is contiguous; the transposed read strides by 64 per lane. The
+  // innermost loop left is j_0 (8 columns per step).
+  EXPECT_FLOAT_EQ(Get(vec[0], "buf0.stride_lanes"), L(1));
+  EXPECT_FLOAT_EQ(Get(vec[0], "buf0.stride_innermost"), L(8));
+  EXPECT_FLOAT_EQ(Get(vec[0], "buf2.stride_lanes"), L(64));
+  EXPECT_FLOAT_EQ(Get(vec[0], "buf2.stride_innermost"), L(8 * 64));
+  EXPECT_FLOAT_EQ(Get(vec[0], "buf2.stride_varying"), L(64));
+  EXPECT_FLOAT_EQ(Get(scalar[0], "buf0.stride_lanes"), 0);
   EXPECT_FLOAT_EQ(Get(vec[0], "buf0.touched_bytes"), Get(scalar[0], "buf0.touched_bytes"));
   EXPECT_NE(ExtractFeatures(tir::transform::LowerToFlat(sch.func())), ExtractFeatures(tir::transform::LowerToFlat(f)));
 }
@@ -228,6 +233,45 @@ TEST(FeatureExtractor, AllocationsOfAMatmulWithACacheAreCounted) {
   EXPECT_FLOAT_EQ(GetF(v, "num_allocs"), L(1));
   EXPECT_GE(GetF(v, "num_stores"), L(3));  // C's init, C's update, D
   EXPECT_FLOAT_EQ(GetF(v, "max.float_fma"), L(M * N * K));  // C += A * B
+}
+
+TEST(FeatureExtractor, TiledMatmulAccumulatorAndOperandStrides) {
+  // 64 x 64 x 32 matmul: i split by 4 (unrolled), j by 16 (vectorized), k inside the tiles.
+  const int M = 64, N = 64, K = 32;
+  auto A = te::placeholder({M, K}, f32, "A");
+  auto B = te::placeholder({K, N}, f32, "B");
+  auto k = te::reduce_axis(ir::Range(0, K), "k");
+  auto C = te::compute({M, N}, [&](const std::vector<Var>& i) { return te::sum(A({i[0], k.var}) * B({k.var, i[1]}), {k}); }, "C");
+  tir::Schedule sch(te::create_prim_func({A, B, C}, "mm"));
+  auto c = sch.get_block("C");
+  auto l = sch.get_loops(c);
+  auto i = sch.split(l[0], {-1, 4});
+  auto j = sch.split(l[1], {-1, 16});
+  sch.reorder({i[0], j[0], l[2], i[1], j[1]});
+  sch.decompose_reduction(c, l[2]);
+  sch.vectorize(j[1]);
+  sch.unroll(i[1]);
+  sch.parallel(i[0]);
+  const auto rows = PerStoreFeatures(tir::transform::LowerToFlat(sch.func()));
+  ASSERT_EQ(rows.size(), 5u);  // the init nest, then 4 unrolled vector updates
+  const auto& r = rows[1];     // C[ramp] = C[ramp] + broadcast(A[..]) * B[ramp], under k
+  EXPECT_FLOAT_EQ(Get(r, "vector_lanes"), L(16));
+  EXPECT_FLOAT_EQ(Get(r, "trip_count"), L(16 * 4 * 32));
+  EXPECT_FLOAT_EQ(Get(r, "float_fma"), L(16 * 4 * 32 * 16));
+  EXPECT_FLOAT_EQ(Get(r, "parallel_extent"), L(16));
+  EXPECT_FLOAT_EQ(Get(r, "innermost_extent"), L(32));
+  EXPECT_FLOAT_EQ(Get(r, "stores_in_innermost_body"), L(4));
+  // By footprint: B (32 x 64 floats), C (a quarter of its rows), A (a quarter of its rows).
+  EXPECT_FLOAT_EQ(Get(r, "buf0.touched_bytes"), L(K * N * 4));
+  EXPECT_FLOAT_EQ(Get(r, "buf0.stride_innermost"), L(N));  // B[k * 64 + ...]
+  EXPECT_FLOAT_EQ(Get(r, "buf0.stride_lanes"), L(1));
+  EXPECT_FLOAT_EQ(Get(r, "buf1.read"), 1);                 // C: the accumulator
+  EXPECT_FLOAT_EQ(Get(r, "buf1.write"), 1);
+  EXPECT_FLOAT_EQ(Get(r, "buf1.stride_innermost"), 0);     // invariant in k
+  EXPECT_FLOAT_EQ(Get(r, "buf1.stride_lanes"), L(1));
+  EXPECT_FLOAT_EQ(Get(r, "buf1.reuse"), L(2 * K));         // read and written once per k
+  EXPECT_FLOAT_EQ(Get(r, "buf2.stride_innermost"), L(1));  // A[i * 32 + k]
+  EXPECT_FLOAT_EQ(Get(r, "buf2.stride_lanes"), 0);         // broadcast: a scalar load
 }
 
 TEST(FeatureExtractor, UnloweredFunctionIsAnInternalError) {

@@ -35,6 +35,7 @@ struct XGBOptions {
   double subsample = 1.0;
   int nthread = 1;               ///< XGBoost's threads (1: deterministic, leaves cores to measurement)
   uint64_t seed = 0;             ///< XGBoost's seed (pair sampling, subsampling)
+  std::string tree_method = "hist";  ///< "hist" (fast, histogram splits) or "exact"
 };
 
 class XGBCostModel {

@@ -22,9 +22,11 @@
 //                buffer included; unused slots 0): read?, written?, bytes touched (the distinct
 //                elements the loop nest reaches, from the index's coefficients, at most the
 //                buffer's size), |stride| w.r.t. the innermost loop (elements: the coefficient of
-//                its variable in the flat index, or the Ramp stride of a vector access), |stride|
-//                w.r.t. the innermost loop it varies with, reuse (accesses / distinct elements),
-//                bytes accessed (accesses x element bytes), the buffer's size in bytes.
+//                its variable in the flat index; 0 for a loop-invariant access), |stride| between
+//                the lanes of a vector access (its Ramp's stride; 0 for a scalar or broadcast
+//                index), |stride| w.r.t. the innermost of the lanes and loops the index varies
+//                with, reuse (accesses / distinct elements), bytes accessed (accesses x element
+//                bytes), the buffer's size in bytes.
 // Every value is log2(1 + x)-scaled (strides and counts are >= 0; flags are 0 or 1).
 //
 // ExtractFeatures gives one fixed-length vector per function (kFeatureLength): the per-store rows
@@ -50,9 +52,9 @@ namespace tessera::tune {
 
 /// Buffers described per store.
 inline constexpr size_t kMaxBuffers = 5;
-/// Values per buffer slot: read, write, touched bytes, innermost stride, varying stride, reuse,
-/// accessed bytes, buffer bytes.
-inline constexpr size_t kPerBufferLength = 8;
+/// Values per buffer slot: read, write, touched bytes, innermost-loop stride, lane stride, varying
+/// stride, reuse, accessed bytes, buffer bytes.
+inline constexpr size_t kPerBufferLength = 9;
 /// Computation (10) + loop nest (13) values.
 inline constexpr size_t kPerStoreHeadLength = 23;
 inline constexpr size_t kPerStoreLength = kPerStoreHeadLength + kMaxBuffers * kPerBufferLength;
@@ -62,7 +64,8 @@ inline constexpr size_t kFunctionFeatureLength = 6;
 inline constexpr size_t kFeatureLength = 2 * kPerStoreLength + kFunctionFeatureLength;
 
 /// The name of every per-store value, in order (e.g. "float_mul", "vector_lanes",
-/// "buf0.stride_innermost"); kPerStoreLength names.
+/// "buf0.stride_innermost"; buffer slots "buf<i>.<read|write|touched_bytes|stride_innermost|
+/// stride_lanes|stride_varying|reuse|accessed_bytes|buffer_bytes>"); kPerStoreLength names.
 const std::vector<std::string>& PerStoreFeatureNames();
 /// The name of every ExtractFeatures value: "sum.<per-store name>", "max.<per-store name>", then
 /// the function features ("alloc_bytes", "num_allocs", "num_loops", "num_stores", "max_loop_depth",
