@@ -1,0 +1,104 @@
+"""`tessera tune` and `tessera compile --db` (issue 19) on mnist-8: the tuned model matches the shipped
+references; a kill -9 in the middle of tuning loses no committed record and the next run resumes
+without measuring a program twice; records of another target or another Tessera version are never
+applied; bad budgets are clear errors.
+
+Tolerance as test_models.py: |got - ref| <= 1e-4 + 1e-3 * |ref| elementwise.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from conftest import graph_io, read_pb, run_cli, tessera_bin
+
+ATOL, RTOL = 1e-4, 1e-3
+
+
+def records(db):
+    """The complete record lines of a database (a torn last line is not a record)."""
+    text = db.read_text() if db.exists() else ""
+    lines = text.split("\n")
+    return [json.loads(l) for l in lines[:-1] if l.strip()]
+
+
+def check_model(models_dir, so, tmp_path):
+    model_dir = models_dir / "mnist-8"
+    inputs, outputs = graph_io(model_dir / "model.onnx")
+    for ds in sorted(p for p in model_dir.iterdir() if p.is_dir() and "data_set" in p.name):
+        out = tmp_path / f"{ds.name}.npz"
+        run_cli("run", so, "--input", f"{inputs[0]}={ds / 'input_0.pb'}", "--output", out)
+        got, ref = np.load(out)[outputs[0]], read_pb(ds / "output_0.pb")
+        assert np.all(np.abs(got - ref) <= ATOL + RTOL * np.abs(ref)), f"{ds.name}: tuned model differs from the reference"
+
+
+@pytest.fixture(scope="module")
+def tuned_db(tmp_path_factory, models_dir):
+    db = tmp_path_factory.mktemp("tune") / "mnist.jsonl"
+    proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--trials", 30, "--batch", 4,
+                   "--threads", 1, timeout=600)
+    assert "kernels' share of a run" in proc.stdout, proc.stdout
+    return db
+
+
+def test_tune_then_compile_matches_reference(tuned_db, models_dir, tmp_path):
+    recs = records(tuned_db)
+    assert len(recs) == 30
+    assert all(r["target"] and r["trace"] is not None and len(r["features"]) > 0 for r in recs)
+    ok = [r for r in recs if not r["error"]]
+    assert len(ok) >= 25, [r["error"] for r in recs if r["error"]]
+    so = tmp_path / "tuned.so"
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", tuned_db, "-o", so)
+    assert "tuned schedules: 7 of 7 kernels" in proc.stdout, proc.stdout
+    check_model(models_dir, so, tmp_path)
+
+
+def test_records_of_another_target_or_version_are_not_applied(tuned_db, models_dir, tmp_path):
+    for field, value in (("target", "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512"), ("version", "0.0.1")):
+        db = tmp_path / f"other_{field}.jsonl"
+        recs = records(tuned_db)
+        for r in recs:
+            r[field] = value
+        db.write_text("".join(json.dumps(r) + "\n" for r in recs))
+        proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", db, "-o", tmp_path / "m.so")
+        assert "tuned schedules: 0 of 7 kernels" in proc.stdout, (field, proc.stdout)
+
+
+def test_kill_9_mid_tune_loses_no_committed_record_and_resumes(models_dir, tmp_path):
+    db = tmp_path / "killed.jsonl"
+    model = models_dir / "mnist-8" / "model.onnx"
+    proc = subprocess.Popen([tessera_bin(), "tune", str(model), "--db", str(db), "--trials", "400", "--batch", "2",
+                             "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while len(records(db)) < 9 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = records(db)
+    assert len(before) >= 9, "the tuner committed too few records before the deadline"
+    run_cli("tune", model, "--db", db, "--trials", 6, "--batch", 2, "--threads", 1, timeout=600)
+    after = records(db)
+    assert after[:len(before)] == before, "a committed record was lost or changed"
+    # The resumed run measured new programs only: no (workload, trace) twice.
+    keys = [(r["workload"], json.dumps(r["trace"], sort_keys=True)) for r in after]
+    assert len(set(keys)) == len(keys), "a program was measured twice"
+    assert len(after) > len(before)
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "needs a budget"),
+    (["--time", "ten minutes"], "expected a positive duration"),
+])
+def test_bad_budgets_are_clear_errors(models_dir, tmp_path, args, message):
+    proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", tmp_path / "d.jsonl", *args, check=False)
+    assert proc.returncode == 1 and message in proc.stderr, proc.stderr
+
+
+def test_compile_with_a_missing_database_is_a_clear_error(models_dir, tmp_path):
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", tmp_path / "none.jsonl", "-o",
+                   tmp_path / "m.so", check=False)
+    assert proc.returncode == 1 and "does not exist; create it with `tessera tune" in proc.stderr, proc.stderr
