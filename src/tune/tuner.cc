@@ -23,11 +23,13 @@ double TuneReport::default_latency_s() const {
   return s;
 }
 
-double TuneReport::best_latency_s() const {
+double EstimatedLatency(const std::vector<TaskStatus>& tasks) {
   double s = 0;
   for (const TaskStatus& t : tasks) s += t.weight * (t.best_secs > 0 ? t.best_secs : t.default_secs);
   return s;
 }
+
+double TuneReport::best_latency_s() const { return EstimatedLatency(tasks); }
 
 namespace {
 

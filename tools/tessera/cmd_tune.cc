@@ -2,13 +2,17 @@
 // database that `tessera compile --db` applies (tune/tuner.h).
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
+#include <fstream>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "tessera/driver/build.h"
@@ -32,7 +36,27 @@ struct TuneCliOptions {
   uint64_t seed = 0;
   double timeout = 30;
   std::vector<std::string> input_shapes;
+  std::string report;
 };
+
+/// The --report file: every task's status and the estimated latency after every trial.
+void WriteReport(const std::string& path, const tune::TuneReport& r,
+                 const std::vector<std::array<double, 3>>& curve) {
+  nlohmann::json j;
+  j["trials"] = r.trials;
+  j["elapsed_s"] = r.elapsed_s;
+  j["default_latency_s"] = r.default_latency_s();
+  j["best_latency_s"] = r.best_latency_s();
+  for (const tune::TaskStatus& t : r.tasks)
+    j["tasks"].push_back({{"name", t.name}, {"workload", t.workload_hash}, {"weight", t.weight}, {"flops", t.flops},
+                          {"default_secs", t.default_secs}, {"best_secs", t.best_secs}, {"trials", t.trials},
+                          {"errors", t.errors}});
+  j["curve"] = nlohmann::json::array();
+  for (const auto& [trials, elapsed, latency] : curve) j["curve"].push_back({trials, elapsed, latency});
+  std::ofstream out(path);
+  out << j.dump(1) << "\n";
+  TESSERA_CHECK(out.good(), "--report '", path, "': cannot write the file");
+}
 
 /// "10m", "90s", "1.5h", "600" (seconds) -> seconds; UserError otherwise.
 double ParseDuration(const std::string& text) {
@@ -119,9 +143,14 @@ int Tune(const TuneCliOptions& o) {
   std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks, database "
             << o.db << " (" << db.size() << " records)\n";
   const bool tty = isatty(STDERR_FILENO);
-  tune::TuneReport report = tune::Tune(tasks, target, db, opt, [&](const tune::TuneProgress& p) { PrintProgress(p, tty); });
+  std::vector<std::array<double, 3>> curve;  // trials, elapsed seconds, estimated latency
+  tune::TuneReport report = tune::Tune(tasks, target, db, opt, [&](const tune::TuneProgress& p) {
+    PrintProgress(p, tty);
+    curve.push_back({static_cast<double>(p.trials), p.elapsed_s, tune::EstimatedLatency(p.tasks)});
+  });
   if (tty) std::cerr << "\n";
   PrintSummary(report);
+  if (!o.report.empty()) WriteReport(o.report, report, curve);
   std::cout << "records in " << o.db << "; compile with: tessera compile " << o.model << " --db " << o.db
             << " -o MODEL.so\n";
   return 0;
@@ -144,6 +173,8 @@ Action AddTuneCommand(CLI::App& app) {
   cmd->add_option("--timeout", opts->timeout, "seconds one candidate may take to build and run (default 30)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  cmd->add_option("--report", opts->report,
+                  "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };
 }
 

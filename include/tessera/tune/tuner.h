@@ -54,6 +54,9 @@ struct TaskStatus {
   double best_gflops() const { return best_secs > 0 ? flops / best_secs * 1e-9 : 0; }
 };
 
+/// sum_i weight_i * (best, else default, seconds of task i): the kernels' share of one model run.
+double EstimatedLatency(const std::vector<TaskStatus>& tasks);
+
 struct TuneProgress {
   const std::vector<TaskStatus>& tasks;
   int current = -1;          ///< the task just measured
