@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -130,11 +131,20 @@ std::string OneLine(std::string s) {
 
 /// The worker's job: build, run, check / write the reference, time. Returns the result line.
 std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
-                      const MeasureOptions& opt, const std::string& reference_path, bool write_reference) {
+                      const MeasureOptions& opt, const Reference& ref, bool write_reference) {
   if (opt.num_threads > 0) runtime::SetNumThreads(opt.num_threads);
+  const std::string& reference_path = ref.outputs_path;
   const Clock::time_point t0 = Clock::now();
   tir::IRModule mod;
   mod.Add(scheduled);
+  // The baseline (the hand-written schedule) compiled beside the candidate under its own symbol.
+  const bool interleave = !write_reference && ref.scheduled.defined() && ref.secs > 0;
+  const std::string baseline_symbol = KernelSymbol(scheduled) + "__baseline";
+  if (interleave) {
+    std::map<std::string, std::string> attrs = ref.scheduled->attrs;
+    attrs["global_symbol"] = baseline_symbol;
+    mod.Add(tir::PrimFunc::make(baseline_symbol, ref.scheduled->params, ref.scheduled->body, attrs));
+  }
   runtime::Module module = [&] {
     try {
       return codegen::BuildJIT(tir::transform::LowerToFlat(mod, tir::transform::PassContext()), target);
@@ -143,6 +153,7 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
     }
   }();
   TesseraKernelFn kernel = module.GetKernel(KernelSymbol(scheduled));
+  TesseraKernelFn baseline = interleave ? module.GetKernel(baseline_symbol) : nullptr;
   const double build_secs = SecondsSince(t0);
   const std::string prefix = std::to_string(build_secs) + " ";
 
@@ -182,44 +193,65 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
 
   // Timing.
   std::vector<char> flush(opt.flush_cache ? 64 << 20 : 0);
-  auto call = [&] {
+  auto call = [&](TesseraKernelFn k) {
     if (!flush.empty()) std::memset(flush.data(), static_cast<int>(flush[0] + 1), flush.size());
-    return kernel(ptrs.data());
+    return k(ptrs.data());
   };
   int number = opt.flush_cache ? 1 : opt.number;
   if (number <= 0) {
     number = 1;
     for (;;) {
       const Clock::time_point t = Clock::now();
-      for (int i = 0; i < number; ++i) call();
+      for (int i = 0; i < number; ++i) call(kernel);
       const double ms = SecondsSince(t) * 1e3;
       if (ms >= opt.min_repeat_ms || number >= (1 << 20)) break;
       number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int>(number * opt.min_repeat_ms / ms * 1.1));
     }
   }
-  auto time_repeats = [&] {
-    std::vector<double> secs;
-    for (int r = 0; r < std::max(1, opt.repeat); ++r) {
-      double busy = 0;
-      for (int i = 0; i < number; ++i) {
-        if (!flush.empty()) std::memset(flush.data(), static_cast<int>(flush[0] + 1), flush.size());
-        const Clock::time_point t = Clock::now();
-        kernel(ptrs.data());
-        busy += SecondsSince(t);
-      }
-      secs.push_back(busy / number);
+  // One repeat of `number` calls of k: mean seconds per call.
+  auto time_block = [&](TesseraKernelFn k) {
+    double busy = 0;
+    for (int i = 0; i < number; ++i) {
+      if (!flush.empty()) std::memset(flush.data(), static_cast<int>(flush[0] + 1), flush.size());
+      const Clock::time_point t = Clock::now();
+      k(ptrs.data());
+      busy += SecondsSince(t);
     }
-    std::sort(secs.begin(), secs.end());
-    return secs;
+    return busy / number;
   };
-  std::vector<double> secs = time_repeats();
+  // The repeats of the candidate and, with a baseline, of the baseline right after each.
+  struct Repeats {
+    std::vector<double> candidate, baseline;
+    double Median() const {
+      std::vector<double> v = candidate;
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    }
+  };
+  auto time_repeats = [&] {
+    Repeats r;
+    for (int i = 0; i < std::max(1, opt.repeat); ++i) {
+      r.candidate.push_back(time_block(kernel));
+      if (baseline) r.baseline.push_back(time_block(baseline));
+    }
+    return r;
+  };
+  Repeats reps = time_repeats();
   // As the graph executor does for a small node (runtime/graph_executor.cc, kSmallNodeSeconds):
   // when launching serially is faster, that is the time the kernel takes in the model.
-  if (secs[secs.size() / 2] < kSmallKernelSeconds) {
+  if (reps.Median() < kSmallKernelSeconds) {
     runtime::ScopedSerialLaunches serial;
-    std::vector<double> serial_secs = time_repeats();
-    if (serial_secs[serial_secs.size() / 2] < secs[secs.size() / 2]) secs = serial_secs;
+    Repeats serial_reps = time_repeats();
+    if (serial_reps.Median() < reps.Median()) reps = serial_reps;
   }
+  std::vector<double> secs = reps.candidate;
+  if (baseline) {
+    // Drift-corrected: the candidate's time relative to the baseline's in the same repeat, on
+    // the scale of the baseline's reference time.
+    for (size_t i = 0; i < secs.size(); ++i)
+      if (reps.baseline[i] > 0) secs[i] = secs[i] / reps.baseline[i] * ref.secs;
+  }
+  std::sort(secs.begin(), secs.end());
   std::string line = "ok " + prefix;
   for (double s : secs) {
     char buf[32];
@@ -310,15 +342,14 @@ MeasureResult RunInWorker(const std::function<std::string()>& job, double timeou
 }  // namespace
 
 MeasureResult MeasureReference(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
-                               const MeasureOptions& options, const std::string& reference_path) {
-  return RunInWorker([&] { return WorkerJob(task, scheduled, target, options, reference_path, true); },
-                     options.timeout_s);
+                               const MeasureOptions& options, const std::string& outputs_path) {
+  const Reference ref{tir::PrimFunc(), outputs_path, 0};
+  return RunInWorker([&] { return WorkerJob(task, scheduled, target, options, ref, true); }, options.timeout_s);
 }
 
 MeasureResult Measure(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
-                      const MeasureOptions& options, const std::string& reference_path) {
-  return RunInWorker([&] { return WorkerJob(task, scheduled, target, options, reference_path, false); },
-                     options.timeout_s);
+                      const MeasureOptions& options, const Reference& reference) {
+  return RunInWorker([&] { return WorkerJob(task, scheduled, target, options, reference, false); }, options.timeout_s);
 }
 
 }  // namespace tessera::tune

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "tessera/support/error.h"
+#include "tessera/tir/printer.h"
 #include "tessera/tune/cost_model.h"
 #include "tessera/tune/feature_extractor.h"
 
@@ -112,10 +113,10 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
   TuneReport report;
   std::vector<std::unique_ptr<TaskSearch>> searches;
   std::vector<double> weights;
-  std::vector<bool> has_reference(tasks.size(), false);
+  std::vector<Reference> references(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TuneTask& t = tasks[i];
-    db.CommitWorkload({t.workload_hash, t.name, ""});
+    db.CommitWorkload({t.workload_hash, t.name, tir::AsText(t.func)});
     searches.push_back(std::make_unique<TaskSearch>(t, opt.seed + i));
     TaskStatus s;
     s.name = t.name;
@@ -150,7 +151,7 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
     const TuneTask& task = tasks[i];
     TaskSearch& search = *searches[i];
     TaskStatus& status = report.tasks[i];
-    const std::string reference = work.File(task.workload_hash + ".ref");
+    Reference& reference = references[i];
     std::vector<TuningRecord> records;
     std::vector<std::vector<float>> rows;
     std::vector<double> scores;
@@ -172,10 +173,11 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
     };
 
     // The first round of a task measures its hand-written schedule: the reference.
-    if (!has_reference[i]) {
+    if (!reference.scheduled.defined()) {
       ProposedCandidate def = search.Default();
       const bool known = search.IsMeasured(def.program_hash);
-      MeasureResult r = MeasureReference(task, def.candidate.scheduled, target, opt.measure, reference);
+      const std::string outputs = work.File(task.workload_hash + ".ref");
+      MeasureResult r = MeasureReference(task, def.candidate.scheduled, target, opt.measure, outputs);
       if (!r.ok()) {
         std::cerr << "tessera tune: task '" << task.name << "' skipped: its default schedule failed (" << r.error
                   << ")\n";
@@ -184,7 +186,7 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
         scheduler.Stop(i);
         continue;
       }
-      has_reference[i] = true;
+      reference = Reference{def.candidate.scheduled, outputs, r.MedianSecs()};
       status.default_secs = r.MedianSecs();
       account(def, r, /*commit=*/!known);
     }

@@ -98,8 +98,10 @@ class MeasureTest : public ::testing::Test {
     ref_ = (std::filesystem::temp_directory_path() / ("tessera_tune_ref_" + std::to_string(getpid()))).string();
     opt_.timeout_s = 60;
     opt_.min_repeat_ms = 2;
-    MeasureResult r = MeasureReference(task_, ApplyConfig(task_, {}).scheduled, target_, opt_, ref_);
+    const tir::PrimFunc hand = ApplyConfig(task_, {}).scheduled;
+    MeasureResult r = MeasureReference(task_, hand, target_, opt_, ref_);
     ASSERT_TRUE(r.ok()) << r.error;
+    reference_ = Reference{hand, ref_, r.MedianSecs()};
   }
   void TearDown() override { std::filesystem::remove(ref_); }
 
@@ -124,13 +126,14 @@ class MeasureTest : public ::testing::Test {
   TuneTask task_;
   target::Target target_;
   std::string ref_;
+  Reference reference_;
   MeasureOptions opt_;
 };
 
 TEST_F(MeasureTest, ACandidateMatchesAndIsTimed) {
   std::vector<topi::KnobSpec> space = DiscoverSpace(task_);
   topi::KnobConfig c = {{"conv2d_NCHWc.ow_tile", 7}, {"conv2d_NCHWc.oc_vectors", 1}};
-  MeasureResult r = Measure(task_, ApplyConfig(task_, c).scheduled, target_, opt_, ref_);
+  MeasureResult r = Measure(task_, ApplyConfig(task_, c).scheduled, target_, opt_, reference_);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.run_secs.size(), 3u);
   EXPECT_GT(r.MedianSecs(), 0);
@@ -138,11 +141,20 @@ TEST_F(MeasureTest, ACandidateMatchesAndIsTimed) {
   EXPECT_GT(r.build_secs, 0);
 }
 
+TEST_F(MeasureTest, TimesAreOnTheReferenceScale) {
+  // The hand schedule against itself: each repeat's ratio is ~1, so its time is ~the reference's
+  // whatever the machine's speed now (generous bounds: the ratio of two back-to-back repeats).
+  MeasureResult r = Measure(task_, reference_.scheduled, target_, opt_, reference_);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_GT(r.MedianSecs(), 0.5 * reference_.secs);
+  EXPECT_LT(r.MedianSecs(), 2.0 * reference_.secs);
+}
+
 TEST_F(MeasureTest, AWrongAnswerIsAnErrorNotAResult) {
   tir::PrimFunc wrong = Sabotaged([](const tir::BufferStoreNode* op) {
     return tir::BufferStoreNode::make(op->buffer, op->value + ir::make_const(f32, 0.5), op->indices);
   });
-  MeasureResult r = Measure(task_, wrong, target_, opt_, ref_);
+  MeasureResult r = Measure(task_, wrong, target_, opt_, reference_);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.error.rfind("wrong answer: output 0", 0), 0u) << r.error;
 }
@@ -154,11 +166,11 @@ TEST_F(MeasureTest, ACrashingCandidateIsSurvived) {
     idx.back() = idx.back() + ir::make_const(idx.back().dtype(), int64_t{100000000});
     return tir::BufferStoreNode::make(op->buffer, op->value, idx);
   });
-  MeasureResult r = Measure(task_, crash, target_, opt_, ref_);
+  MeasureResult r = Measure(task_, crash, target_, opt_, reference_);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.error, "crash: SIGSEGV");
   // The tuner goes on: the next candidate measures normally.
-  EXPECT_TRUE(Measure(task_, ApplyConfig(task_, {}).scheduled, target_, opt_, ref_).ok());
+  EXPECT_TRUE(Measure(task_, ApplyConfig(task_, {}).scheduled, target_, opt_, reference_).ok());
 }
 
 TEST_F(MeasureTest, AHangingCandidateIsKilledAtTheTimeout) {
@@ -173,7 +185,7 @@ TEST_F(MeasureTest, AHangingCandidateIsKilledAtTheTimeout) {
   });
   MeasureOptions opt = opt_;
   opt.timeout_s = 3;
-  MeasureResult r = Measure(task_, hang, target_, opt, ref_);
+  MeasureResult r = Measure(task_, hang, target_, opt, reference_);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.error, "timeout after 3 s");
 }

@@ -8,6 +8,13 @@
 //   * a wrong answer                  -> error "wrong answer: ..." (outputs differ from the
 //                                        reference's on the same inputs beyond the tolerance)
 //
+// Drift: this machine's speed changes by tens of percent over minutes (a busy sibling core, clock
+// changes), so times taken minutes apart are not comparable. A candidate is therefore compiled
+// together with the task's hand-written schedule (Reference::scheduled) and each of its repeats
+// is followed by one of the baseline's; its recorded time is (candidate / baseline) of each
+// repeat times the baseline's reference time (Reference::secs): every candidate of a task on one
+// scale. (Without a Reference schedule, the candidate's own times.)
+//
 // Inputs: every kernel parameter before task.num_inputs gets deterministic pseudo-random values
 // (floats uniform in [-1, 1], integers in [0, 2), booleans alternating): the same for every
 // candidate of a task. The reference is the task's hand-written schedule, run once
@@ -53,15 +60,22 @@ struct MeasureResult {
   double MedianSecs() const;
 };
 
-/// Measures the hand-written schedule of `task` (`scheduled` is its scheduled PrimFunc) and writes
-/// its outputs to `reference_path`, which later candidates are checked against.
-MeasureResult MeasureReference(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
-                               const MeasureOptions& options, const std::string& reference_path);
+/// The hand-written schedule of a task, once measured: what its candidates are checked and timed
+/// against.
+struct Reference {
+  tir::PrimFunc scheduled;   ///< its scheduled PrimFunc; undefined: candidates timed on their own
+  std::string outputs_path;  ///< its outputs (MeasureReference); empty: outputs not checked
+  double secs = 0;           ///< its median time (MeasureReference): the scale of candidates' times
+};
 
-/// Measures one candidate, comparing its outputs with `reference_path`'s (MeasureReference);
-/// without a reference file (empty path) the outputs are not checked. `target` must run on this
-/// machine (driver::RunsOnHost); otherwise error "build: ...".
+/// Measures the hand-written schedule of `task` (`scheduled` is its scheduled PrimFunc) and writes
+/// its outputs to `outputs_path`, which later candidates are checked against.
+MeasureResult MeasureReference(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
+                               const MeasureOptions& options, const std::string& outputs_path);
+
+/// Measures one candidate against `reference` (outputs compared, times drift-corrected: see
+/// above). `target` must run on this machine (driver::RunsOnHost); otherwise error "build: ...".
 MeasureResult Measure(const TuneTask& task, const tir::PrimFunc& scheduled, const target::Target& target,
-                      const MeasureOptions& options, const std::string& reference_path);
+                      const MeasureOptions& options, const Reference& reference);
 
 }  // namespace tessera::tune
