@@ -1,11 +1,13 @@
 // The `dnnl` backend: oneDNN (Debian libdnnl-dev 2.6) for conv2d (+ bias / eltwise post-ops),
-// dense / matmul (+ bias / eltwise), max / avg / global-avg pooling, eltwise, binary, softmax.
+// dense / matmul (+ bias / eltwise), max / avg / global-avg pooling, eltwise (relu, leaky_relu,
+// sigmoid, tanh, exp, sqrt, clip, hard_swish, hard_sigmoid), binary, softmax, and reshapes (a view
+// of the plain bytes, so that they do not cut regions).
 // It emits C++ over the helpers of dnnl_prelude.cc: per external function a Region subclass whose
 // constructor creates the primitives (run once, on the first call) and an extern "C" kernel.
 //
 // Fusion (oneDNN post-ops, TVM's DNNL composites): a conv2d / dense whose only user is a bias
 // (bias_add, or add of a constant per-channel tensor) takes it as its bias; then eltwise ops
-// (relu, clip, sigmoid, tanh) that are the only user of the value before them become post-ops.
+// (all but exp and sqrt) that are the only user of the value before them become post-ops.
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -29,23 +31,31 @@ std::string Dims(const Shape& s) {
   return out + "}";
 }
 
-/// oneDNN eltwise algorithm and (alpha, beta) of an elementwise op, or empty.
-bool EltwiseOf(const RegionStep& s, std::string* alg, double* alpha, double* beta) {
-  *alpha = 0;
-  *beta = 0;
-  if (s.op == "nn.relu") *alg = "algorithm::eltwise_relu";
-  else if (s.op == "sigmoid") *alg = "algorithm::eltwise_logistic";
-  else if (s.op == "tanh") *alg = "algorithm::eltwise_tanh";
-  else if (s.op == "exp") *alg = "algorithm::eltwise_exp";
-  else if (s.op == "sqrt") *alg = "algorithm::eltwise_sqrt";
-  else if (s.op == "clip") {
-    *alg = "algorithm::eltwise_clip";
-    *alpha = s.call->attrs.GetDouble("a_min");
-    *beta = s.call->attrs.GetDouble("a_max");
-  } else {
-    return false;
-  }
-  return true;
+/// One oneDNN eltwise operation: algorithm, alpha, beta.
+struct Elt {
+  std::string alg;
+  double alpha = 0, beta = 0;
+};
+
+/// The oneDNN eltwise operations an elementwise op is (one, or two for hard_sigmoid), or empty.
+std::vector<Elt> EltwiseOf(const RegionStep& s) {
+  const graph::Attrs& a = s.call->attrs;
+  if (s.op == "nn.relu") return {{"algorithm::eltwise_relu"}};
+  if (s.op == "nn.leaky_relu") return {{"algorithm::eltwise_relu", a.GetDouble("alpha", 0.01)}};
+  if (s.op == "sigmoid") return {{"algorithm::eltwise_logistic"}};
+  if (s.op == "tanh") return {{"algorithm::eltwise_tanh"}};
+  if (s.op == "exp") return {{"algorithm::eltwise_exp"}};
+  if (s.op == "sqrt") return {{"algorithm::eltwise_sqrt"}};
+  if (s.op == "hard_swish") return {{"algorithm::eltwise_hardswish"}};
+  if (s.op == "hard_sigmoid")  // clip(alpha x + beta, 0, 1)
+    return {{"algorithm::eltwise_linear", a.GetDouble("alpha", 0.2), a.GetDouble("beta", 0.5)},
+            {"algorithm::eltwise_clip", 0.0, 1.0}};
+  if (s.op == "clip") return {{"algorithm::eltwise_clip", a.GetDouble("a_min"), a.GetDouble("a_max")}};
+  return {};
+}
+
+bool IsReshape(const std::string& op) {
+  return op == "reshape" || op == "squeeze" || op == "expand_dims" || op == "nn.batch_flatten";
 }
 
 std::string BinaryAlg(const std::string& op) {
@@ -169,11 +179,11 @@ class Emitter {
     for (;;) {
       const int s = SoleConsumer(v);
       if (s < 0) return v;
-      std::string alg;
-      double a, b;
       const RegionStep& st = r_.steps[s];
-      if (!EltwiseOf(st, &alg, &a, &b) || st.op == "exp" || st.op == "sqrt") return v;
-      *list += std::string(list->empty() ? "" : ", ") + "PostOp{" + alg + ", " + F(a) + ", " + F(b) + "}";
+      const std::vector<Elt> elts = EltwiseOf(st);
+      if (elts.empty() || st.op == "exp" || st.op == "sqrt") return v;
+      for (const Elt& e : elts)
+        *list += std::string(list->empty() ? "" : ", ") + "PostOp{" + e.alg + ", " + F(e.alpha) + ", " + F(e.beta) + "}";
       absorbed_[s] = true;
       alias_[st.out] = v;
       v = st.out;
@@ -184,8 +194,6 @@ class Emitter {
     const RegionStep& s = r_.steps[i];
     const graph::Attrs& a = s.call->attrs;
     const Shape& out = r_.values[s.out].shape;
-    std::string alg;
-    double alpha, beta;
     if (s.op == "nn.conv2d" || s.op == "nn.dense") {
       const bool conv = s.op == "nn.conv2d";
       int last = s.out;
@@ -241,9 +249,18 @@ class Emitter {
          << Dims(out) << ", {" << x[2] << ", " << x[3] << "}, {1, 1}, {0, 0}, {0, 0});\n";
       return;
     }
-    if (EltwiseOf(s, &alg, &alpha, &beta)) {
-      os << "    memory " << M(s.out) << " = Eltwise(" << In(s.args[0]) << ", " << alg << ", " << F(alpha) << ", "
-         << F(beta) << ");\n";
+    if (const std::vector<Elt> elts = EltwiseOf(s); !elts.empty()) {
+      std::string x = In(s.args[0]);
+      for (size_t k = 0; k < elts.size(); ++k) {
+        const std::string out = k + 1 == elts.size() ? M(s.out) : M(s.out) + "_" + std::to_string(k);
+        os << "    memory " << out << " = Eltwise(" << x << ", " << elts[k].alg << ", " << F(elts[k].alpha) << ", "
+           << F(elts[k].beta) << ");\n";
+        x = out;
+      }
+      return;
+    }
+    if (IsReshape(s.op)) {  // the same bytes in plain layout
+      os << "    memory " << M(s.out) << " = View(Plainly(" << In(s.args[0]) << "), " << Dims(out) << ");\n";
       return;
     }
     if (!BinaryAlg(s.op).empty()) {
@@ -278,10 +295,11 @@ class Emitter {
   std::map<int, int> alias_;
 };
 
-bool Rank(const graph::Expr& e, size_t lo, size_t hi) {
-  const auto* t = e->checked_type()->as<graph::TensorTypeNode>();
+bool Rank(const graph::ExprNode& e, size_t lo, size_t hi) {
+  const auto* t = e.checked_type()->as<graph::TensorTypeNode>();
   return t && t->shape.size() >= lo && t->shape.size() <= hi;
 }
+bool Rank(const graph::Expr& e, size_t lo, size_t hi) { return Rank(*e, lo, hi); }
 
 Shape ShapeOf(const graph::Expr& e) {
   const auto* t = e->checked_type()->as<graph::TensorTypeNode>();
@@ -307,8 +325,10 @@ class DnnlCodegen : public ExternalCodegen {
       return a.GetString("layout", "NCHW") == "NCHW" && a.GetInts("dilation", {1, 1}) == Shape{1, 1} &&
              (n == "nn.max_pool2d" || a.GetInt("ceil_mode", 0) == 0);
     if (n == "nn.global_avg_pool2d") return a.GetString("layout", "NCHW") == "NCHW";
-    if (n == "nn.relu" || n == "sigmoid" || n == "tanh" || n == "exp" || n == "sqrt" || n == "clip")
+    if (n == "nn.relu" || n == "nn.leaky_relu" || n == "sigmoid" || n == "tanh" || n == "exp" || n == "sqrt" ||
+        n == "clip" || n == "hard_swish" || n == "hard_sigmoid")
       return Rank(call.args[0], 1, 5);
+    if (IsReshape(n)) return Rank(call.args[0], 1, 5) && Rank(call, 1, 5);
     if (n == "nn.softmax") return Rank(call.args[0], 1, 5);
     if (n == "nn.bias_add") return Rank(call.args[0], 1, 5);
     if (!BinaryAlg(n).empty()) {
