@@ -5,7 +5,7 @@
 // It emits C++ over the helpers of dnnl_prelude.cc: per external function a Region subclass whose
 // constructor creates the primitives (run once, on the first call) and an extern "C" kernel.
 //
-// Fusion (oneDNN post-ops, TVM's DNNL composites): a conv2d / dense whose only user is a bias
+// Fusion (oneDNN post-ops, TVM's DNNL composites): a conv2d / dense / matmul whose only user is a bias
 // (bias_add, or add of a constant per-channel tensor) takes it as its bias; then eltwise ops
 // (all but exp and sqrt) that are the only user of the value before them become post-ops.
 #include <cstdio>
@@ -222,10 +222,20 @@ class Emitter {
       }
       return;
     }
-    if (s.op == "nn.matmul") {
+    if (s.op == "nn.matmul") {  // 2-D: the bias, when there is one, as [1, N]
+      int last = s.out, bias_step, bias_value;
+      std::string bias = "nullptr";
+      if (BiasOf(s.out, out.back(), false, &bias_step, &bias_value)) {
+        const std::string name = "b" + std::to_string(i);
+        os << "    memory " << name << " = View(" << In(bias_value) << ", {1, " << out.back() << "});\n";
+        bias = "&" + name;
+        absorbed_[bias_step] = true;
+        last = r_.steps[bias_step].out;
+        alias_[last] = s.out;
+      }
       std::string post;
-      PostOps(s.out, &post);
-      os << "    memory " << M(s.out) << " = MatMul(" << In(s.args[0]) << ", " << In(s.args[1]) << ", nullptr, "
+      PostOps(last, &post);
+      os << "    memory " << M(s.out) << " = MatMul(" << In(s.args[0]) << ", " << In(s.args[1]) << ", " << bias << ", "
          << Dims(out) << ", {" << post << "});\n";
       return;
     }
@@ -328,7 +338,12 @@ class DnnlCodegen : public ExternalCodegen {
     if (n == "nn.relu" || n == "nn.leaky_relu" || n == "sigmoid" || n == "tanh" || n == "exp" || n == "sqrt" ||
         n == "clip" || n == "hard_swish" || n == "hard_sigmoid")
       return Rank(call.args[0], 1, 5);
-    if (IsReshape(n)) return Rank(call.args[0], 1, 5) && Rank(call, 1, 5);
+    if (IsReshape(n)) {
+      // Only after an op of ours: alone, a reshape region would copy what Tessera aliases for free.
+      const auto* producer = call.args[0]->as<graph::CallNode>();
+      const auto* pop = producer ? producer->op->as<graph::OpNode>() : nullptr;
+      return Rank(call.args[0], 1, 5) && Rank(call, 1, 5) && pop && Supports(*producer);
+    }
     if (n == "nn.softmax") return Rank(call.args[0], 1, 5);
     if (n == "nn.bias_add") return Rank(call.args[0], 1, 5);
     if (!BinaryAlg(n).empty()) {
