@@ -153,6 +153,24 @@ TEST_P(Backend, RegionWithTwoResults) {
     if (n["kernel"] == GetParam() + "_0") EXPECT_EQ(n["args"].size(), 4u);
 }
 
+// Two executors over one module (each with its own copy of the weights): dnnl prepares a region's
+// weights per weight pointer, so alternating runs must both stay right.
+TEST_P(Backend, TwoExecutorsShareOneModule) {
+  const Result ref = Compile(SmallCNN(), {});
+  driver::BuildOptions options;
+  options.byoc = {GetParam()};
+  runtime::Module m = driver::BuildJIT(SmallCNN(), {"y"}, options);
+  runtime::GraphExecutor a(m, 1), b(m, 1);
+  for (int round = 0; round < 3; ++round) {
+    for (runtime::GraphExecutor* e : {&a, &b}) {
+      e->SetInput("x", Random({1, 3, 12, 12}, 7));
+      e->Run();
+      runtime::NDArray out = e->GetOutput(0);
+      ExpectClose(std::vector<float>(out.data<float>(), out.data<float>() + out.NumElements()), ref.y);
+    }
+  }
+}
+
 TEST_P(Backend, CompilerFailureNamesBackendAndRegion) {
   struct Env {  // $CC / $CXX set to `false` (a compiler that always fails), restored after
     std::string name, old;
