@@ -7,7 +7,10 @@
 #include <optional>
 #include <set>
 
+#include "tessera/byoc/compile_external.h"
+#include "tessera/byoc/external_codegen.h"
 #include "tessera/codegen/codegen_llvm.h"
+#include "tessera/codegen/run_tool.h"
 #include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
 #include "tessera/driver/resolve_target.h"
@@ -17,6 +20,7 @@
 #include "tessera/graph/transform/fold_constant.h"
 #include "tessera/graph/transform/fold_scale_axis.h"
 #include "tessera/graph/transform/legalize_low_precision.h"
+#include "tessera/graph/transform/partition_graph.h"
 #include "tessera/graph/transform/pass.h"
 #include "tessera/graph/transform/simplify_inference.h"
 #include "tessera/graph/verify.h"
@@ -41,7 +45,7 @@ namespace {
 graph::transform::Sequential GraphPasses(const BuildOptions& options, const target::Target& target) {
   using namespace graph::transform;
   ConstantEvaluator evaluate = MakeJITConstantEvaluator(options, target);
-  return Sequential({
+  std::vector<Pass> passes = {
       InferTypePass(),
       LegalizeLowPrecisionPass(),
       SimplifyInferencePass(),
@@ -50,12 +54,19 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
       FoldConstantPass(evaluate),
       EliminateCommonSubexprPass(),
       DeadCodeEliminationPass(),
-      AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
-      graph_lower::WinogradConv2dPass(target),
-      graph_lower::PackGemmWeightsPass(target),
-      FuseOpsPass(),
-      InferTypePass(),
-  });
+  };
+  if (!options.byoc.empty()) {
+    // BYOC: after folding (backends see folded weights and biases), before the layout rewrites
+    // (they see NCHW / OIHW); the later passes leave external functions alone (graph/functor.h).
+    passes.push_back(AnnotateTargetPass(byoc::ExternalBackends(options.byoc)));
+    passes.push_back(MergeCompilerRegionsPass());
+    passes.push_back(PartitionGraphPass());
+  }
+  for (Pass p : {AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
+                 graph_lower::WinogradConv2dPass(target), graph_lower::PackGemmWeightsPass(target), FuseOpsPass(),
+                 InferTypePass()})
+    passes.push_back(std::move(p));
+  return Sequential(std::move(passes));
 }
 
 // The steps after the graph passes change the module's type, so they run as RunStep's.
@@ -63,6 +74,8 @@ const ir::PassInfo kGraphExecutorCodegen{"GraphExecutorCodegen",
                                          "executor graph JSON, params, memory plan and kernels", 0, true};
 const ir::PassInfo kLowerPrimitiveFunctions{"LowerPrimitiveFunctions",
                                             "each primitive function -> a scheduled TensorIR PrimFunc", 0, true};
+const ir::PassInfo kExternalCodegen{"ExternalCodegen", "BYOC: each backend's source for its external functions", 0,
+                                    true};
 const ir::PassInfo kCodegenLLVM{"CodegenLLVM", "LLVM object: kernels, executor graph and params", 0, true};
 
 // Every pass and step name a build runs, for checking --disable-pass.
@@ -72,7 +85,7 @@ std::set<std::string> KnownPassNames(const BuildOptions& options, const target::
   const tir::transform::Sequential tir_passes = tir::transform::LowerToFlatPasses();
   for (const auto& p : graph_passes.passes()) names.insert(p.info().name);
   for (const auto& p : tir_passes.passes()) names.insert(p.info().name);
-  for (const ir::PassInfo* info : {&kGraphExecutorCodegen, &kLowerPrimitiveFunctions, &kCodegenLLVM})
+  for (const ir::PassInfo* info : {&kGraphExecutorCodegen, &kLowerPrimitiveFunctions, &kExternalCodegen, &kCodegenLLVM})
     names.insert(info->name);
   return names;
 }
@@ -105,7 +118,27 @@ struct Lowered {
   tir::IRModule kernels;
   std::string params_blob;
   int tuned_kernels = 0;
+  std::vector<byoc::ExternalSource> external;
 };
+
+// One source per backend for its external functions, in the order of --byoc.
+std::vector<byoc::ExternalSource> GenerateExternal(const ExecutorPlan& plan, const BuildOptions& options) {
+  std::vector<byoc::ExternalSource> out;
+  for (const std::string& backend : options.byoc) {
+    std::vector<byoc::ExternalRegion> regions;
+    for (const ExternalFunction& x : plan.externals)
+      if (x.compiler == backend) regions.push_back({x.function.get(), x.symbol, x.constant_params});
+    if (!regions.empty()) out.push_back(byoc::GetExternalCodegen(backend).Generate(regions));
+  }
+  return out;
+}
+
+std::string PrintExternal(const std::vector<byoc::ExternalSource>& sources) {
+  std::string text;
+  for (const byoc::ExternalSource& s : sources)
+    text += "// ---- backend " + s.backend + " (" + s.language + ") ----\n" + s.code + "\n";
+  return text;
+}
 
 // The graph passes and GraphExecutorCodegen: the executor plan with its primitive functions.
 ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
@@ -156,13 +189,33 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
       scheduled.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db, &out.tuned_kernels));
   }, [&] { return ir::IRView::Of(scheduled); });
   out.kernels = tir::transform::LowerToFlat(scheduled, ctx);  // one pass per step (tir/transform/lower.h)
+  if (!out.plan.externals.empty()) {
+    ctx.RunStep(kExternalCodegen, [&] { out.external = GenerateExternal(out.plan, options); },
+                [&] { return ir::IRView::Of(out.external, [&] { return PrintExternal(out.external); }); });
+  }
   out.params_blob = runtime::SaveParams(out.plan.params);
   return out;
 }
 
+// The JIT module's symbols, then the external library's.
+class ChainedSymbols : public runtime::SymbolSource {
+ public:
+  ChainedSymbols(runtime::Module jit, std::shared_ptr<runtime::SymbolSource> external)
+      : jit_(std::move(jit)), external_(std::move(external)) {}
+  void* Lookup(const std::string& name) override {
+    void* p = jit_.Lookup(name);
+    return p ? p : external_->Lookup(name);
+  }
+
+ private:
+  runtime::Module jit_;
+  std::shared_ptr<runtime::SymbolSource> external_;
+};
+
 BuildSummary Summarize(const Lowered& l) {
   BuildSummary s;
   s.num_kernels = static_cast<int>(l.plan.kernels.size());
+  s.num_external = static_cast<int>(l.plan.externals.size());
   s.num_nodes = l.plan.num_nodes;
   s.storage_bytes = l.plan.storage_bytes;
   s.unplanned_bytes = l.plan.unplanned_bytes;
@@ -181,6 +234,7 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
   Lowered lowered = LowerModel(mod, output_names, options, target, ctx);
   BuiltModel built;
   built.target = target;
+  built.external = lowered.external;
   codegen::ModuleExtras extras{lowered.plan.graph_json, lowered.params_blob};
   ctx.RunStep(kCodegenLLVM, [&] { built.object = codegen::EmitObject(lowered.kernels, target, extras); },
               [&] {
@@ -194,8 +248,12 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options) {
   BuiltModel built = Build(mod, output_names, options);
+  // BYOC: the backends' objects and libraries join the LLVM object in the one library.
+  codegen::TempDir dir("tessera-byoc");
+  std::vector<std::string> extra = byoc::CompileExternalSources(built.external, built.target.triple, dir.path());
+  for (const std::string& f : byoc::ExternalLinkFlags(built.external)) extra.push_back(f);
   // A foreign triple links with its cross compiler (codegen::LinkerFor).
-  codegen::LinkSharedLibrary(built.object, out_path, built.target.triple);
+  codegen::LinkSharedLibrary(built.object, out_path, built.target.triple, extra);
   return built.summary;
 }
 
@@ -241,7 +299,10 @@ runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::stri
   ctx.RunStep(kCodegenLLVM, [&] { jit = codegen::BuildJIT(lowered.kernels, target, extras); },
               [&] { return ir::IRView::Of(*jit, [&] { return codegen::EmitLLVMIR(lowered.kernels, target, extras); }); });
   ctx.Finish();
-  return std::move(*jit);
+  if (lowered.external.empty()) return std::move(*jit);
+  // BYOC: the external kernels come from a temporary library loaded into this process.
+  auto source = std::make_shared<ChainedSymbols>(*jit, byoc::LoadExternalLibrary(lowered.external));
+  return runtime::Module(source, "<jit + byoc>", source);
 }
 
 }  // namespace tessera::driver

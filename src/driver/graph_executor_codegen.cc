@@ -1,6 +1,7 @@
 // Graph executor codegen: see include/tessera/driver/graph_executor_codegen.h.
 #include "tessera/driver/graph_executor_codegen.h"
 
+#include <algorithm>
 #include <climits>
 #include <unordered_map>
 
@@ -9,6 +10,7 @@
 #include "tessera/driver/memory_plan.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph/printer.h"
+#include "tessera/graph/transform/partition_graph.h"
 #include "tessera/support/error.h"
 
 namespace tessera::driver {
@@ -87,6 +89,12 @@ bool IsReshapeOnly(const graph::FunctionNode* fn) {
   return e == fn->params[0];
 }
 
+bool IsExternalCall(const Expr& e) {
+  const auto* c = e->as<graph::CallNode>();
+  const auto* fn = c ? c->op->as<graph::FunctionNode>() : nullptr;
+  return fn && graph::IsExternalFunction(*fn);
+}
+
 class Builder {
  public:
   ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names) {
@@ -129,6 +137,11 @@ class Builder {
       id = NewValue(Value::Make(ValueKind::kParam, c->data.shape(), c->data.dtype(), name));
     } else if (const auto* call = e->as<graph::CallNode>()) {
       id = VisitCall(call);
+    } else if (const auto* get = e->as<graph::TupleGetItemNode>(); get && IsExternalCall(get->tuple)) {
+      Visit(get->tuple);
+      const std::vector<int>& fields = fields_of_.at(get->tuple.get());
+      TESSERA_ICHECK(get->index >= 0 && get->index < static_cast<int>(fields.size()), "tuple index out of range");
+      id = fields[get->index];
     } else if (e->as<graph::VarNode>()) {
       TESSERA_THROW(InternalError, "graph executor codegen: free variable in main");
     } else {
@@ -145,6 +158,7 @@ class Builder {
 
   int VisitCall(const graph::CallNode* call) {
     const auto* fn = call->op->as<graph::FunctionNode>();
+    if (fn && graph::IsExternalFunction(*fn)) return VisitExternalCall(call, fn);
     TESSERA_ICHECK(fn != nullptr && fn->attrs.GetInt("Primitive", 0) == 1,
                    "graph executor codegen expects calls of primitive functions: run FuseOps first");
     std::vector<int> args;
@@ -168,6 +182,41 @@ class Builder {
     ++kernel_calls_[kernel];
     nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args)});
     return out;
+  }
+
+  // A call of an external function: one node, kernel = its global_symbol, outputs per result.
+  int VisitExternalCall(const graph::CallNode* call, const graph::FunctionNode* fn) {
+    const std::string symbol = fn->attrs.GetString("global_symbol", "");
+    const std::string compiler = fn->attrs.GetString("Compiler");
+    TESSERA_ICHECK(!symbol.empty(), "external function of ", compiler, " has no global_symbol");
+    std::vector<int> args;
+    std::vector<bool> constant;
+    for (const auto& a : call->args) {
+      args.push_back(Visit(a));
+      constant.push_back(values_[args.back()].kind == ValueKind::kParam);
+    }
+    const int node_index = static_cast<int>(nodes_.size());
+    for (int a : args) values_[a].last_reader = values_[Root(a)].last_reader = node_index;
+    std::vector<graph::Type> results;
+    if (const auto* tt = call->checked_type()->as<graph::TupleTypeNode>()) results = tt->fields;
+    else results.push_back(call->checked_type());
+    std::vector<int> outs;
+    for (const auto& t : results) {
+      int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(t, "an output of " + symbol), DType(t)));
+      values_[out].writer = node_index;
+      outs.push_back(out);
+      args.push_back(out);
+    }
+    if (call->checked_type()->as<graph::TupleTypeNode>()) fields_of_[call] = outs;
+    auto known = std::find_if(externals_.begin(), externals_.end(), [&](const ExternalFunction& x) { return x.symbol == symbol; });
+    if (known == externals_.end()) {
+      externals_.push_back({symbol, compiler, std::static_pointer_cast<const graph::FunctionNode>(call->op), constant});
+    } else {
+      TESSERA_ICHECK(known->function.get() == fn, "two external functions are named ", symbol);
+      for (size_t i = 0; i < constant.size(); ++i) known->constant_params[i] = known->constant_params[i] && constant[i];
+    }
+    nodes_.push_back({symbol + "_n" + std::to_string(node_index), symbol, std::move(args)});
+    return outs.size() == 1 && !call->checked_type()->as<graph::TupleTypeNode>() ? outs[0] : -1;
   }
 
   std::string KernelFor(const graph::Function& fn) {
@@ -230,11 +279,19 @@ class Builder {
       j["outputs"].push_back({{"name", output_names[i]}, {"value", results[i]}});
     j["nodes"] = nlohmann::json::array();
     for (const Node& n : nodes_) j["nodes"].push_back({{"name", n.name}, {"kernel", n.kernel}, {"args", n.args}});
+    if (!externals_.empty()) {
+      j["external"] = nlohmann::json::array();
+      for (const ExternalFunction& x : externals_) {
+        const std::vector<std::string> ops = graph::transform::ExternalFunctionOps(*x.function);
+        j["external"].push_back({{"symbol", x.symbol}, {"compiler", x.compiler}, {"ops", ops}});
+      }
+    }
 
     ExecutorPlan out;
     out.graph_json = j.dump();
     out.params = std::move(params_);
     out.kernels = std::move(kernels_);
+    out.externals = std::move(externals_);
     out.num_nodes = static_cast<int>(nodes_.size());
     out.kernel_calls = kernel_calls_;
     out.storage_bytes = plan.TotalBytes();
@@ -250,6 +307,8 @@ class Builder {
   std::map<std::string, std::string> kernel_by_key_;
   std::vector<std::pair<std::string, graph::Function>> kernels_;
   std::map<std::string, int> kernel_calls_;
+  std::vector<ExternalFunction> externals_;
+  std::unordered_map<const ExprNode*, std::vector<int>> fields_of_;  // a tuple-typed external call's outputs
 };
 
 }  // namespace

@@ -38,7 +38,10 @@ void ExprVisitor::VisitIf_(const IfNode* op) {
   VisitExpr(op->true_branch);
   VisitExpr(op->false_branch);
 }
+bool IsExternalFunction(const FunctionNode& fn) { return fn.attrs.Has("Compiler"); }
+
 void ExprVisitor::VisitFunction_(const FunctionNode* op) {
+  if (IsExternalFunction(*op)) return;  // opaque (functor.h)
   for (const Var& p : op->params) VisitExpr(p);
   VisitExpr(op->body);
 }
@@ -108,6 +111,7 @@ Expr ExprMutator::MutateIf_(const If& op) {
 }
 
 Expr ExprMutator::MutateFunction_(const Function& op) {
+  if (IsExternalFunction(*op)) return op;  // opaque (functor.h)
   bool changed = false;
   std::vector<Var> params;
   for (const Var& p : op->params) {

@@ -137,6 +137,19 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
     }
     m.nodes.push_back(std::move(node));
   }
+  // External kernels (BYOC) prepare their state now, so that a failure is a load-time error.
+  for (const PlanExternal& x : plan.external) {
+    void* init = m.module.Lookup(x.symbol + kKernelInitSuffix);
+    if (!init) continue;
+    char message[1024] = {0};
+    if (reinterpret_cast<TesseraKernelInitFn>(init)(message, sizeof message) != 0) {
+      message[sizeof message - 1] = '\0';
+      TESSERA_THROW(UserError, "module '", origin, "': external function '", x.symbol, "' (BYOC backend '", x.compiler,
+                    "') failed to initialize: ", message[0] ? message : "no reason given",
+                    "; check that the backend's library works on this machine, or compile without --byoc ",
+                    x.compiler);
+    }
+  }
 }
 
 GraphExecutor::~GraphExecutor() = default;

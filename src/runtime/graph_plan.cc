@@ -190,6 +190,20 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     if (!node_names.insert(n.name).second) ctx.Fail(Entry("nodes", i), "duplicate node name \"" + n.name + "\"");
     plan.nodes.push_back(std::move(n));
   }
+  if (root.contains("external")) {  // BYOC kernels (optional)
+    const json& ext = ctx.Array(root, "external", "the root");
+    for (size_t i = 0; i < ext.size(); ++i) {
+      const std::string where = Entry("external", i);
+      PlanExternal x;
+      x.symbol = ctx.String(ext[i], "symbol", where);
+      x.compiler = ctx.String(ext[i], "compiler", where);
+      for (const json& op : ctx.Array(ext[i], "ops", where)) {
+        if (!op.is_string()) ctx.Fail(where, "\"ops\" must hold strings");
+        x.ops.push_back(op.get<std::string>());
+      }
+      plan.external.push_back(std::move(x));
+    }
+  }
   return plan;
 }
 

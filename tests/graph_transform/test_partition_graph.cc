@@ -5,6 +5,9 @@
 
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
+#include "tessera/graph/functor.h"
+#include "tessera/graph/transform/alter_op_layout.h"
+#include "tessera/graph/transform/fuse_ops.h"
 #include "tessera/graph/transform/partition_graph.h"
 
 namespace tessera::graph::transform {
@@ -99,6 +102,44 @@ TEST(PartitionGraph, NothingSupportedLeavesTheModuleAsItWas) {
   IRModule before = InferType(m.Before());
   std::vector<ExternalBackend> none = {{"test", [](const CallNode&) { return false; }}};
   EXPECT_EQ(PrintModule(PartitionGraph(MergeCompilerRegions(AnnotateTarget(before, none)))), PrintModule(before));
+}
+
+// After PartitionGraph, external functions are opaque (graph/functor.h): AlterOpLayout and FuseOps
+// keep each one (the same node, body in NCHW) called directly from main, and fuse only the rest.
+TEST(PartitionGraph, LaterPassesLeaveExternalFunctionsAlone) {
+  Var x = VarNode::make("x", T({1, 16, 8, 8}));
+  runtime::NDArray wa = runtime::NDArray::Empty({16, 16, 3, 3}, f32);
+  for (int64_t i = 0; i < wa.NumElements(); ++i) wa.data<float>()[i] = 0.001f * static_cast<float>(i % 11);
+  Constant w = ConstantNode::make(wa);
+  Expr relu = Op("nn.relu", {Op("nn.conv2d", {x, w}, kConv)});
+  IRModule before = IRModule::FromMain(FunctionNode::make({x}, Op("add", {relu, Op("exp", {relu})})));
+  // Unpartitioned, AlterOpLayout blocks the conv.
+  ASSERT_NE(PrintModule(AlterOpLayout(before, AlterOpLayoutOptions{8})).find("NCHWc"), std::string::npos);
+  IRModule parts = PartitionGraph(MergeCompilerRegions(AnnotateTarget(before, Backends())));
+  auto externals = [](const IRModule& mod) {
+    std::vector<const FunctionNode*> out;
+    PostOrderVisit(mod.main()->body, [&](const Expr& e) {
+      if (const auto* f = e->as<FunctionNode>(); f && IsExternalFunction(*f)) out.push_back(f);
+    });
+    return out;
+  };
+  const std::vector<const FunctionNode*> ext = externals(parts);
+  ASSERT_EQ(ext.size(), 2u);
+  IRModule fused = FuseOps(AlterOpLayout(parts, AlterOpLayoutOptions{8}));
+  EXPECT_EQ(externals(fused), ext);  // the very same function nodes
+  // main calls: the two external functions directly and one primitive function (exp) between them.
+  int primitive = 0, external = 0;
+  PostOrderVisit(fused.main()->body, [&](const Expr& e) {
+    const auto* c = e->as<CallNode>();
+    const auto* f = c ? c->op->as<FunctionNode>() : nullptr;
+    if (!f) return;
+    if (IsExternalFunction(*f)) ++external;
+    if (f->attrs.GetInt("Primitive", 0) == 1) ++primitive;
+  });
+  EXPECT_EQ(external, 2);
+  EXPECT_EQ(primitive, 1);
+  // The conv inside stays NCHW (AlterOpLayout would have made it nn.contrib_conv2d_NCHWc).
+  EXPECT_EQ(PrintExpr(ext[0]->body).find("NCHWc"), std::string::npos);
 }
 
 }  // namespace

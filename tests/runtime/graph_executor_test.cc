@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 
 #include "tessera/runtime/param_io.h"
@@ -112,6 +113,12 @@ int32_t AddKernel(void* const* args) {
   return 0;
 }
 int32_t FailKernel(void* const*) { return 3; }
+int init_calls = 0;
+int32_t GoodInit(char*, int64_t) { return ++init_calls, 0; }
+int32_t BadInit(char* message, int64_t capacity) {
+  std::snprintf(message, static_cast<size_t>(capacity), "no primitive for this shape");
+  return 1;
+}
 int32_t AlignedKernel(void* const* args) {
   for (int i = 0; i < 3; ++i)
     if (reinterpret_cast<uintptr_t>(args[i]) % 64 != 0) return 1;
@@ -138,6 +145,10 @@ struct TestModel {
     source->table["add"] = reinterpret_cast<void*>(&AddKernel);
     source->table["fail"] = reinterpret_cast<void*>(&FailKernel);
     source->table["aligned_add"] = reinterpret_cast<void*>(&AlignedKernel);
+    source->table["ext_ok"] = reinterpret_cast<void*>(&AddKernel);
+    source->table[std::string("ext_ok") + kKernelInitSuffix] = reinterpret_cast<void*>(&GoodInit);
+    source->table["ext_bad"] = reinterpret_cast<void*>(&AddKernel);
+    source->table[std::string("ext_bad") + kKernelInitSuffix] = reinterpret_cast<void*>(&BadInit);
     source->table[kGraphJsonSymbol] = json.data();
     blob = SaveParams({{"w", Floats({4}, {10, 20, 30, 40})}});
     blob_size = static_cast<int64_t>(blob.size());
@@ -186,6 +197,34 @@ TEST(GraphExecutor, FailingKernelNamesNode) {
     Module m_ = t_.module();                            \
     EXPECT_THROW_WITH(GraphExecutor ex_(m_), UserError, __VA_ARGS__); \
   } while (0)
+
+// External kernels (BYOC, kernel_abi.h): <kernel>__init runs once when the executor is built; a
+// failure is a UserError naming the kernel and its backend.
+TEST(GraphExecutor, ExternalKernelInitRunsAtLoad) {
+  auto graph = [](const std::string& kernel) {
+    return Graph(kStorages, kValues, kInputs, kOutputs,
+                 R"([{"name": "n0", "kernel": ")" + kernel + R"(", "args": [0, 1, 2]}])");
+  };
+  auto with_external = [&](const std::string& kernel) {
+    std::string g = graph(kernel);
+    g.pop_back();  // the closing brace
+    return g + R"(, "external": [{"symbol": ")" + kernel + R"(", "compiler": "dnnl", "ops": ["add"]}]})";
+  };
+  init_calls = 0;
+  TestModel ok{with_external("ext_ok")};
+  GraphExecutor ex(ok.module());
+  EXPECT_EQ(init_calls, 1);
+  ex.SetInput("in", Floats({4}, {1, 2, 3, 4}));
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(init_calls, 1);
+  TestModel bad{with_external("ext_bad")};
+  Module m = bad.module();
+  EXPECT_THROW_WITH(GraphExecutor e(m), UserError, "external function 'ext_bad' (BYOC backend 'dnnl') failed to initialize",
+                    "no primitive for this shape", "without --byoc dnnl");
+  const std::string g = graph("add");
+  EXPECT_BAD_GRAPH(g.substr(0, g.size() - 1) + R"(, "external": [{"symbol": 3}]})", "external[0]");
+}
 
 TEST(GraphExecutor, ValidatesGraphJson) {
   EXPECT_BAD_GRAPH("{not json", "<test>", "not valid JSON");

@@ -43,6 +43,7 @@ struct CompileOptions {
   std::vector<std::string> input_shapes;
   std::vector<std::string> disabled_passes;
   bool verify_ir = false;
+  std::vector<std::string> byoc;
   std::string tuning_db;
 };
 
@@ -74,10 +75,13 @@ int Compile(const CompileOptions& o) {
   build_options.opt_level = o.opt_level;
   build_options.disabled_passes = o.disabled_passes;
   if (o.verify_ir) build_options.verify_ir = true;
+  build_options.byoc = o.byoc;
   build_options.tuning_db = o.tuning_db;
   driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
-            << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run\n"
+            << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run"
+            << (s.num_external ? " (" + std::to_string(s.num_external) + " external functions: --byoc)" : std::string())
+            << "\n"
             << "  activation memory: " << MiB(s.storage_bytes) << " planned (" << MiB(s.unplanned_bytes)
             << " without reuse)\n"
             << "  parameters: " << MiB(s.param_bytes) << "\n";
@@ -104,6 +108,10 @@ Action AddCompileCommand(CLI::App& app) {
   cmd->add_flag("--verify-ir", opts->verify_ir, "check the graph IR invariants after every pass (always on in debug builds)");
   cmd->add_option("--opt-level", opts->opt_level, "0: one kernel per operator; 3 (default): all optimizations")
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--byoc", opts->byoc,
+                  "BACKEND[,BACKEND...]: offload the ops these external codegens support (dnnl, csource; the first "
+                  "listed wins); docs/byoc.md")
+      ->delimiter(',');
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
   cmd->add_option("--db", opts->tuning_db,
                   "a tuning database written by `tessera tune`: each kernel gets its best record for this target");

@@ -97,6 +97,15 @@ int InspectLibrary(const std::string& path) {
             << "content hash: " << hash << " (matches the graph and parameters)\n"
             << "kernel calls:\n";
   for (const auto& [name, n] : kernel_calls) std::cout << "  " << cli::Printable(name) << " x" << n << "\n";
+  if (!plan.external.empty()) {
+    std::cout << "external functions (BYOC): " << plan.external.size() << "\n";
+    for (const runtime::PlanExternal& x : plan.external) {
+      std::string ops;
+      for (const std::string& op : x.ops) ops += (ops.empty() ? "" : ", ") + op;
+      std::cout << "  " << cli::Printable(x.symbol) << " [" << cli::Printable(x.compiler) << "]: " << cli::Printable(ops)
+                << "\n";
+    }
+  }
   return 0;
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/target/target.h"
 #include "tessera/runtime/module.h"
@@ -58,10 +59,11 @@ std::string LinkerFor(const std::string& triple);
 
 /// Links an object (its bytes as EmitObject returns them, or a path to a .o file) for `triple`
 /// (empty: this machine) into the shared library `out_so` by running
-/// `<LinkerFor(triple)> -shared -o out_so obj.o -lm`. Throws UserError with the command and its
-/// stderr when it fails.
+/// `<LinkerFor(triple)> -shared -o out_so obj.o <extra_inputs...> -lm`; extra_inputs are more
+/// objects and libraries (BYOC: the external codegens' objects and e.g. -ldnnl). Throws UserError
+/// with the command and its stderr when it fails.
 void LinkSharedLibrary(const std::string& object_bytes_or_path, const std::string& out_so,
-                       const std::string& triple = "");
+                       const std::string& triple = "", const std::vector<std::string>& extra_inputs = {});
 
 /// Compiles `mod` in memory with ORC LLJIT for `target` (which must be the host
 /// architecture) and returns a runtime::Module over the JIT'd symbols; the JIT

@@ -7,11 +7,19 @@
 //   target: options.target resolved once (resolve_target.h: `native` -> the host's CPU and
 //           features); every step below gets that explicit target::Target, none asks the host
 //   graph:  InferType → LegalizeLowPrecision → SimplifyInference → FoldConstant → FoldScaleAxis
-//           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination → AlterOpLayout
-//           → WinogradConv2d → PackGemmWeights → FuseOps → InferType
+//           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination
+//           [→ AnnotateTarget → MergeCompilerRegions → PartitionGraph, with --byoc: the named
+//              backends' regions become external functions, still in NCHW]
+//           → AlterOpLayout → WinogradConv2d → PackGemmWeights → FuseOps → InferType
+//           (the passes after PartitionGraph do not enter external functions: graph/functor.h)
 //           (graph/transform/pass.h lists each pass's opt_level)
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
-//           reshape-only functions become zero-copy aliases)
+//           reshape-only functions become zero-copy aliases; external functions become nodes
+//           calling their global_symbol)
+//   external: ExternalCodegen: each --byoc backend's source for its external functions
+//           (byoc/external_codegen.h), compiled by the system compiler (byoc/compile_external.h):
+//           linked into the library beside the LLVM object, or for the JIT loaded from a
+//           temporary shared library
 //   each kernel (a primitive function):
 //           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, then its schedule: the
 //             best record of `tuning_db` for the kernel's workload and the target, replayed from
@@ -31,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/byoc/external_codegen.h"
 #include "tessera/graph/module.h"
 #include "tessera/runtime/module.h"
 #include "tessera/target/target.h"
@@ -58,6 +67,9 @@ struct BuildOptions {
   /// hand-written schedule is itself a record, so a tuned schedule is used only when it measured
   /// faster). Empty: no database. UserError when the file does not exist or is corrupt.
   std::string tuning_db;
+  /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
+  /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
+  std::vector<std::string> byoc;
   /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).
   std::map<std::string, std::string> pass_options;
   /// Check the graph IR invariants after every graph pass (graph/verify.h). On by default in
@@ -71,7 +83,8 @@ struct BuildOptions {
 
 /// What build() produced, for reports (`tessera compile`, `tessera inspect`).
 struct BuildSummary {
-  int num_kernels = 0;          ///< distinct kernels
+  int num_kernels = 0;          ///< distinct kernels (Tessera's own)
+  int num_external = 0;         ///< external functions (BYOC)
   int num_nodes = 0;            ///< kernel calls per run
   size_t storage_bytes = 0;     ///< planned activation memory (inputs included)
   size_t unplanned_bytes = 0;   ///< the same without storage reuse
@@ -82,6 +95,7 @@ struct BuildSummary {
 /// The built model before it is written out.
 struct BuiltModel {
   std::string object;  ///< ELF object: kernels + executor graph + params
+  std::vector<byoc::ExternalSource> external;  ///< the BYOC backends' sources, to compile and link
   BuildSummary summary;
   target::Target target;  ///< the resolved target it was built for
 };

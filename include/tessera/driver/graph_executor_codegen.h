@@ -8,6 +8,13 @@
 // share one kernel. A primitive function that only reshapes its input (reshape /
 // expand_dims / squeeze) is a zero-copy alias: its value shares the input's storage at
 // offset 0 and no kernel runs (the input's lifetime extends to the alias's last reader).
+//
+// A call of an external function (BYOC: a Function with `Compiler` and `global_symbol` attrs,
+// graph/transform/partition_graph.h) becomes one node whose kernel is the global_symbol, with
+// the same kernel ABI (runtime/kernel_abi.h): its arguments, then one output per result (a
+// tuple-typed function writes one value per field; main reads them by TupleGetItem). Its
+// function goes to `externals` for the backend's codegen (byoc/external_codegen.h), and the
+// graph JSON lists it under "external": [{"symbol", "compiler", "ops"}] (tessera inspect).
 #pragma once
 
 #include <cstddef>
@@ -21,11 +28,23 @@
 
 namespace tessera::driver {
 
+/// An external function called by the plan, for its backend's codegen.
+struct ExternalFunction {
+  std::string symbol;    ///< global_symbol: the kernel name the node calls
+  std::string compiler;  ///< the backend (Compiler attr)
+  graph::Function function;
+  /// Per parameter: whether every call passes a constant (a graph executor param: weights, which
+  /// a backend may prepare once).
+  std::vector<bool> constant_params;
+};
+
 struct ExecutorPlan {
   std::string graph_json;
   std::map<std::string, runtime::NDArray> params;
   /// kernel name → primitive function, one per distinct kernel.
   std::vector<std::pair<std::string, graph::Function>> kernels;
+  /// External functions (BYOC), one per global_symbol, in the order of their first call.
+  std::vector<ExternalFunction> externals;
   int num_nodes = 0;                  ///< kernel calls per run
   std::map<std::string, int> kernel_calls;  ///< kernel name → its calls per run
   size_t storage_bytes = 0;           ///< bytes of all planned storages (inputs included)

@@ -3,6 +3,11 @@
 // users is visited (or rewritten) once. A pass overrides only the Visit*_ it cares about.
 //
 // Recursion follows the expression depth; graphs of a few thousand nodes are fine.
+//
+// External functions (a Function with a `Compiler` attr, made by PartitionGraph for a BYOC
+// backend) are opaque: both visit / rewrite the function node but not its parameters or body,
+// so graph passes after partitioning (AlterOpLayout, FuseOps, ...) leave the backend's region as
+// its codegen will see it. Code that must read an external function's body walks it itself.
 #pragma once
 
 #include <functional>
@@ -57,6 +62,9 @@ class ExprMutator {
 
   std::unordered_map<const ExprNode*, Expr> memo_;
 };
+
+/// Whether `fn` is an external function (a `Compiler` attr: partition_graph.h).
+bool IsExternalFunction(const FunctionNode& fn);
 
 /// Calls `fvisit` on every node reachable from `e`, once each, children before parents.
 void PostOrderVisit(const Expr& e, const std::function<void(const Expr&)>& fvisit);

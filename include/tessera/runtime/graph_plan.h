@@ -38,11 +38,19 @@ struct PlanNode {
   std::vector<int> args;  // indices into GraphPlan::values
 };
 
+/// A kernel of an external codegen (BYOC): the optional "external" list of the graph JSON.
+struct PlanExternal {
+  std::string symbol;    ///< the kernel nodes call
+  std::string compiler;  ///< its backend ("dnnl")
+  std::vector<std::string> ops;
+};
+
 struct GraphPlan {
   std::vector<PlanStorage> storages;
   std::vector<PlanValue> values;
   std::vector<PlanIO> inputs, outputs;
   std::vector<PlanNode> nodes;
+  std::vector<PlanExternal> external;
 };
 
 /// Parses and checks the structure of the graph JSON (ids, names, kinds, sizes; every index in

@@ -15,6 +15,14 @@
 //
 //     TesseraParallelLaunchFn __tessera_parallel_launch;
 //
+// A kernel of an external codegen (BYOC, graph JSON "external") may come with
+//
+//     int32_t <name>__init(char* message, int64_t capacity);
+//
+// which the graph executor calls once when it is built (load time): the backend prepares its
+// state (oneDNN primitives) there and, on failure, writes a NUL-terminated reason into message and
+// returns non-zero; the executor then throws a UserError naming the kernel and its backend.
+//
 // Parallel loops (For with kind = parallel) are outlined by codegen into a task
 // function and run by __tessera_parallel_launch on the runtime thread pool.
 #pragma once
@@ -25,6 +33,9 @@ extern "C" {
 
 /// The signature of every generated kernel.
 typedef int32_t (*TesseraKernelFn)(void* const* args);
+
+/// The optional load-time initializer of an external kernel (see above).
+typedef int32_t (*TesseraKernelInitFn)(char* message, int64_t capacity);
 
 /// One task of a parallel loop: runs the share `task_id` of `num_tasks` shares.
 /// `closure` points to the values the loop body captured. Returns 0 on success.
@@ -42,6 +53,8 @@ namespace tessera::runtime {
 
 /// Names of the symbols every model library exports (see module.h for the loader).
 inline constexpr const char* kParallelLaunchSymbol = "__tessera_parallel_launch";
+/// Suffix of an external kernel's load-time initializer (<kernel>__init).
+inline constexpr const char* kKernelInitSuffix = "__init";
 /// NUL-terminated JSON of the executor graph (graph_executor.h describes it).
 inline constexpr const char* kGraphJsonSymbol = "__tessera_graph_json";
 /// Serialized parameters (param_io.h) and their size in bytes (an int64 global).

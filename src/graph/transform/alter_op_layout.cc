@@ -134,6 +134,12 @@ class Rewriter {
     }
     if (const auto* g = e->as<TupleGetItemNode>()) return Value{TupleGetItemNode::make(NCHW(g->tuple), g->index), {}, 0, 0};
     const auto* call = e->as<CallNode>();
+    if (const auto* fn = call ? call->op->as<FunctionNode>() : nullptr; fn && IsExternalFunction(*fn)) {
+      // An external function (BYOC) takes and returns NCHW: its backend sees the original layout.
+      std::vector<Expr> args;
+      for (const Expr& a : call->args) args.push_back(NCHW(a));
+      return Value{CallNode::make(call->op, std::move(args), call->attrs), {}, 0, 0};
+    }
     TESSERA_ICHECK(call && call->op->as<OpNode>(), "AlterOpLayout: unexpected expression kind");
     const std::string& op = call->op->as<OpNode>()->name;
     if (op == "nn.conv2d") {
@@ -290,8 +296,12 @@ class Rewriter {
 bool Supported(const Function& fn) {
   bool ok = true;
   PostOrderVisit(fn->body, [&](const Expr& e) {
-    ok &= !(e->as<LetNode>() || e->as<IfNode>() || e->as<FunctionNode>());
-    if (const auto* c = e->as<CallNode>()) ok &= c->op->as<OpNode>() != nullptr;
+    const auto* f = e->as<FunctionNode>();
+    ok &= !(e->as<LetNode>() || e->as<IfNode>() || (f && !IsExternalFunction(*f)));
+    if (const auto* c = e->as<CallNode>()) {
+      const auto* callee = c->op->as<FunctionNode>();
+      ok &= c->op->as<OpNode>() != nullptr || (callee && IsExternalFunction(*callee));
+    }
   });
   return ok;
 }

@@ -14,6 +14,12 @@
 namespace tessera::graph::transform {
 namespace {
 
+/// A call of an external function (BYOC, partition_graph.h): its backend's kernel, never fused.
+bool IsExternalCall(const CallNode* call) {
+  const auto* fn = call->op->as<FunctionNode>();
+  return fn && IsExternalFunction(*fn);
+}
+
 OpPatternKind PatternOf(const CallNode* call) {
   const auto* op = call->op->as<OpNode>();
   TESSERA_ICHECK(op != nullptr, "FuseOps expects calls of operators, not of functions");
@@ -40,7 +46,7 @@ class GroupPlanner {
   std::unordered_map<const CallNode*, std::shared_ptr<Group>> Plan() {
     for (const ExprNode* n : order_) {
       const auto* call = n->as<CallNode>();
-      if (!call) continue;
+      if (!call || IsExternalCall(call)) continue;  // an external function runs as it is: no group
       auto group = std::make_shared<Group>();
       group->members.push_back(call);
       group->pattern = PatternOf(call);

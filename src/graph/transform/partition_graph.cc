@@ -186,4 +186,19 @@ Pass PartitionGraphPass() {
               [](const IRModule& m, const PassContext&) { return PartitionGraph(m); });
 }
 
+std::vector<std::string> ExternalFunctionOps(const FunctionNode& fn) {
+  std::vector<std::string> ops;
+  auto add = [&](const std::string& name) {
+    if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
+  };
+  // From the body: the visitors do not enter an external function itself (functor.h).
+  PostOrderVisit(fn.body, [&](const Expr& e) {
+    const auto* c = e->as<CallNode>();
+    if (!c) return;
+    if (const auto* op = c->op->as<OpNode>()) add(op->name);
+    if (const auto* f = c->op->as<FunctionNode>()) add(f->attrs.GetString("Composite", "function"));
+  });
+  return ops;
+}
+
 }  // namespace tessera::graph::transform

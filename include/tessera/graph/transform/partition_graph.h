@@ -36,6 +36,10 @@ struct ExternalBackend {
   std::function<bool(const CallNode& call)> supports;
 };
 
+/// The ops an external function runs, in post-order, each once (a composite by its Composite
+/// name, e.g. "dnnl.conv2d_bias_relu"): what `tessera inspect` lists per external function.
+std::vector<std::string> ExternalFunctionOps(const FunctionNode& fn);
+
 IRModule AnnotateTarget(const IRModule& mod, const std::vector<ExternalBackend>& backends);
 IRModule MergeCompilerRegions(const IRModule& mod);
 IRModule PartitionGraph(const IRModule& mod);
