@@ -271,6 +271,13 @@ MeasureResult RunInWorker(const std::function<std::string()>& job, double timeou
   TESSERA_CHECK(pid >= 0, "tuning: cannot fork a measurement worker: ", std::strerror(errno));
   if (pid == 0) {
     close(fds[0]);
+    // A fault kills the worker by its signal (the parent reports "crash: SIG..."), whatever handler
+    // the tuning process installed (a sanitizer's, a host application's).
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      sigaction(sig, &dfl, nullptr);
+    }
     std::string line;
     try {
       line = job();
