@@ -44,6 +44,10 @@ const ExternalCodegen& GetExternalCodegen(const std::string& name) {
   return *it->second;
 }
 
+bool WorthOffloading(const graph::FunctionNode& fn) {
+  return GetExternalCodegen(fn.attrs.GetString("Compiler")).WorthOffloading(fn);
+}
+
 std::vector<graph::transform::ExternalBackend> ExternalBackends(const std::vector<std::string>& names) {
   std::vector<graph::transform::ExternalBackend> out;
   for (const std::string& n : names) {

@@ -61,6 +61,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
     passes.push_back(AnnotateTargetPass(byoc::ExternalBackends(options.byoc)));
     passes.push_back(MergeCompilerRegionsPass());
     passes.push_back(PartitionGraphPass());
+    passes.push_back(InlineExternalFunctionsPass([](const graph::FunctionNode& fn) { return byoc::WorthOffloading(fn); }));
   }
   for (Pass p : {AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
                  graph_lower::WinogradConv2dPass(target), graph_lower::PackGemmWeightsPass(target), FuseOpsPass(),

@@ -47,6 +47,9 @@ class ExternalCodegen {
   /// Whether the backend runs this op call (op, attrs, checked argument and result types): the
   /// AnnotateTarget predicate. A rejected call stays on Tessera's own path.
   virtual bool Supports(const graph::CallNode& call) const = 0;
+  /// Whether a region (after PartitionGraph) is worth a call of this backend; a refused region
+  /// goes back to Tessera's path (InlineExternalFunctions). Default: every region.
+  virtual bool WorthOffloading(const graph::FunctionNode& region) const { return true; }
   /// One source defining the kernels of all `regions` (this backend's external functions of one
   /// model). Throws UnsupportedError naming the region and op when a function holds something
   /// Supports did not accept.
@@ -60,6 +63,8 @@ class ExternalCodegen {
 const ExternalCodegen& GetExternalCodegen(const std::string& name);
 /// The registered names, sorted.
 std::vector<std::string> ExternalCodegenNames();
+/// Whether the external function `fn` (Compiler attr = a registered backend) is worth offloading.
+bool WorthOffloading(const graph::FunctionNode& fn);
 /// The partitioner's view of the named backends, in order (the first that supports a call wins).
 std::vector<graph::transform::ExternalBackend> ExternalBackends(const std::vector<std::string>& names);
 

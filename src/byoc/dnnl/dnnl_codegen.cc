@@ -15,6 +15,7 @@
 #include "tessera/byoc/external_codegen.h"
 #include "tessera/byoc/region.h"
 #include "tessera/graph/attrs.h"
+#include "tessera/graph/transform/partition_graph.h"
 #include "tessera/support/error.h"
 
 namespace tessera::byoc {
@@ -216,9 +217,15 @@ class Emitter {
            << Dims(out) << ", " << Dims(a.GetInts("strides", {1, 1})) << ", " << Dims(a.GetInts("dilation", {1, 1}))
            << ", {" << pad[0] << ", " << pad[1] << "}, {" << pad[2] << ", " << pad[3] << "}, " << a.GetInt("groups", 1)
            << ", {" << post << "}, " << (cw ? "true" : "false") << ");\n";
-      } else {
+      } else if (out.size() == 2) {
         os << "    memory " << M(s.out) << " = Dense(" << In(s.args[0]) << ", " << In(s.args[1]) << ", " << bias << ", "
            << Dims(out) << ", {" << post << "}, " << (cw ? "true" : "false") << ");\n";
+      } else {  // [M.., K] as [M, K], the result [M, N] as [M.., N]
+        const int64_t n = out.back(), m = r_.values[s.out].NumElements() / n;
+        const int64_t k = r_.values[s.args[0]].shape.back();
+        os << "    memory " << M(s.out) << " = View(Plainly(Dense(View(Plainly(" << In(s.args[0]) << "), {" << m << ", " << k
+           << "}), " << In(s.args[1]) << ", " << bias << ", {" << m << ", " << n << "}, {" << post << "}, "
+           << (cw ? "true" : "false") << ")), " << Dims(out) << ");\n";
       }
       return;
     }
@@ -329,7 +336,7 @@ class DnnlCodegen : public ExternalCodegen {
     const graph::Attrs& a = call.attrs;
     if (n == "nn.conv2d")
       return a.GetString("data_layout", "NCHW") == "NCHW" && a.GetString("kernel_layout", "OIHW") == "OIHW";
-    if (n == "nn.dense") return Rank(call.args[0], 2, 2);
+    if (n == "nn.dense") return Rank(call.args[0], 2, 5);  // [M.., K]: as [M, K]
     if (n == "nn.matmul") return Rank(call.args[0], 2, 2) && Rank(call.args[1], 2, 2);
     if (n == "nn.max_pool2d" || n == "nn.avg_pool2d")
       return a.GetString("layout", "NCHW") == "NCHW" && a.GetInts("dilation", {1, 1}) == Shape{1, 1} &&
@@ -375,6 +382,16 @@ class DnnlCodegen : public ExternalCodegen {
 
   // nodelete: oneDNN's worker threads (OpenMP) outlive a dlclose of the model library, so the
   // library (and with it libdnnl) stays mapped until the process exits.
+  // A region of only elementwise / binary ops costs a call and its layout copies for work Tessera
+  // fuses into its neighbours' kernels: only regions with an anchor op are worth it.
+  bool WorthOffloading(const graph::FunctionNode& region) const override {
+    for (const std::string& op : graph::transform::ExternalFunctionOps(region))
+      if (op == "nn.conv2d" || op == "nn.dense" || op == "nn.matmul" || op == "nn.max_pool2d" ||
+          op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" || op == "nn.softmax")
+        return true;
+    return false;
+  }
+
   std::vector<std::string> LinkFlags() const override { return {"-ldnnl", "-lstdc++", "-Wl,-z,nodelete"}; }
 };
 

@@ -201,4 +201,54 @@ std::vector<std::string> ExternalFunctionOps(const FunctionNode& fn) {
   return ops;
 }
 
+namespace {
+
+// Main with the refused external calls replaced by their bodies.
+class Inliner : public ExprMutator {
+ public:
+  explicit Inliner(const std::function<bool(const FunctionNode&)>& keep) : keep_(keep) {}
+
+ protected:
+  Expr MutateCall_(const Call& call) override {
+    const auto* fn = call->op->as<FunctionNode>();
+    if (!fn || !IsExternalFunction(*fn) || keep_(*fn)) return ExprMutator::MutateCall_(call);
+    Binder bind;
+    for (size_t i = 0; i < fn->params.size(); ++i) bind.values[fn->params[i].get()] = Mutate(call->args[i]);
+    return bind.Mutate(fn->body);
+  }
+  Expr MutateTupleGetItem_(const TupleGetItem& g) override {
+    Expr t = Mutate(g->tuple);
+    if (const auto* tuple = t->as<TupleNode>()) return tuple->fields.at(g->index);  // an inlined tuple result
+    return t == g->tuple ? g : TupleGetItemNode::make(t, g->index);
+  }
+
+ private:
+  // The body with its parameters replaced (fresh nodes: the body belongs to this call only).
+  struct Binder : ExprMutator {
+    std::unordered_map<const ExprNode*, Expr> values;
+    Expr MutateVar_(const Var& v) override {
+      auto it = values.find(v.get());
+      return it == values.end() ? v : it->second;
+    }
+  };
+  const std::function<bool(const FunctionNode&)>& keep_;
+};
+
+}  // namespace
+
+IRModule InlineExternalFunctions(const IRModule& mod, const std::function<bool(const FunctionNode&)>& keep) {
+  IRModule out;
+  for (const auto& [name, fn] : mod.functions()) {
+    Inliner inliner(keep);
+    Expr body = inliner.Mutate(fn->body);
+    out.Add(name, body == fn->body ? fn : FunctionNode::make(fn->params, body, fn->ret_type, fn->attrs));
+  }
+  return InferType(out);
+}
+
+Pass InlineExternalFunctionsPass(std::function<bool(const FunctionNode&)> keep) {
+  return Pass({"InlineExternalFunctions", "external functions a backend does not want back onto Tessera's path", 0},
+              [keep = std::move(keep)](const IRModule& m, const PassContext&) { return InlineExternalFunctions(m, keep); });
+}
+
 }  // namespace tessera::graph::transform

@@ -41,6 +41,13 @@ struct ExternalBackend {
 std::vector<std::string> ExternalFunctionOps(const FunctionNode& fn);
 
 IRModule AnnotateTarget(const IRModule& mod, const std::vector<ExternalBackend>& backends);
+
+/// Undoes PartitionGraph for the external functions `keep` refuses: their body takes the call's
+/// place (parameters bound to the arguments; a tuple result's fields read directly), so their ops
+/// go back to Tessera's path. For a backend to drop regions not worth a call (a lone add).
+IRModule InlineExternalFunctions(const IRModule& mod, const std::function<bool(const FunctionNode&)>& keep);
+/// As a pipeline pass (opt_level 0), named "InlineExternalFunctions".
+Pass InlineExternalFunctionsPass(std::function<bool(const FunctionNode&)> keep);
 IRModule MergeCompilerRegions(const IRModule& mod);
 IRModule PartitionGraph(const IRModule& mod);
 
