@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import graph_io, read_pb, run_cli
+from conftest import assert_close_to_reference, graph_io, read_pb, run_cli
 
 ATOL, RTOL = 1e-4, 1e-3
 # csource: the models the issue names; dnnl: every shared model with data sets (ultraface and the
@@ -60,15 +60,8 @@ def test_model_matches_reference(backend, model, data_set, models_dir, compiled,
     run_cli("run", so, *args, "--output", out)
     got = np.load(out)
     for i, name in enumerate(outputs):
-        ref = read_pb(ds / f"output_{i}.pb")
-        g = got[name]
-        assert g.shape == ref.shape, f"{name}: shape {g.shape} != reference {ref.shape}"
-        err = np.abs(g.astype(np.float64) - ref.astype(np.float64))
-        bound = ATOL + RTOL * np.abs(ref.astype(np.float64))
-        worst = np.unravel_index(np.argmax(err - bound), err.shape)
-        assert np.all(err <= bound), (
-            f"--byoc {backend} {model}/{data_set} output {name}: {np.sum(err > bound)} of {err.size} elements out of "
-            f"tolerance; worst at {worst}: got {g[worst]}, ref {ref[worst]}")
+        assert_close_to_reference(got[name], read_pb(ds / f"output_{i}.pb"),
+                                  f"--byoc {backend} {model}/{data_set} output {name}", ATOL, RTOL)
 
 
 @pytest.mark.parametrize("backend", ["csource", "dnnl"])

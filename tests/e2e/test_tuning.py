@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import graph_io, read_pb, run_cli, tessera_bin
+from conftest import assert_close_to_reference, graph_io, read_pb, run_cli, tessera_bin
 
 ATOL, RTOL = 1e-4, 1e-3
 
@@ -32,8 +32,8 @@ def check_model(models_dir, so, tmp_path):
     for ds in sorted(p for p in model_dir.iterdir() if p.is_dir() and "data_set" in p.name):
         out = tmp_path / f"{ds.name}.npz"
         run_cli("run", so, "--input", f"{inputs[0]}={ds / 'input_0.pb'}", "--output", out)
-        got, ref = np.load(out)[outputs[0]], read_pb(ds / "output_0.pb")
-        assert np.all(np.abs(got - ref) <= ATOL + RTOL * np.abs(ref)), f"{ds.name}: tuned model differs from the reference"
+        assert_close_to_reference(np.load(out)[outputs[0]], read_pb(ds / "output_0.pb"), f"tuned mnist-8 {ds.name}",
+                                  ATOL, RTOL)
 
 
 @pytest.fixture(scope="module")
