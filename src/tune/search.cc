@@ -53,12 +53,15 @@ std::vector<ProposedCandidate> TaskSearch::Propose(int batch, const XGBCostModel
   };
   auto predict = [&](const std::vector<std::string>& hashes) {
     std::vector<std::vector<float>> rows;
-    std::vector<std::string> todo;
-    for (const std::string& h : hashes)
-      if (!score.count(h)) rows.push_back(pool.at(h).features), todo.push_back(h);
+    std::vector<std::string> unscored;
+    for (const std::string& h : hashes) {
+      if (score.count(h)) continue;
+      rows.push_back(pool.at(h).features);
+      unscored.push_back(h);
+    }
     if (rows.empty()) return;
     std::vector<double> s = model.Predict(rows);
-    for (size_t i = 0; i < todo.size(); ++i) score[todo[i]] = s[i];
+    for (size_t i = 0; i < unscored.size(); ++i) score[unscored[i]] = s[i];
   };
 
   // 1. The population: the best measured configurations and random samples.

@@ -75,8 +75,9 @@ struct TuneReport {
 };
 
 /// Tunes `tasks` for `target` (which must run on this machine), recording in `db`. Throws
-/// UserError when neither budget is set; a task whose hand-written schedule cannot be measured
-/// is reported (stderr through `progress`' absence of a default) and skipped, never fatal.
+/// UserError when neither budget is set. A task whose hand-written schedule cannot be measured
+/// is skipped with a line on stderr naming it and the error (its TaskStatus: stopped, one error),
+/// never fatal.
 TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target, Database& db,
                 const TuneOptions& options, const std::function<void(const TuneProgress&)>& progress = {});
 
