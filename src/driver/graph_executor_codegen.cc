@@ -269,6 +269,7 @@ class Builder {
         jv["kind"] = val.kind == ValueKind::kInput ? "input" : "intermediate";
         jv["storage"] = storage_of[v];
         jv["offset_bytes"] = 0;
+        if (val.alias_of >= 0) jv["alias_of"] = val.alias_of;
       }
       j["values"].push_back(jv);
     }

@@ -23,7 +23,9 @@ struct GraphExecutor::Impl {
   };
   struct IO {
     std::string name;
-    NDArray value;  // a view into a storage, or a param
+    NDArray planned;  // a view into a storage, or a param
+    int root = -1;    // the plan value whose arguments Bind* repoints (the value's alias root)
+    bool bindable = false;
   };
 
   explicit Impl(Module m) : module(std::move(m)) {}
@@ -33,6 +35,11 @@ struct GraphExecutor::Impl {
   std::map<std::string, NDArray> params;
   std::vector<IO> inputs, outputs;
   std::vector<Node> nodes;
+  // For each plan value that is an alias root: every (node, argument) referring to it or to one
+  // of its aliases, as Bind* repoints them.
+  std::vector<std::vector<std::pair<int, int>>> arg_positions;
+  // Per alias root: the caller's array its arguments point at (Bind*), else null (its storage).
+  std::vector<NDArray> bound;
   // TESSERA_PROFILE=1: accumulated seconds per node, printed when the executor is destroyed.
   bool profile = std::getenv("TESSERA_PROFILE") != nullptr;
   std::vector<double> node_seconds;
@@ -56,18 +63,43 @@ struct GraphExecutor::Impl {
   std::vector<double> best_parallel, best_serial;
   std::vector<uint8_t> serial;
 
+  // TESSERA_PROFILE=1 prints the table when the executor goes.
+  bool print_profile = profile;
+
+  std::vector<NodeProfile> Profile() const {
+    std::vector<NodeProfile> rows;
+    if (profiled_runs == 0) return rows;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      rows.push_back({nodes[i].name, nodes[i].kernel_name, nodes[i].arg_shapes,
+                      1e3 * node_seconds[i] / static_cast<double>(profiled_runs), i < serial.size() && serial[i] != 0});
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const NodeProfile& a, const NodeProfile& b) { return a.ms_per_run > b.ms_per_run; });
+    return rows;
+  }
+
   ~Impl() {
-    if (!profile || profiled_runs == 0) return;
-    std::vector<size_t> order(nodes.size());
+    if (!print_profile || profiled_runs == 0) return;
+    std::vector<NodeProfile> rows = Profile();
     double total = 0;
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i, total += node_seconds[i];
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return node_seconds[a] > node_seconds[b]; });
+    for (const NodeProfile& r : rows) total += r.ms_per_run;
     std::fprintf(stderr, "profile: %lld runs, %.4f ms per run in kernels\n", static_cast<long long>(profiled_runs),
-                 1e3 * total / profiled_runs);
-    for (size_t i : order)
-      std::fprintf(stderr, "  %9.4f ms %5.1f%%  %s%s  %s\n", 1e3 * node_seconds[i] / profiled_runs,
-                   total > 0 ? 100.0 * node_seconds[i] / total : 0.0, nodes[i].kernel_name.c_str(),
-                   i < serial.size() && serial[i] ? " (serial)" : "", nodes[i].arg_shapes.c_str());
+                 total);
+    for (const NodeProfile& r : rows)
+      std::fprintf(stderr, "  %9.4f ms %5.1f%%  %s%s  %s\n", r.ms_per_run, total > 0 ? 100.0 * r.ms_per_run / total : 0.0,
+                   r.kernel.c_str(), r.serial ? " (serial)" : "", r.arg_shapes.c_str());
+  }
+
+  // Points every argument of `root`'s group at `array`'s data, or back at the planned storage
+  // `planned` when `array` is null.
+  void Repoint(int root, const NDArray& array, const NDArray& planned) {
+    void* data = (array.defined() ? array : planned).raw_data();
+    for (const auto& [node, arg] : arg_positions[root]) nodes[node].args[arg] = data;
+    bound[root] = array;
+  }
+  // Where `io`'s bytes are now: a view of the array bound to its root, else its planned value.
+  NDArray Current(const IO& io) const {
+    const NDArray& b = bound[io.root];
+    return b.defined() ? b.CreateView(io.planned.shape(), io.planned.dtype(), 0) : io.planned;
   }
 
   int CheckIndex(int index, const std::vector<IO>& list, const char* what) const {
@@ -123,8 +155,20 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
     }
   }
 
-  for (const auto& io : plan.inputs) m.inputs.push_back({io.name, values[io.value]});
-  for (const auto& io : plan.outputs) m.outputs.push_back({io.name, values[io.value]});
+  auto root_of = [&](int v) { return plan.values[v].alias_of >= 0 ? plan.values[v].alias_of : v; };
+  for (const auto& io : plan.inputs) m.inputs.push_back({io.name, values[io.value], root_of(io.value), true});
+  std::vector<int> bound_roots;
+  for (const auto& io : plan.outputs) {
+    const int root = root_of(io.value);
+    // An output can be written into the caller's array when a kernel writes it: not an input or
+    // a param, and not the same bytes as an earlier output.
+    const bool bindable = plan.values[root].kind == PlanValue::Kind::kIntermediate &&
+                          std::find(bound_roots.begin(), bound_roots.end(), root) == bound_roots.end();
+    if (bindable) bound_roots.push_back(root);
+    m.outputs.push_back({io.name, values[io.value], root, bindable});
+  }
+  m.arg_positions.resize(plan.values.size());
+  m.bound.resize(plan.values.size());
 
   for (const PlanNode& n : plan.nodes) {
     void* sym = m.module.Lookup(n.kernel);
@@ -132,8 +176,9 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
                   "', which the library does not define; rebuild the model");
     Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}, {}};
     for (int a : n.args) {
+      m.arg_positions[root_of(a)].emplace_back(static_cast<int>(m.nodes.size()), static_cast<int>(node.args.size()));
       node.args.push_back(values[a].raw_data());
-      if (m.profile) node.arg_shapes += ShapeToString(values[a].shape());
+      node.arg_shapes += ShapeToString(values[a].shape());
     }
     m.nodes.push_back(std::move(node));
   }
@@ -173,16 +218,16 @@ const std::string& GraphExecutor::OutputName(int i) const {
   return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].name;
 }
 const std::vector<int64_t>& GraphExecutor::InputShape(int i) const {
-  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].value.shape();
+  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].planned.shape();
 }
 const std::vector<int64_t>& GraphExecutor::OutputShape(int i) const {
-  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].value.shape();
+  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].planned.shape();
 }
 DataType GraphExecutor::InputDType(int i) const {
-  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].value.dtype();
+  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].planned.dtype();
 }
 DataType GraphExecutor::OutputDType(int i) const {
-  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].value.dtype();
+  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].planned.dtype();
 }
 int GraphExecutor::InputIndex(const std::string& name) const { return Impl::Find(impl_->inputs, name); }
 int GraphExecutor::OutputIndex(const std::string& name) const { return Impl::Find(impl_->outputs, name); }
@@ -197,11 +242,42 @@ void GraphExecutor::SetInput(const std::string& name, const NDArray& value) {
 void GraphExecutor::SetInput(int index, const NDArray& value) {
   const Impl::IO& in = impl_->inputs[impl_->CheckIndex(index, impl_->inputs, "input")];
   TESSERA_CHECK(value.defined(), "SetInput: the array given for input '", in.name, "' is null");
-  TESSERA_CHECK(value.dtype() == in.value.dtype(), "SetInput: input '", in.name, "' expects dtype ",
-                in.value.dtype().str(), ", got ", value.dtype().str());
-  TESSERA_CHECK(value.shape() == in.value.shape(), "SetInput: input '", in.name, "' expects shape ",
-                ShapeToString(in.value.shape()), ", got ", ShapeToString(value.shape()));
-  in.value.CopyFrom(value);
+  TESSERA_CHECK(value.dtype() == in.planned.dtype(), "SetInput: input '", in.name, "' expects dtype ",
+                in.planned.dtype().str(), ", got ", value.dtype().str());
+  TESSERA_CHECK(value.shape() == in.planned.shape(), "SetInput: input '", in.name, "' expects shape ",
+                ShapeToString(in.planned.shape()), ", got ", ShapeToString(value.shape()));
+  if (impl_->bound[in.root].defined()) impl_->Repoint(in.root, NDArray(), in.planned);  // undo a BindInput
+  in.planned.CopyFrom(value);
+}
+
+namespace {
+bool Aligned(const NDArray& a) { return reinterpret_cast<uintptr_t>(a.raw_data()) % kAllocAlignment == 0; }
+}  // namespace
+
+bool GraphExecutor::BindInput(int index, const NDArray& value) {
+  Impl::IO& io = impl_->inputs[impl_->CheckIndex(index, impl_->inputs, "input")];
+  if (!value.defined() || !Aligned(value)) {
+    SetInput(index, value);  // checks, then copies
+    return false;
+  }
+  TESSERA_CHECK(value.dtype() == io.planned.dtype(), "BindInput: input '", io.name, "' expects dtype ",
+                io.planned.dtype().str(), ", got ", value.dtype().str());
+  TESSERA_CHECK(value.shape() == io.planned.shape(), "BindInput: input '", io.name, "' expects shape ",
+                ShapeToString(io.planned.shape()), ", got ", ShapeToString(value.shape()));
+  impl_->Repoint(io.root, value, io.planned);
+  return true;
+}
+
+bool GraphExecutor::BindOutput(int index, const NDArray& value) {
+  Impl::IO& io = impl_->outputs[impl_->CheckIndex(index, impl_->outputs, "output")];
+  TESSERA_CHECK(value.defined(), "BindOutput: the array given for output '", io.name, "' is null");
+  TESSERA_CHECK(value.dtype() == io.planned.dtype(), "BindOutput: output '", io.name, "' is ", io.planned.dtype().str(),
+                ", got an array of ", value.dtype().str());
+  TESSERA_CHECK(value.shape() == io.planned.shape(), "BindOutput: output '", io.name, "' has shape ",
+                ShapeToString(io.planned.shape()), ", got an array of shape ", ShapeToString(value.shape()));
+  if (!io.bindable || !Aligned(value)) return false;
+  impl_->Repoint(io.root, value, io.planned);
+  return true;
 }
 
 void GraphExecutor::Run() {
@@ -248,8 +324,20 @@ void GraphExecutor::Run() {
       m.serial[i] = m.best_parallel[i] < Impl::kSmallNodeSeconds && m.best_serial[i] < 0.9 * m.best_parallel[i];
 }
 
+void GraphExecutor::SetProfiling(bool on) {
+  Impl& m = *impl_;
+  m.profile = on;
+  if (on) {
+    m.node_seconds.assign(m.nodes.size(), 0.0);
+    m.profiled_runs = 0;
+  }
+}
+
+std::vector<GraphExecutor::NodeProfile> GraphExecutor::Profile() const { return impl_->Profile(); }
+int64_t GraphExecutor::ProfiledRuns() const { return impl_->profiled_runs; }
+
 NDArray GraphExecutor::GetOutput(int index) const {
-  return impl_->outputs[impl_->CheckIndex(index, impl_->outputs, "output")].value.Clone();
+  return impl_->Current(impl_->outputs[impl_->CheckIndex(index, impl_->outputs, "output")]).Clone();
 }
 
 NDArray GraphExecutor::GetOutput(const std::string& name) const {

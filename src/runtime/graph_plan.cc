@@ -51,6 +51,13 @@ class Ctx {
   const std::string& origin_;
 };
 
+// Elements of a shape whose byte size was already checked not to overflow.
+size_t NumElementsOf(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
 std::string Entry(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
 
 }  // namespace
@@ -140,6 +147,23 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     if (!value_index.emplace(v.id, static_cast<int>(plan.values.size())).second)
       ctx.Fail(Entry("values", i), "duplicate value id " + std::to_string(v.id));
     plan.values.push_back(std::move(v));
+  }
+  // Aliases (zero-copy reshapes), once every id is known: "alias_of" names the root value.
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].contains("alias_of")) continue;
+    PlanValue& v = plan.values[i];
+    const std::string where = "value " + std::to_string(v.id);
+    const int64_t root_id = ctx.Int(values[i], "alias_of", where);
+    auto it = value_index.find(root_id);
+    if (it == value_index.end()) ctx.Fail(where, "alias_of names unknown value id " + std::to_string(root_id));
+    const PlanValue& root = plan.values[it->second];
+    if (v.kind != PlanValue::Kind::kIntermediate || root.kind == PlanValue::Kind::kParam || it->second == static_cast<int>(i) ||
+        values[it->second].contains("alias_of"))
+      ctx.Fail(where, "alias_of must name another input or intermediate value that is not itself an alias");
+    if (root.storage != v.storage || root.offset_bytes != v.offset_bytes ||
+        root.dtype.bytes() * NumElementsOf(root.shape) != v.dtype.bytes() * NumElementsOf(v.shape))
+      ctx.Fail(where, "an alias must have the storage, offset and byte size of value " + std::to_string(root_id));
+    v.alias_of = it->second;
   }
 
   auto value_ref = [&](const json& j, const std::string& where, const char* key) {

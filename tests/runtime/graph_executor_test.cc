@@ -181,6 +181,88 @@ TEST(GraphExecutor, RunsGraphFromSymbolSource) {
   EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{11, 22, 33, 44}));
 }
 
+// Zero-copy I/O. in (v0) is read through its alias v3 (a reshape); out (v2) is written by the
+// kernel; "same" is an alias of out (v4) and "echo" is the input itself: neither can be bound.
+const char* kAliasValues = R"([
+  {"id": 0, "dtype": "float32", "shape": [4], "kind": "input", "storage": 0, "offset_bytes": 0},
+  {"id": 1, "dtype": "float32", "shape": [4], "kind": "param", "param": "w"},
+  {"id": 2, "dtype": "float32", "shape": [4], "kind": "intermediate", "storage": 1, "offset_bytes": 64},
+  {"id": 3, "dtype": "float32", "shape": [2, 2], "kind": "intermediate", "storage": 0, "offset_bytes": 0, "alias_of": 0},
+  {"id": 4, "dtype": "float32", "shape": [1, 4], "kind": "intermediate", "storage": 1, "offset_bytes": 64, "alias_of": 2}])";
+const char* kAliasOutputs = R"([{"name": "out", "value": 2}, {"name": "same", "value": 4}, {"name": "echo", "value": 0}])";
+
+TEST(GraphExecutor, BindInputReadsCallerMemory) {
+  TestModel t{Graph(kStorages, kAliasValues, kInputs, kAliasOutputs,
+                    R"([{"name": "add_0", "kernel": "aligned_add", "args": [3, 1, 2]}])")};
+  GraphExecutor ex(t.module());
+  NDArray x = Floats({4}, {1, 2, 3, 4});
+  EXPECT_TRUE(ex.BindInput(0, x));
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{11, 22, 33, 44}));
+  x.data<float>()[0] = 5;  // no copy was made: the next run reads the new value
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out"))[0], 15);
+  EXPECT_EQ(Values(ex.GetOutput("echo"))[0], 5);
+  // Misaligned memory is copied (aligned_add fails on a misaligned pointer).
+  NDArray backing = Floats({5}, {0, 7, 7, 7, 7});
+  NDArray misaligned = backing.CreateView({4}, DataType::Float(32), sizeof(float));
+  EXPECT_FALSE(ex.BindInput(0, misaligned));
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{17, 27, 37, 47}));
+  // SetInput after a bind copies into the executor's own storage again.
+  ex.BindInput(0, x);
+  ex.SetInput(0, Floats({4}, {0, 0, 0, 0}));
+  x.data<float>()[0] = 100;
+  ex.Run();
+  EXPECT_EQ(Values(ex.GetOutput("out")), (std::vector<float>{10, 20, 30, 40}));
+  EXPECT_THROW_WITH(ex.BindInput(0, Floats({2}, {1, 2})), UserError, "input 'in'", "[4]", "[2]");
+}
+
+TEST(GraphExecutor, BindOutputWritesCallerArray) {
+  TestModel t{Graph(kStorages, kAliasValues, kInputs, kAliasOutputs,
+                    R"([{"name": "add_0", "kernel": "aligned_add", "args": [3, 1, 2]}])")};
+  GraphExecutor ex(t.module());
+  ex.SetInput(0, Floats({4}, {1, 2, 3, 4}));
+  NDArray out = NDArray::Empty({4}, DataType::Float(32));
+  EXPECT_TRUE(ex.BindOutput(0, out));
+  EXPECT_FALSE(ex.BindOutput(1, NDArray::Empty({1, 4}, DataType::Float(32))));  // an alias of "out"
+  EXPECT_FALSE(ex.BindOutput(2, NDArray::Empty({4}, DataType::Float(32))));     // the input
+  ex.Run();
+  EXPECT_EQ(Values(out), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(Values(ex.GetOutput("same")), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(Values(ex.GetOutput("echo")), (std::vector<float>{1, 2, 3, 4}));
+  // A second bound array gets the next run; the first keeps its values.
+  NDArray out2 = NDArray::Empty({4}, DataType::Float(32));
+  EXPECT_TRUE(ex.BindOutput(0, out2));
+  ex.SetInput(0, Floats({4}, {2, 2, 2, 2}));
+  ex.Run();
+  EXPECT_EQ(Values(out2), (std::vector<float>{12, 22, 32, 42}));
+  EXPECT_EQ(Values(out), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_THROW_WITH(ex.BindOutput(0, NDArray::Empty({4}, DataType::Int(32))), UserError, "output 'out'", "float32",
+                    "int32");
+}
+
+TEST(GraphExecutor, ProfileTimesEveryNode) {
+  TestModel t{Graph(kStorages, kValues, kInputs, kOutputs,
+                    R"([{"name": "first", "kernel": "add", "args": [0, 1, 2]},
+                        {"name": "second", "kernel": "add", "args": [0, 1, 2]}])")};
+  GraphExecutor ex(t.module());
+  EXPECT_TRUE(ex.Profile().empty());
+  ex.SetProfiling(true);
+  ex.SetInput(0, Floats({4}, {1, 2, 3, 4}));
+  for (int i = 0; i < 3; ++i) ex.Run();
+  EXPECT_EQ(ex.ProfiledRuns(), 3);
+  std::vector<GraphExecutor::NodeProfile> rows = ex.Profile();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE((rows[0].node == "first" && rows[1].node == "second") || (rows[0].node == "second" && rows[1].node == "first"));
+  EXPECT_GE(rows[0].ms_per_run, rows[1].ms_per_run);
+  EXPECT_EQ(rows[0].kernel, "add");
+  EXPECT_EQ(rows[0].arg_shapes, "[4][4][4]");
+  ex.SetProfiling(false);
+  ex.Run();
+  EXPECT_EQ(ex.ProfiledRuns(), 3);
+}
+
 TEST(GraphExecutor, FailingKernelNamesNode) {
   TestModel t{Graph(kStorages, kValues, kInputs, kOutputs,
                     R"([{"name": "add_0", "kernel": "add", "args": [0, 1, 2]},
@@ -290,6 +372,20 @@ TEST(GraphExecutor, ValidatesGraphJson) {
   EXPECT_BAD_GRAPH(Graph(kStorages, R"([{"id": 0, "dtype": "float32", "shape": [2, 2], "kind": "param", "param": "w"}])",
                          "[]", "[]", "[]"),
                    "parameter 'w'", "[4]", "[2, 2]");
+  // Aliases: unknown root, a param root, an alias of an alias, other bytes.
+  const std::string in_value = R"({"id": 0, "dtype": "float32", "shape": [4], "kind": "input", "storage": 0, "offset_bytes": 0})";
+  auto alias = [&](const std::string& fields) {
+    return Graph(kStorages, "[" + in_value + R"(, {"id": 1, "dtype": "float32", "shape": [4], "kind": "param", "param": "w"},
+                 {"id": 5, "dtype": "float32", "shape": [2, 2], "kind": "intermediate", "storage": 0, )" + fields + "}]",
+                 kInputs, "[]", "[]");
+  };
+  EXPECT_BAD_GRAPH(alias(R"("alias_of": 9)"), "value 5", "unknown value id 9");
+  EXPECT_BAD_GRAPH(alias(R"("alias_of": 1)"), "value 5", "not itself an alias");
+  EXPECT_BAD_GRAPH(alias(R"("alias_of": 5)"), "value 5", "not itself an alias");
+  EXPECT_BAD_GRAPH(Graph(kStorages, "[" + in_value + R"(, {"id": 1, "dtype": "float32", "shape": [2], "kind": "intermediate",
+                                                           "storage": 0, "alias_of": 0}])",
+                         kInputs, "[]", "[]"),
+                   "value 1", "storage, offset and byte size of value 0");
   // A kernel the library lacks.
   EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
                          R"([{"name": "conv_7", "kernel": "fused_conv_7", "args": [0, 1, 2]}])"),

@@ -7,7 +7,8 @@
 // output gets a storage from PlanMemory. Structurally identical primitive functions
 // share one kernel. A primitive function that only reshapes its input (reshape /
 // expand_dims / squeeze) is a zero-copy alias: its value shares the input's storage at
-// offset 0 and no kernel runs (the input's lifetime extends to the alias's last reader).
+// offset 0 and no kernel runs (the input's lifetime extends to the alias's last reader); the
+// graph JSON marks it with "alias_of" (runtime/graph_executor.h).
 //
 // A call of an external function (BYOC: a Function with `Compiler` and `global_symbol` attrs,
 // graph/transform/partition_graph.h) becomes one node whose kernel is the global_symbol, with

@@ -17,6 +17,7 @@
 //    "values": [{"id": 0, "dtype": "float32", "shape": [1, 3, 240, 320],
 //                "kind": "input" | "param" | "intermediate",
 //                "storage": 0, "offset_bytes": 0,  // input / intermediate: where it lives
+//                "alias_of": 5,                     // optional: a zero-copy view of value 5
 //                "param": "p3"},                    // param: its name in the params blob
 //               ...],
 //    "inputs":  [{"name": "input", "value": 0}, ...],
@@ -24,8 +25,9 @@
 //    "nodes":   [{"name": "fused_conv2d_add_relu_3", "kernel": "fused_conv2d_add_relu_3",
 //                 "args": [0, 3, 4]}, ...]}
 //
-// - storages: byte buffers; several values may share one (memory planning, zero-copy
-//   reshape). offset_bytes must be a multiple of 64 (kernel_abi.h promises aligned
+// - storages: byte buffers; several values may share one: values whose lifetimes do not overlap
+//   (memory planning), and a value with its aliases ("alias_of": a zero-copy reshape, same
+//   storage, offset and bytes; the root is an input or intermediate and no alias itself). offset_bytes must be a multiple of 64 (kernel_abi.h promises aligned
 //   pointers) and offset_bytes + bytes(shape, dtype) <= size_bytes.
 // - values: every id unique; a param names a tensor of the blob with the same dtype
 //   and shape; every "input" value is listed in "inputs" exactly once and every
@@ -33,6 +35,16 @@
 // - outputs: any value (also an input or a param); names unique.
 // - nodes: run in order; `args` are value ids in the kernel's parameter order
 //   (inputs then outputs, kernel_abi.h); names unique; each kernel must exist.
+//
+// Zero-copy I/O: BindInput lets the kernels read an input straight from the caller's memory and
+// BindOutput lets them write an output straight into the caller's array (both 64-byte aligned,
+// kernel_abi.h): every argument that refers to the value or to one of its aliases is repointed,
+// so Run() copies nothing. Where that is impossible (misaligned memory; an output that is a
+// graph input, a parameter or the same bytes as another output) they return false and the
+// caller copies (SetInput / GetOutput).
+//
+// Profiling: SetProfiling(true) (or TESSERA_PROFILE=1) times every node; Profile() returns the
+// per-kernel times, and with the environment variable the table goes to stderr at destruction.
 //
 // Errors: a malformed or inconsistent graph throws UserError naming the module and
 // the offending entry; SetInput/GetOutput with a bad name, dtype or shape throw
@@ -86,12 +98,40 @@ class GraphExecutor {
   void SetInput(const std::string& name, const NDArray& value);
   void SetInput(int index, const NDArray& value);
 
+  /// Zero-copy SetInput: until the next SetInput / BindInput of this input, the kernels read it
+  /// from `value`'s memory, which the executor keeps alive (a handle) but does not copy; the
+  /// caller must not change it during Run(). Returns false, and copies as SetInput does, when
+  /// value's data is not 64-byte aligned. UserError as SetInput.
+  bool BindInput(int index, const NDArray& value);
+
+  /// Zero-copy GetOutput: the following Run()s write output `index` into `value` (dtype and shape
+  /// of the output, 64-byte aligned; UserError on a dtype or shape mismatch) until the next
+  /// BindOutput of it; GetOutput then copies from `value`. Returns false, binding nothing, when
+  /// value is misaligned or the output cannot be bound (it is a graph input or a parameter, or
+  /// shares its bytes with an earlier output): then read it with GetOutput.
+  bool BindOutput(int index, const NDArray& value);
+
   /// Calls every node's kernel in order. tessera::Error naming the node on failure.
   void Run();
 
   /// A fresh copy of output `index` / `name` (UserError when out of range / unknown).
   NDArray GetOutput(int index) const;
   NDArray GetOutput(const std::string& name) const;
+
+  /// Starts (true: counters reset) or stops timing every node of the following Run()s.
+  void SetProfiling(bool on);
+  /// One kernel call of the graph with its time.
+  struct NodeProfile {
+    std::string node;    ///< the node's name in the graph JSON
+    std::string kernel;  ///< the kernel (or external function) it calls
+    std::string arg_shapes;  ///< the shape of every argument, e.g. "[1, 3, 224, 224][64, 3, 7, 7]..."
+    double ms_per_run = 0;   ///< mean wall time per profiled Run(), milliseconds
+    bool serial = false;     ///< its parallel loops run on the calling thread (launch calibration)
+  };
+  /// The nodes' times over the profiled runs, slowest first (empty before a profiled Run()).
+  std::vector<NodeProfile> Profile() const;
+  /// Number of Run()s that Profile() covers.
+  int64_t ProfiledRuns() const;
 
   /// Number of nodes (kernel calls) per Run().
   int NumNodes() const;

@@ -25,6 +25,10 @@ struct PlanValue {
   int storage = -1;          // index into GraphPlan::storages (input / intermediate)
   size_t offset_bytes = 0;   // inside that storage
   std::string param;         // kind == kParam
+  /// A zero-copy view of another value's bytes (a reshape): that value's index into
+  /// GraphPlan::values, else -1. The root is never itself an alias and has the same storage,
+  /// offset and byte size.
+  int alias_of = -1;
 };
 
 struct PlanIO {
