@@ -324,6 +324,14 @@ void GraphExecutor::Run() {
       m.serial[i] = m.best_parallel[i] < Impl::kSmallNodeSeconds && m.best_serial[i] < 0.9 * m.best_parallel[i];
 }
 
+void GraphExecutor::ReleaseBindings() {
+  Impl& m = *impl_;
+  for (const Impl::IO& io : m.inputs)
+    if (m.bound[io.root].defined()) m.Repoint(io.root, NDArray(), io.planned);
+  for (const Impl::IO& io : m.outputs)
+    if (m.bound[io.root].defined()) m.Repoint(io.root, NDArray(), io.planned);
+}
+
 void GraphExecutor::SetProfiling(bool on) {
   Impl& m = *impl_;
   m.profile = on;

@@ -240,6 +240,14 @@ TEST(GraphExecutor, BindOutputWritesCallerArray) {
   EXPECT_EQ(Values(out), (std::vector<float>{11, 22, 33, 44}));
   EXPECT_THROW_WITH(ex.BindOutput(0, NDArray::Empty({4}, DataType::Int(32))), UserError, "output 'out'", "float32",
                     "int32");
+  // ReleaseBindings: the next run writes the executor's own storage, not out2.
+  EXPECT_EQ(out2.UseCount(), 2);
+  ex.ReleaseBindings();
+  EXPECT_EQ(out2.UseCount(), 1);
+  ex.SetInput(0, Floats({4}, {3, 3, 3, 3}));
+  ex.Run();
+  EXPECT_EQ(Values(out2), (std::vector<float>{12, 22, 32, 42}));
+  EXPECT_EQ(Values(ex.GetOutput(0)), (std::vector<float>{13, 23, 33, 43}));
 }
 
 TEST(GraphExecutor, ProfileTimesEveryNode) {

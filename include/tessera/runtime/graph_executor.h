@@ -111,6 +111,10 @@ class GraphExecutor {
   /// shares its bytes with an earlier output): then read it with GetOutput.
   bool BindOutput(int index, const NDArray& value);
 
+  /// Points every bound input and output back at the executor's own storage and drops its
+  /// handles to the caller's arrays (the bound inputs must then be set again before a Run()).
+  void ReleaseBindings();
+
   /// Calls every node's kernel in order. tessera::Error naming the node on failure.
   void Run();
 

@@ -1,0 +1,251 @@
+// tessera._core: the C++ API as the Python package (python/tessera) uses it. Thin by design: the
+// compiler and the runtime stay in C++; this file converts arguments, releases the GIL around
+// every long call and turns tessera::Error into Python exceptions.
+//
+//   compile(model, output, target, opt_level, db, byoc, input_shapes, disabled_passes) -> dict
+//   tune(model, db, seconds, trials, target, threads, batch, seed, timeout, input_shapes, progress) -> dict
+//   Session(path): inputs / outputs, run(arrays, torch) -> list, benchmark(...), profile(...)
+//   set_num_threads(n), num_threads(), __version__
+//   Error(RuntimeError) > UserError(Error, ValueError) > UnsupportedError; InternalError(Error)
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "dlpack_bridge.h"
+#include "session.h"
+#include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
+#include "tessera/frontend/onnx_importer.h"
+#include "tessera/runtime/thread_pool.h"
+#include "tessera/support/error.h"
+#include "tessera/support/version.h"
+#include "tessera/tune/tuner.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace tessera::python {
+namespace {
+
+PyObject* g_error = nullptr;
+PyObject* g_user_error = nullptr;
+PyObject* g_unsupported_error = nullptr;
+PyObject* g_internal_error = nullptr;
+
+void TranslateErrors(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const UnsupportedError& e) {
+    PyErr_SetString(g_unsupported_error, e.what());
+  } catch (const UserError& e) {
+    PyErr_SetString(g_user_error, e.what());
+  } catch (const InternalError& e) {
+    PyErr_SetString(g_internal_error, e.what());
+  } catch (const Error& e) {
+    PyErr_SetString(g_error, e.what());
+  }
+}
+
+// The model argument: bytes (a serialized ModelProto) or a path.
+frontend::ImportResult Import(const nb::object& model, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  frontend::ImportOptions options;
+  options.input_shapes = shapes;
+  if (nb::isinstance<nb::bytes>(model)) {
+    nb::bytes b = nb::borrow<nb::bytes>(model);
+    std::string bytes(b.c_str(), b.size());
+    nb::gil_scoped_release release;
+    return frontend::FromONNXBytes(bytes, options, "<onnx model>");
+  }
+  std::string path = nb::cast<std::string>(model);
+  nb::gil_scoped_release release;
+  return frontend::FromONNX(path, options);
+}
+
+nb::dict Compile(const nb::object& model, const std::string& output, const std::string& target, int opt_level,
+                 const std::string& db, const std::vector<std::string>& byoc,
+                 const std::map<std::string, std::vector<int64_t>>& input_shapes,
+                 const std::vector<std::string>& disabled_passes) {
+  frontend::ImportResult imported = Import(model, input_shapes);
+  driver::BuildOptions options;
+  options.target = target;
+  TESSERA_CHECK(opt_level >= 0 && opt_level <= 3, "opt_level must be 0, 1, 2 or 3, got ", opt_level);
+  options.opt_level = opt_level;
+  options.tuning_db = db;
+  options.byoc = byoc;
+  options.disabled_passes = disabled_passes;
+  driver::BuildSummary s;
+  {
+    nb::gil_scoped_release release;
+    s = driver::BuildSharedLibrary(imported.module, imported.output_names, output, options);
+  }
+  nb::dict d;
+  d["kernels"] = s.num_kernels;
+  d["external_functions"] = s.num_external;
+  d["kernel_calls"] = s.num_nodes;
+  d["activation_bytes"] = s.storage_bytes;
+  d["param_bytes"] = s.param_bytes;
+  d["tuned_kernels"] = s.tuned_kernels;
+  d["bound_dims"] = imported.bound_dims;
+  d["opset"] = imported.opset;
+  return d;
+}
+
+nb::dict Tune(const nb::object& model, const std::string& db_path, double seconds, int64_t trials,
+              const std::string& target_name, int threads, int batch, uint64_t seed, double timeout,
+              const std::map<std::string, std::vector<int64_t>>& input_shapes,
+              const std::function<void(nb::dict)>& progress) {
+  tune::TuneOptions options;
+  options.max_seconds = seconds;
+  options.max_trials = trials;
+  TESSERA_CHECK(seconds > 0 || trials > 0, "tune needs a budget: time (e.g. \"10m\") or trials");
+  TESSERA_CHECK(batch > 0 && timeout > 0 && threads >= 0, "tune: batch and timeout must be positive, threads >= 0");
+  options.batch_size = batch;
+  options.seed = seed;
+  options.measure.num_threads = threads;
+  options.measure.timeout_s = timeout;
+  frontend::ImportResult imported = Import(model, input_shapes);
+  tune::TuneReport report;
+  {
+    nb::gil_scoped_release release;
+    driver::BuildOptions build_options;
+    build_options.target = target_name;
+    const target::Target target = driver::ResolveTarget(target_name);
+    TESSERA_CHECK(driver::RunsOnHost(target), "tune measures on this machine, which cannot run code for '",
+                  target.str(), "'; tune with target=\"native\"");
+    std::vector<tune::TuneTask> tasks = driver::ExtractTasks(imported.module, imported.output_names, build_options);
+    tune::Database db(db_path);
+    report = tune::Tune(tasks, target, db, options, [&](const tune::TuneProgress& p) {
+      if (!progress) return;
+      nb::gil_scoped_acquire gil;
+      const tune::TaskStatus& t = p.tasks[p.current];
+      nb::dict d;
+      d["task"] = p.current;
+      d["tasks"] = p.tasks.size();
+      d["name"] = t.name;
+      d["task_trials"] = t.trials;
+      d["best_gflops"] = t.best_gflops();
+      d["trials"] = p.trials;
+      d["elapsed_s"] = p.elapsed_s;
+      d["fraction"] = p.budget_fraction;
+      progress(d);  // a Python exception (e.g. KeyboardInterrupt) ends the tuning here
+    });
+  }
+  nb::list tasks;
+  for (const tune::TaskStatus& t : report.tasks) {
+    nb::dict d;
+    d["name"] = t.name;
+    d["workload"] = t.workload_hash;
+    d["calls"] = t.weight;
+    d["flops"] = t.flops;
+    d["default_s"] = t.default_secs;
+    d["best_s"] = t.best_secs;
+    d["trials"] = t.trials;
+    d["errors"] = t.errors;
+    tasks.append(d);
+  }
+  nb::dict d;
+  d["tasks"] = tasks;
+  d["trials"] = report.trials;
+  d["elapsed_s"] = report.elapsed_s;
+  d["default_latency_s"] = report.default_latency_s();
+  d["best_latency_s"] = report.best_latency_s();
+  return d;
+}
+
+std::vector<runtime::NDArray> Arrays(const std::vector<PyArray>& arrays, const Session& s) {
+  std::vector<runtime::NDArray> out;
+  for (size_t i = 0; i < arrays.size(); ++i)
+    out.push_back(FromPython(arrays[i], i < s.inputs().size() ? "input '" + s.inputs()[i].name + "'" : "an input"));
+  return out;
+}
+
+nb::list Infos(const std::vector<TensorInfo>& infos) {
+  nb::list l;
+  for (const TensorInfo& t : infos) l.append(nb::make_tuple(t.name, t.shape, t.dtype));
+  return l;
+}
+
+}  // namespace
+}  // namespace tessera::python
+
+NB_MODULE(_core, m) {
+  using namespace tessera::python;
+  m.doc() = "Tessera's C++ compiler and runtime (use the tessera package, not this module)";
+  m.attr("__version__") = TESSERA_VERSION;
+
+  g_error = PyErr_NewExceptionWithDoc("tessera.Error", "Base class of every error Tessera raises on purpose.",
+                                      PyExc_RuntimeError, nullptr);
+  nb::object user_bases = nb::make_tuple(nb::handle(g_error), nb::handle(PyExc_ValueError));
+  g_user_error = PyErr_NewExceptionWithDoc("tessera.UserError",
+                                           "Bad input: a missing or corrupt file, a wrong input name, dtype or shape.",
+                                           user_bases.ptr(), nullptr);
+  g_unsupported_error = PyErr_NewExceptionWithDoc(
+      "tessera.UnsupportedError", "The model uses an operator, attribute or dtype Tessera does not support.",
+      g_user_error, nullptr);
+  g_internal_error = PyErr_NewExceptionWithDoc("tessera.InternalError", "A bug in Tessera (please report it).",
+                                               g_error, nullptr);
+  m.attr("Error") = nb::handle(g_error);
+  m.attr("UserError") = nb::handle(g_user_error);
+  m.attr("UnsupportedError") = nb::handle(g_unsupported_error);
+  m.attr("InternalError") = nb::handle(g_internal_error);
+  nb::register_exception_translator(TranslateErrors);
+
+  m.def("set_num_threads", &tessera::runtime::SetNumThreads, "n"_a,
+        "Sets the runtime's thread pool to n threads (n >= 1).");
+  m.def("num_threads", &tessera::runtime::NumThreads, "The runtime's thread pool size.");
+  m.def("compile", &Compile, "model"_a, "output"_a, "target"_a, "opt_level"_a, "db"_a, "byoc"_a, "input_shapes"_a,
+        "disabled_passes"_a,
+        "Compiles an ONNX model (bytes of a ModelProto, or a path) into the shared library `output`; "
+        "returns the build summary.");
+  m.def("tune", &Tune, "model"_a, "db"_a, "seconds"_a, "trials"_a, "target"_a, "threads"_a, "batch"_a, "seed"_a,
+        "timeout"_a, "input_shapes"_a, "progress"_a.none(),
+        "Tunes every kernel of an ONNX model, appending to the tuning database `db`; returns the report.");
+
+  nb::class_<Session>(m, "Session", "A loaded model library: run it from any number of threads.")
+      .def(nb::init<const std::string&>(), "path"_a, nb::call_guard<nb::gil_scoped_release>())
+      .def_prop_ro("path", &Session::path)
+      .def_prop_ro("inputs", [](const Session& s) { return Infos(s.inputs()); },
+                   "[(name, shape, dtype)] of the graph inputs")
+      .def_prop_ro("outputs", [](const Session& s) { return Infos(s.outputs()); },
+                   "[(name, shape, dtype)] of the graph outputs")
+      .def(
+          "run",
+          [](Session& s, const std::vector<PyArray>& arrays, bool torch) {
+            std::vector<tessera::runtime::NDArray> inputs = Arrays(arrays, s);
+            std::vector<tessera::runtime::NDArray> outputs;
+            {
+              nb::gil_scoped_release release;
+              outputs = s.Run(inputs);
+            }
+            nb::list result;
+            for (const auto& o : outputs) result.append(ToPython(o, torch));
+            return result;
+          },
+          "inputs"_a, "torch"_a = false,
+          "Runs the model on one array per input (graph order); returns the outputs as numpy arrays "
+          "(torch tensors with torch=True), without copies.")
+      .def(
+          "benchmark",
+          [](Session& s, const std::vector<PyArray>& arrays, int warmup, int repeat) {
+            std::vector<tessera::runtime::NDArray> inputs = Arrays(arrays, s);
+            nb::gil_scoped_release release;
+            return s.Benchmark(inputs, warmup, repeat);
+          },
+          "inputs"_a, "warmup"_a, "repeat"_a, "Seconds of each of `repeat` runs after `warmup` runs.")
+      .def(
+          "profile",
+          [](Session& s, const std::vector<PyArray>& arrays, int runs) {
+            std::vector<tessera::runtime::NDArray> inputs = Arrays(arrays, s);
+            std::vector<tessera::runtime::GraphExecutor::NodeProfile> rows;
+            {
+              nb::gil_scoped_release release;
+              rows = s.Profile(inputs, runs);
+            }
+            nb::list l;
+            for (const auto& r : rows) l.append(nb::make_tuple(r.node, r.kernel, r.arg_shapes, r.ms_per_run, r.serial));
+            return l;
+          },
+          "inputs"_a, "runs"_a, "[(node, kernel, arg_shapes, ms_per_run, serial)] over `runs` runs, slowest first.");
+}

@@ -1,0 +1,65 @@
+// Session: a loaded model for the Python package (python/tessera/_model.py's CompiledModel): one
+// runtime::Module and a pool of GraphExecutors, so that several Python threads can run the same
+// model at once (each call leases an executor; graph_executor.h, "Threads").
+//
+// Run() binds the caller's input arrays and fresh output arrays to the executor (BindInput /
+// BindOutput): kernels read the inputs from the caller's memory and write the outputs into the
+// arrays it returns; an input that is not 64-byte aligned, or an output that cannot be bound, is
+// copied instead. Errors are tessera::UserError (wrong count, name, dtype or shape of an input)
+// or tessera::Error (a failing kernel), naming the model.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::python {
+
+/// A graph input or output: its name, shape and element type ("float32").
+struct TensorInfo {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+};
+
+class Session {
+ public:
+  /// Loads a model library (runtime::Module::LoadFromFile: UserError when it is missing, corrupt,
+  /// for another machine or another Tessera version) and builds its first executor (external
+  /// functions initialize now).
+  explicit Session(const std::string& path);
+
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  const std::string& path() const { return path_; }
+
+  /// One run on `inputs` (graph input order, one per input); returns every output in graph order.
+  /// Safe to call from several threads at once. Call without the GIL.
+  std::vector<runtime::NDArray> Run(const std::vector<runtime::NDArray>& inputs);
+
+  /// `warmup` untimed runs, then `repeat` timed runs on the same inputs; each run's wall time in
+  /// seconds (steady clock). Call without the GIL.
+  std::vector<double> Benchmark(const std::vector<runtime::NDArray>& inputs, int warmup, int repeat);
+
+  /// `runs` profiled runs after one warm-up run: every kernel call's mean time (slowest first).
+  std::vector<runtime::GraphExecutor::NodeProfile> Profile(const std::vector<runtime::NDArray>& inputs, int runs);
+
+ private:
+  class Lease;
+  std::unique_ptr<runtime::GraphExecutor> Acquire();
+  void Release(std::unique_ptr<runtime::GraphExecutor> executor);
+  void BindInputs(runtime::GraphExecutor& ex, const std::vector<runtime::NDArray>& inputs) const;
+
+  std::string path_;
+  runtime::Module module_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<runtime::GraphExecutor>> idle_;  // guarded by mu_
+};
+
+}  // namespace tessera::python
