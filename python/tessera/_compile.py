@@ -25,7 +25,8 @@ def export_torch(module: Any, example_inputs: Any, opset: int = TORCH_EXPORT_OPS
     """A torch.nn.Module as ONNX bytes, through torch's TorchScript-based exporter
     (``torch.onnx.export(..., dynamo=False)``, eval mode, constants folded): it needs no extra
     package and gives the plain opset-17 graphs Tessera's importer reads. Input names are the
-    parameters of ``forward`` (``input_i`` past them); outputs are ``output_i``."""
+    parameters of ``forward`` (``input_i`` past them); outputs are ``output_i`` (one eager run of
+    the module counts them)."""
     import torch
 
     if example_inputs is None:
@@ -40,12 +41,16 @@ def export_torch(module: Any, example_inputs: Any, opset: int = TORCH_EXPORT_OPS
     except (TypeError, ValueError):
         params = []
     names = [params[i].name if i < len(params) else f"input_{i}" for i in range(len(example_inputs))]
+    with torch.no_grad():
+        sample = module(*example_inputs)
+    num_outputs = len(sample) if isinstance(sample, (tuple, list)) else 1
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the legacy exporter's deprecation notice
         with torch.no_grad():
             torch.onnx.export(module, example_inputs, buf, dynamo=False, opset_version=opset,
-                              training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True, input_names=names)
+                              training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True, input_names=names,
+                              output_names=[f"output_{i}" for i in range(num_outputs)])
     return buf.getvalue()
 
 

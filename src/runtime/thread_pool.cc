@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <new>
 #include <thread>
 
@@ -75,12 +76,21 @@ class Pool {
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
   void SetNumThreads(int n) {
-    TESSERA_CHECK(n >= 1, "SetNumThreads(", n, "): the thread count must be >= 1");
+    TESSERA_CHECK(n >= 1 && n <= kMaxThreads, "SetNumThreads(", n, "): the thread count must be in [1, ",
+                  kMaxThreads, "]");
     TESSERA_CHECK(!t_in_parallel, "SetNumThreads cannot be called from inside a parallel task");
     std::lock_guard<std::mutex> lock(launch_mu_);
-    if (n == num_threads()) return;
+    const int previous = num_threads();
+    if (n == previous) return;
     Stop();
-    Start(n);
+    try {
+      Start(n);
+    } catch (const std::system_error& e) {  // the system refused a thread: keep the old pool
+      Stop();
+      Start(previous);
+      TESSERA_THROW(UserError, "SetNumThreads(", n, "): the system could not start that many threads (", e.what(),
+                    "); the pool keeps ", previous, " threads");
+    }
   }
 
   int32_t Launch(TesseraParallelTaskFn task, void* closure, int32_t n) {

@@ -196,6 +196,7 @@ TEST_F(ThreadPoolTest, NestedLaunchRunsSerially) {
 
 TEST_F(ThreadPoolTest, SetNumThreadsValidates) {
   EXPECT_THROW(SetNumThreads(0), UserError);
+  EXPECT_THROW(SetNumThreads(kMaxThreads + 1), UserError);
   EXPECT_THROW(SetNumThreads(-3), UserError);
   SetNumThreads(2);
   std::atomic<int> threw{0};

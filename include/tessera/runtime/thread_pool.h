@@ -39,9 +39,13 @@ int32_t TesseraParallelLaunch(TesseraParallelTaskFn task, void* closure, int32_t
 
 namespace tessera::runtime {
 
-/// Sets the pool's thread count, the caller included (n >= 1; 1 = run serially).
+/// The most threads SetNumThreads accepts.
+inline constexpr int kMaxThreads = 4096;
+
+/// Sets the pool's thread count, the caller included (1 <= n <= kMaxThreads; 1 = run serially).
 /// Joins the old workers and starts n - 1 new ones; waits for a running launch to
-/// finish. Throws UserError when n < 1 or when called from inside a parallel task.
+/// finish. Throws UserError when n is out of range, when called from inside a parallel task, or
+/// when the system cannot start the threads (the pool then keeps its previous size).
 void SetNumThreads(int n);
 /// The pool's thread count, the caller included.
 int NumThreads();
