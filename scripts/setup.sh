@@ -19,7 +19,8 @@ APT_PACKAGES=(
 # and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
 # torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base with bench/export_models.
 # Exactly 2.13.0: the local CPU wheel (a plain `torch` would pull GBs of CUDA).
-PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0)
+# nanobind, scikit-build-core: the Python package (python/, pyproject.toml); tqdm: tessera.tune's progress bar.
+PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0 nanobind scikit-build-core tqdm)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -33,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PY=${PYTHON:-python3}
-if ! $PY -c "import numpy, onnx, onnxruntime, pytest, torch" 2>/dev/null; then
+if ! $PY -c "import numpy, onnx, onnxruntime, pytest, torch, nanobind, scikit_build_core, tqdm" 2>/dev/null; then
   echo "setup: installing Python packages: ${PIP_PACKAGES[*]}"
   $PY -m pip install -q "${PIP_PACKAGES[@]}"
 fi

@@ -213,3 +213,17 @@ def test_threads_setting():
             tessera.set_num_threads(bad)
     assert tessera.num_threads() == 1
     tessera.set_num_threads(before)
+
+
+@pytest.mark.parametrize("example", ["onnx_example.py", "pytorch_example.py"])
+def test_examples_run(example, tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT, shared_dir
+
+    args = [str(shared_dir() / "models" / "mnist-8")] if example == "onnx_example.py" else []
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / example), *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "max |" in proc.stdout and "median" in proc.stdout
