@@ -30,8 +30,10 @@ class Session::Lease {
 
 Session::Session(const std::string& path) : path_(path), module_(runtime::Module::LoadFromFile(path)) {
   auto first = std::make_unique<GraphExecutor>(module_);
-  for (int i = 0; i < first->NumInputs(); ++i)
+  for (int i = 0; i < first->NumInputs(); ++i) {
     inputs_.push_back({first->InputName(i), first->InputShape(i), first->InputDType(i).str()});
+    input_dtypes_.push_back(first->InputDType(i));
+  }
   for (int i = 0; i < first->NumOutputs(); ++i)
     outputs_.push_back({first->OutputName(i), first->OutputShape(i), first->OutputDType(i).str()});
   idle_.push_back(std::move(first));
@@ -61,7 +63,7 @@ void Session::BindInputs(GraphExecutor& ex, const std::vector<NDArray>& inputs) 
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorInfo& info = inputs_[i];
     const NDArray& a = inputs[i];
-    TESSERA_CHECK(a.dtype().str() == info.dtype && a.shape() == info.shape, "input '", info.name, "' expects ",
+    TESSERA_CHECK(a.dtype() == input_dtypes_[i] && a.shape() == info.shape, "input '", info.name, "' expects ",
                   info.dtype, " ", runtime::ShapeToString(info.shape), ", got ", a.dtype().str(), " ",
                   runtime::ShapeToString(a.shape()));
     ex.BindInput(static_cast<int>(i), a);

@@ -58,6 +58,7 @@ class Session {
   std::string path_;
   runtime::Module module_;
   std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<runtime::DataType> input_dtypes_;  // inputs_[i].dtype, parsed (checked every call)
   std::mutex mu_;
   std::vector<std::unique_ptr<runtime::GraphExecutor>> idle_;  // guarded by mu_
 };

@@ -162,8 +162,13 @@ class CompiledModel:
         return np.ascontiguousarray(np.asarray(a, dtype=info.dtype))
 
     def __call__(self, *args: Any, **named: Any) -> Any:
-        arrays = self._arrays(args, named)
-        outs = self._session.run(arrays, any(_is_torch(a) for a in arrays))
+        # Fast path (the common call: contiguous numpy arrays, positionally): no conversion at all.
+        if not named and len(args) == len(self._inputs) and all(
+                type(a) is np.ndarray and a.flags.c_contiguous for a in args):
+            outs = self._session.run(list(args), False)
+        else:
+            arrays = self._arrays(args, named)
+            outs = self._session.run(arrays, any(_is_torch(a) for a in arrays))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def run(self, inputs: Mapping[str, Any] | None = None, **named: Any) -> dict[str, Any]:
