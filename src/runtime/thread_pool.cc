@@ -45,7 +45,7 @@ int DefaultNumThreads() {
   if (const char* env = std::getenv("TESSERA_NUM_THREADS")) {
     char* end = nullptr;
     long v = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && v >= 1 && v <= 4096) return static_cast<int>(v);
+    if (end != env && *end == '\0' && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
   }
   unsigned hw = std::thread::hardware_concurrency();
   return hw ? static_cast<int>(hw) : 1;

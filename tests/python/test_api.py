@@ -227,3 +227,23 @@ def test_examples_run(example, tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "max |" in proc.stdout and "median" in proc.stdout
+
+
+def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
+    db = tmp_path / "tuning.jsonl"
+    seen = []
+    report = tessera.tune(mnist_dir / "model.onnx", time=None, trials=6, db=db, batch=3, seed=1, progress=seen.append)
+    assert report.trials >= 1 and len(report.tasks) >= 3
+    assert all(t["calls"] >= 1 for t in report.tasks)
+    assert any(t["default_s"] > 0 for t in report.tasks)  # 6 trials reach the first tasks only
+    assert report.default_latency_s > 0 and report.best_latency_s > 0
+    assert seen and 0 <= seen[-1]["fraction"] <= 1 and seen[-1]["tasks"] == len(report.tasks)
+    assert db.exists() and db.stat().st_size > 0
+    tuned = tessera.compile(mnist_dir / "model.onnx", db=db)
+    assert tuned.summary["tuned_kernels"] >= 1
+    for x, ref in mnist_data:
+        assert_close(tuned(x), ref)
+    with pytest.raises(tessera.UserError, match="positive duration"):
+        tessera.tune(mnist_dir / "model.onnx", time="soon", db=db)
+    with pytest.raises(tessera.UserError, match="budget"):
+        tessera.tune(mnist_dir / "model.onnx", time=None, db=db)
