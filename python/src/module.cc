@@ -193,7 +193,7 @@ NB_MODULE(_core, m) {
   nb::register_exception_translator(TranslateErrors);
 
   m.def("set_num_threads", &tessera::runtime::SetNumThreads, "n"_a,
-        "Sets the runtime's thread pool to n threads (n >= 1).");
+        "Sets the runtime's thread pool to n threads (1 <= n <= 4096); UserError otherwise.");
   m.def("num_threads", &tessera::runtime::NumThreads, "The runtime's thread pool size.");
   m.def("compile", &Compile, "model"_a, "output"_a, "target"_a, "opt_level"_a, "db"_a, "byoc"_a, "input_shapes"_a,
         "disabled_passes"_a,

@@ -139,6 +139,13 @@ void onnx_import::ConvertNode(ImportState& state, const onnx::NodeProto& node, i
   } catch (const std::exception& e) {
     throw UserError(located(e.what()));
   }
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (!node.input(i).empty() && !ctx.InputRead(i)) {
+      ctx.Fail("input " + std::to_string(i) + " ('" + node.input(i) + "') is not an input of " + node.op_type() +
+               " at opset " + std::to_string(state.opset) + " (the node has " + std::to_string(node.input_size()) +
+               " inputs); remove it: Tessera does not drop inputs silently");
+    }
+  }
   for (int i = 0; i < node.output_size(); ++i) {
     if (!node.output(i).empty() && !state.values.count(node.output(i))) {
       ctx.Unsupported("output " + std::to_string(i) + " ('" + node.output(i) + "') is not produced by the converter");

@@ -140,6 +140,31 @@ def test_attribute_of_the_wrong_type_is_named(tmp_path):
                  "attribute 'strides' must be of type INTS, got FLOATS")
 
 
+def test_extra_input_is_refused_not_dropped(tmp_path):
+    # Relu takes one input: a second one was ignored, a silently different model.
+    node = oh.make_node("Relu", ["x", "z"], ["y"], name="relu_with_two")
+    path = save(tmp_path, [node], [oh.make_tensor_value_info("x", F, [4]), oh.make_tensor_value_info("z", F, [4])],
+                [oh.make_tensor_value_info("y", F, [4])])
+    expect_error(run_cli("compile", path, "-o", tmp_path / "m.so", check=False), "relu_with_two",
+                 "input 1 ('z') is not an input of Relu at opset 13", "remove it")
+
+
+def test_inputs_without_effect_at_inference_are_accepted(tmp_path):
+    # Dropout's ratio and a Resize roi outside tf_crop_and_resize are taken by the spec and have no
+    # effect here: the model compiles and matches ONNX Runtime.
+    ratio = oh.make_tensor("ratio", F, [], [0.3])
+    roi = oh.make_tensor("roi", F, [0], [])
+    scales = oh.make_tensor("scales", F, [4], [1, 1, 2, 2])
+    nodes = [oh.make_node("Dropout", ["x", "ratio"], ["d"]), oh.make_node("Resize", ["d", "roi", "scales"], ["y"])]
+    x = np.random.default_rng(0).standard_normal((1, 1, 3, 3)).astype(np.float32)
+    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", F, [1, 1, 3, 3])],
+                          [oh.make_tensor_value_info("y", F, [1, 1, 6, 6])], initializer=[ratio, roi, scales])
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+    (got,) = compile_and_run(tmp_path, model, {"x": x})
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
 def test_initializer_whose_shape_exceeds_its_data_is_a_user_error(tmp_path):
     # dims [1, 2^40] with 40 bytes of data: a corrupt model, refused before anything is allocated.
     w = onnx.TensorProto()

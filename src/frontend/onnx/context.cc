@@ -12,7 +12,7 @@ namespace tessera::frontend::onnx_import {
 using graph::Expr;
 
 NodeContext::NodeContext(ImportState& state, const onnx::NodeProto& node, int index)
-    : state_(state), node_(node), index_(index) {}
+    : state_(state), node_(node), index_(index), read_(static_cast<size_t>(node.input_size()), false) {}
 
 std::string NodeContext::Where() const {
   std::string who = node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'";
@@ -28,6 +28,7 @@ bool NodeContext::HasInput(int i) const { return i < node_.input_size() && !node
 
 Value& NodeContext::InputValue(int i) {
   if (!HasInput(i)) Fail("input " + std::to_string(i) + " is required but absent");
+  read_[i] = true;
   auto it = state_.values.find(node_.input(i));
   if (it == state_.values.end()) {
     Fail("input '" + node_.input(i) +

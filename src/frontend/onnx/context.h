@@ -60,6 +60,15 @@ class NodeContext {
   /// Same for floats.
   std::vector<double> InputDoubles(int i, const std::string& what);
   bool AllInputsConst();
+  /// Whether the converter read input i (any accessor above but HasInput / NumInputs). After a
+  /// converter runs, every present input it did not read is an error (ConvertNode): an input the
+  /// operator does not take must not be dropped silently. A converter that ignores an input on
+  /// purpose says so with IgnoreInput.
+  bool InputRead(int i) const { return i < static_cast<int>(read_.size()) && read_[i]; }
+  /// Marks input i as deliberately unused (e.g. an optional input without effect at inference).
+  void IgnoreInput(int i) {
+    if (i < NumInputs()) read_[i] = true;
+  }
 
   // ---- attributes ----
   const onnx::AttributeProto* Attr(const std::string& name) const;
@@ -107,6 +116,7 @@ class NodeContext {
   ImportState& state_;
   const onnx::NodeProto& node_;
   int index_;
+  std::vector<bool> read_;  // per input: read by the converter (InputRead)
 };
 
 /// Converts one node into `state` (the importer's loop; also used for subgraphs). Errors carry

@@ -147,6 +147,7 @@ void ConvertResize(NodeContext& ctx) {
   req.coordinate_mode = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
   req.nearest_mode = ctx.AttrString("nearest_mode", "round_prefer_floor");
   if (req.coordinate_mode == "tf_crop_and_resize" && HasValues(ctx, 1)) req.roi = ctx.InputDoubles(1, "Resize's roi");
+  ctx.IgnoreInput(1);  // roi has an effect only with tf_crop_and_resize (ONNX spec)
   if (HasValues(ctx, 2)) req.scales = ctx.InputDoubles(2, "Resize's scales");
   if (ctx.NumInputs() > 3 && HasValues(ctx, 3)) req.sizes = ctx.InputInts(3, "Resize's sizes");
   EmitResize(ctx, req);

@@ -341,6 +341,7 @@ void ConvertGemm(NodeContext& ctx) {
   }
   DataType dt = ctx.InputType(0).dtype;
   if (alpha != 1.0) y = ctx.Call("multiply", {y, ctx.ScalarConst(alpha, dt)});
+  if (beta == 0.0) ctx.IgnoreInput(2);  // C * 0 is not computed (as ONNX Runtime)
   if (ctx.HasInput(2) && beta != 0.0) {
     Expr c = ctx.Input(2);
     if (beta != 1.0) c = ctx.Call("multiply", {c, ctx.ScalarConst(beta, dt)});
@@ -353,6 +354,7 @@ void ConvertMatMul(NodeContext& ctx) { ctx.SetOutput(0, ctx.Call("nn.matmul", {c
 
 // Identity at inference. The optional mask output is all true.
 void ConvertDropout(NodeContext& ctx) {
+  ctx.IgnoreInput(1);  // ratio: no effect at inference
   if (ctx.opset() >= 12 && ctx.HasInput(2)) {
     std::vector<int64_t> training = ctx.InputInts(2, "Dropout training_mode");
     if (!training.empty() && training[0] != 0) ctx.Unsupported("training_mode=true is not supported (inference only)");
