@@ -229,12 +229,26 @@ class Emitter {
       }
       return;
     }
-    if (s.op == "nn.matmul") {  // 2-D: the bias, when there is one, as [1, N]
+    if (s.op == "nn.matmul") {
+      // [.., M, K] x [K, N]: as one [M', K] x [K, N] (M' = the rows of every batch); [.., M, K] x
+      // [.., K, N]: batched, the right side's missing leading dims as extent 1 (broadcast).
+      const Shape& x = r_.values[s.args[0]].shape;
+      const Shape& y = r_.values[s.args[1]].shape;
+      const int64_t n = out.back();
+      Shape xd = x, yd = y, od = out;
+      if (y.size() == 2) {
+        xd = {r_.values[s.args[0]].NumElements() / x.back(), x.back()};
+        od = {xd[0], n};
+      } else {
+        while (yd.size() < xd.size()) yd.insert(yd.begin(), 1);
+      }
       int last = s.out, bias_step, bias_value;
       std::string bias = "nullptr";
-      if (BiasOf(s.out, out.back(), false, &bias_step, &bias_value)) {
+      if (BiasOf(s.out, n, false, &bias_step, &bias_value)) {
         const std::string name = "b" + std::to_string(i);
-        os << "    memory " << name << " = View(" << In(bias_value) << ", {1, " << out.back() << "});\n";
+        Shape bd(od.size(), 1);
+        bd.back() = n;
+        os << "    memory " << name << " = View(" << In(bias_value) << ", " << Dims(bd) << ");\n";
         bias = "&" + name;
         absorbed_[bias_step] = true;
         last = r_.steps[bias_step].out;
@@ -242,8 +256,12 @@ class Emitter {
       }
       std::string post;
       PostOps(last, &post);
-      os << "    memory " << M(s.out) << " = MatMul(" << In(s.args[0]) << ", " << In(s.args[1]) << ", " << bias << ", "
-         << Dims(out) << ", {" << post << "});\n";
+      auto view = [&](const std::string& m, const Shape& from, const Shape& to) {
+        return from == to ? m : "View(Plainly(" + m + "), " + Dims(to) + ")";
+      };
+      const std::string mm = "MatMul(" + view(In(s.args[0]), x, xd) + ", " + view(In(s.args[1]), y, yd) + ", " + bias +
+                             ", " + Dims(od) + ", {" + post + "}, " + (IsConstant(s.args[1]) ? "true" : "false") + ")";
+      os << "    memory " << M(s.out) << " = " << (od == out ? mm : "View(" + mm + ", " + Dims(out) + ")") << ";\n";
       return;
     }
     if (s.op == "nn.max_pool2d" || s.op == "nn.avg_pool2d") {
@@ -337,7 +355,16 @@ class DnnlCodegen : public ExternalCodegen {
     if (n == "nn.conv2d")
       return a.GetString("data_layout", "NCHW") == "NCHW" && a.GetString("kernel_layout", "OIHW") == "OIHW";
     if (n == "nn.dense") return Rank(call.args[0], 2, 5);  // [M.., K]: as [M, K]
-    if (n == "nn.matmul") return Rank(call.args[0], 2, 2) && Rank(call.args[1], 2, 2);
+    if (n == "nn.matmul") {  // [.., M, K] x [K, N], or batched with the right side's batch dims broadcast
+      if (!Rank(call.args[0], 2, 5) || !Rank(call.args[1], 2, 5)) return false;
+      const Shape x = ShapeOf(call.args[0]), y = ShapeOf(call.args[1]);
+      if (y.size() > x.size()) return false;
+      for (size_t k = 2; k < y.size(); ++k) {  // batch dims, right-aligned
+        const int64_t yb = y[y.size() - 1 - k], xb = x[x.size() - 1 - k];
+        if (yb != xb && yb != 1) return false;
+      }
+      return true;
+    }
     if (n == "nn.max_pool2d" || n == "nn.avg_pool2d")
       return a.GetString("layout", "NCHW") == "NCHW" && a.GetInts("dilation", {1, 1}) == Shape{1, 1} &&
              (n == "nn.max_pool2d" || a.GetInt("ceil_mode", 0) == 0);

@@ -141,13 +141,17 @@ class Region {
     return out;
   }
 
+  // a [.., M, K] x b [.., K, N], ranks equal (b's extent-1 batch dims broadcast); bias (when given)
+  // of dst's rank, [1, .., 1, N]. Constant weights take the primitive's layout, prepared once.
   memory MatMul(const memory& a, const memory& b, const memory* bias, const dims& dst,
-                const std::vector<PostOp>& post) {
+                const std::vector<PostOp>& post, bool const_weights) {
     memory pa = Plainly(a), pb = Plainly(b);
-    matmul::desc d(pa.get_desc(), pb.get_desc(), bias ? bias->get_desc() : memory::desc(), PlainDesc(dst));
+    matmul::desc d(pa.get_desc(), const_weights ? AnyDesc(pb.get_desc().dims()) : pb.get_desc(),
+                   bias ? bias->get_desc() : memory::desc(), PlainDesc(dst));
     matmul::primitive_desc pd(d, Attr(post), eng_);
+    memory w = Want(pb, pd.weights_desc(), const_weights);
     memory out(pd.dst_desc(), eng_);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, pa}, {DNNL_ARG_WEIGHTS, pb}, {DNNL_ARG_DST, out}};
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, pa}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
     if (bias) args[DNNL_ARG_BIAS] = *bias;
     steps_.push_back({matmul(pd), args});
     return out;
