@@ -206,6 +206,25 @@ class Region {
     return out;
   }
 
+  // Layer normalization over the last axis: (x - mean) / sqrt(var + eps) * scale [+ shift]; scale
+  // and shift [C]. Mean and variance are computed per call (inference without global statistics).
+  memory LayerNorm(const memory& src, const memory& scale, const memory* shift, float eps) {
+    memory p = Plainly(src);
+    normalization_flags flags = normalization_flags::use_scale;
+    if (shift) flags |= normalization_flags::use_shift;
+    layer_normalization_forward::desc d(prop_kind::forward_inference, p.get_desc(), eps, flags);
+    layer_normalization_forward::primitive_desc pd(d, eng_);
+    memory out(pd.dst_desc(), eng_);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, p}, {DNNL_ARG_SCALE, scale}, {DNNL_ARG_DST, out}};
+    if (shift) args[DNNL_ARG_SHIFT] = *shift;
+    if (pd.mean_desc().get_size() != 0) {
+      args[DNNL_ARG_MEAN] = memory(pd.mean_desc(), eng_);
+      args[DNNL_ARG_VARIANCE] = memory(pd.variance_desc(), eng_);
+    }
+    steps_.push_back({layer_normalization_forward(pd), args});
+    return out;
+  }
+
   // Output argument i (plain `d`) receives m.
   void Result(int i, const memory& m, const dims& d) {
     memory out = Arg(i, d, false);
