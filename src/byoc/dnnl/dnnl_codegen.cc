@@ -1,7 +1,8 @@
 // The `dnnl` backend: oneDNN (Debian libdnnl-dev 2.6) for conv2d (+ bias / eltwise post-ops),
-// dense / matmul (+ bias / eltwise), max / avg / global-avg pooling, eltwise (relu, leaky_relu,
-// sigmoid, tanh, exp, sqrt, clip, hard_swish, hard_sigmoid), binary, softmax, and reshapes (a view
-// of the plain bytes, so that they do not cut regions).
+// dense / matmul of any rank (+ bias / eltwise), max / avg / global-avg pooling, eltwise (relu,
+// leaky_relu, sigmoid, tanh, exp, sqrt, clip, hard_swish, hard_sigmoid, gelu), binary, softmax,
+// the composites of dnnl_patterns.h (layer norm, erf GELU), and reshapes (a view of the plain
+// bytes, so that they do not cut regions).
 // It emits C++ over the helpers of dnnl_prelude.cc: per external function a Region subclass whose
 // constructor creates the primitives (run once, on the first call) and an extern "C" kernel.
 //
