@@ -43,7 +43,7 @@ namespace {
 
 class Flattener {
  public:
-  Flattener(Region* r) : r_(*r) {}
+  Flattener(Region* r, bool composites_as_steps) : r_(*r), composites_as_steps_(composites_as_steps) {}
 
   void Run(const graph::FunctionNode& fn) {
     for (const graph::Var& p : fn.params) {
@@ -87,7 +87,12 @@ class Flattener {
       for (const graph::Expr& a : call->args) args.push_back(Visit(a));
       if (const auto* op = call->op->as<graph::OpNode>()) {
         id = NewValue(RegionValue::kTemp, static_cast<int>(r_.steps.size()), e->checked_type(), "the result of " + op->name);
-        r_.steps.push_back(RegionStep{call, op->name, std::move(args), id});
+        r_.steps.push_back(RegionStep{call, op->name, nullptr, std::move(args), id});
+      } else if (const auto* f = call->op->as<graph::FunctionNode>(); f && composites_as_steps_) {
+        const std::string name = f->attrs.GetString("Composite", "");
+        if (name.empty()) Fail("a call of a function that is not a composite");
+        id = NewValue(RegionValue::kTemp, static_cast<int>(r_.steps.size()), e->checked_type(), "the result of " + name);
+        r_.steps.push_back(RegionStep{call, name, f, std::move(args), id});
       } else if (const auto* f = call->op->as<graph::FunctionNode>()) {
         // A composite: its body's ops, with its parameters bound to the arguments.
         for (size_t i = 0; i < f->params.size(); ++i) value_of_[f->params[i].get()] = args.at(i);
@@ -103,16 +108,18 @@ class Flattener {
   }
 
   Region& r_;
+  const bool composites_as_steps_;
   std::unordered_map<const graph::ExprNode*, int> value_of_;
 };
 
 }  // namespace
 
-Region FlattenRegion(const graph::FunctionNode& fn, const std::string& backend, const std::string& symbol) {
+Region FlattenRegion(const graph::FunctionNode& fn, const std::string& backend, const std::string& symbol,
+                     bool composites_as_steps) {
   Region r;
   r.backend = backend;
   r.symbol = symbol;
-  Flattener(&r).Run(fn);
+  Flattener(&r, composites_as_steps).Run(fn);
   return r;
 }
 

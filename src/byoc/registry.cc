@@ -48,6 +48,13 @@ bool WorthOffloading(const graph::FunctionNode& fn) {
   return GetExternalCodegen(fn.attrs.GetString("Compiler")).WorthOffloading(fn);
 }
 
+std::vector<graph::transform::CompositePattern> CompositePatterns(const std::vector<std::string>& names) {
+  std::vector<graph::transform::CompositePattern> out;
+  for (const std::string& n : names)
+    for (graph::transform::CompositePattern& p : GetExternalCodegen(n).Patterns()) out.push_back(std::move(p));
+  return out;
+}
+
 std::vector<graph::transform::ExternalBackend> ExternalBackends(const std::vector<std::string>& names) {
   std::vector<graph::transform::ExternalBackend> out;
   for (const std::string& n : names) {

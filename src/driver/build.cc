@@ -20,6 +20,7 @@
 #include "tessera/graph/transform/fold_constant.h"
 #include "tessera/graph/transform/fold_scale_axis.h"
 #include "tessera/graph/transform/legalize_low_precision.h"
+#include "tessera/graph/transform/merge_composite.h"
 #include "tessera/graph/transform/partition_graph.h"
 #include "tessera/graph/transform/pass.h"
 #include "tessera/graph/transform/simplify_inference.h"
@@ -58,6 +59,10 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
   if (!options.byoc.empty()) {
     // BYOC: after folding (backends see folded weights and biases), before the layout rewrites
     // (they see NCHW / OIHW); the later passes leave external functions alone (graph/functor.h).
+    // The backends' composite patterns first (dnnl: layer norm, GELU): AnnotateTarget gives each
+    // composite to its backend.
+    if (auto patterns = byoc::CompositePatterns(options.byoc); !patterns.empty())
+      passes.push_back(MergeCompositePass(std::move(patterns)));
     passes.push_back(AnnotateTargetPass(byoc::ExternalBackends(options.byoc)));
     passes.push_back(MergeCompilerRegionsPass());
     passes.push_back(PartitionGraphPass());

@@ -4,6 +4,7 @@
 // a compiler failure names the backend and the region.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -59,12 +60,13 @@ struct Result {
   nlohmann::json graph;
 };
 
-Result Compile(const IRModule& mod, const std::vector<std::string>& byoc, std::vector<std::string> outputs = {"y"}) {
+Result Compile(const IRModule& mod, const std::vector<std::string>& byoc, std::vector<std::string> outputs = {"y"},
+               std::vector<int64_t> x_shape = {1, 3, 12, 12}) {
   driver::BuildOptions options;
   options.byoc = byoc;
   runtime::Module m = driver::BuildJIT(mod, outputs, options);
   runtime::GraphExecutor exec(m, 1);
-  exec.SetInput("x", Random({1, 3, 12, 12}, 7));
+  exec.SetInput("x", Random(x_shape, 7));
   exec.Run();
   Result r;
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -192,6 +194,77 @@ TEST_P(Backend, CompilerFailureNamesBackendAndRegion) {
               std::string::npos)
         << msg;
   }
+}
+
+// dnnl's predicate refuses an op it knows by its attrs: an average pool with ceil_mode (oneDNN's
+// windows past the end count differently) stays a Tessera kernel between two dnnl regions.
+TEST(Dnnl, OpItsPredicateRefusesStaysOnTesserasPath) {
+  auto model = [] {
+    Var x = VarNode::make("x", F32({1, 3, 12, 12}));
+    Expr c1 = Op("nn.relu", {Op("nn.conv2d", {x, Const({8, 3, 3, 3}, 1)}, kConv)});
+    Expr pool = Op("nn.avg_pool2d", {c1}, Attrs{{"pool_size", std::vector<int64_t>{3, 3}},
+                                                {"strides", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}}});
+    return IRModule::FromMain(FunctionNode::make({x}, Op("nn.conv2d", {pool, Const({4, 8, 3, 3}, 2)}, kConv)));
+  };
+  const Result ref = Compile(model(), {});
+  const Result got = Compile(model(), {"dnnl"});
+  ExpectClose(got.y, ref.y);
+  const std::vector<std::string> kernels = KernelsOf(got.graph);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0], "dnnl_0");
+  EXPECT_EQ(kernels[1].rfind("fused_avg_pool2d", 0), 0u) << kernels[1];
+  EXPECT_EQ(kernels[2], "dnnl_1");
+  for (const auto& x : got.graph["external"]) {
+    const std::vector<std::string> ops = x["ops"];
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.avg_pool2d"), 0) << x.dump();
+  }
+}
+
+// LayerNormalization and the erf GELU as the ONNX importer expands them, around a [2, 6, 16] x
+// [16, 8] matmul + bias: dnnl runs them as its composites (layer_normalization_forward, the GELU a
+// post-op of the matmul), one region, matching Tessera's kernels.
+Expr Scalar(float v) {
+  auto a = runtime::NDArray::Empty({}, DataType::Float(32));
+  a.data<float>()[0] = v;
+  return ConstantNode::make(a);
+}
+Expr LayerNormExpansion(Expr x, int64_t c) {
+  auto mean = [](Expr e) { return Op("mean", {e}, Attrs{{"axis", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}}); };
+  Expr d = Op("subtract", {x, mean(x)});
+  Expr inv = Op("divide", {Scalar(1.f), Op("sqrt", {Op("add", {mean(Op("multiply", {d, d})), Scalar(1e-5f)})})});
+  return Op("add", {Op("multiply", {Op("multiply", {d, inv}), Const({c}, 11)}), Const({c}, 12)});
+}
+Expr GeluExpansion(Expr x) {
+  Expr h = Op("add", {Op("erf", {Op("divide", {x, Scalar(1.4142135f)})}), Scalar(1.f)});
+  return Op("multiply", {Op("multiply", {x, h}), Scalar(0.5f)});
+}
+
+TEST(Dnnl, LayerNormAndGeluRunAsComposites) {
+  auto model = [] {
+    Var x = VarNode::make("x", F32({2, 6, 16}));
+    Expr mm = Op("add", {Op("nn.matmul", {LayerNormExpansion(x, 16), Const({16, 8}, 13)}), Const({8}, 14)});
+    return IRModule::FromMain(FunctionNode::make({x}, GeluExpansion(mm)));
+  };
+  const Result ref = Compile(model(), {}, {"y"}, {2, 6, 16});
+  const Result got = Compile(model(), {"dnnl"}, {"y"}, {2, 6, 16});
+  ExpectClose(got.y, ref.y);
+  EXPECT_EQ(KernelsOf(got.graph), std::vector<std::string>{"dnnl_0"});
+  const std::vector<std::string> ops = got.graph["external"][0]["ops"];
+  EXPECT_EQ(ops, (std::vector<std::string>{"dnnl.layer_norm", "nn.matmul", "add", "dnnl.gelu"}));
+}
+
+// A region its backend finds not worth a call (a GELU alone: no anchor op) goes back to Tessera's
+// path with its composite inlined: plain ops, fused into Tessera's kernels.
+TEST(Dnnl, RefusedRegionsCompositesGoBackToPlainOps) {
+  auto model = [] {
+    Var x = VarNode::make("x", F32({2, 6, 16}));
+    return IRModule::FromMain(FunctionNode::make({x}, GeluExpansion(x)));
+  };
+  const Result ref = Compile(model(), {}, {"y"}, {2, 6, 16});
+  const Result got = Compile(model(), {"dnnl"}, {"y"}, {2, 6, 16});
+  ExpectClose(got.y, ref.y);
+  EXPECT_FALSE(got.graph.contains("external")) << got.graph.dump();
+  EXPECT_EQ(KernelsOf(got.graph), KernelsOf(ref.graph));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Backend, ::testing::Values("csource", "dnnl"),

@@ -75,5 +75,29 @@ TEST(MergeComposite, NoMatchLeavesTheModuleAsItWas) {
   EXPECT_EQ(PrintModule(MergeComposite(before, DnnlPatterns())), PrintModule(before));
 }
 
+// scalars_inside: the one-element constant (an epsilon) stays in the body; the [8] constant and the
+// input become parameters. Without it, both constants are parameters.
+TEST(MergeComposite, ScalarsInsideKeepsOneElementConstantsInTheBody) {
+  Var x = VarNode::make("x", TensorTypeNode::make(std::vector<int64_t>{1, 8}, f32));
+  Constant eps = Const({}, 1e-5f), gamma = Const({8}, 2.f);
+  auto make = [&](Expr in) { return Op("multiply", {Op("sqrt", {Op("add", {in, eps})}), gamma}); };
+  IRModule before = IRModule::FromMain(FunctionNode::make({x}, make(x)));
+  DFPattern pattern = IsOp("multiply")({IsOp("sqrt")({IsOp("add")({Wildcard(), IsConstant()})}), IsConstant()});
+
+  IRModule after = MergeComposite(before, {{"b.unit", pattern, nullptr, /*scalars_inside=*/true}});
+
+  std::vector<Var> p = {VarNode::make("p0", TensorTypeNode::make(std::vector<int64_t>{1, 8}, f32)),
+                        VarNode::make("p2", TensorTypeNode::make(std::vector<int64_t>{8}, f32))};
+  Expr body = Op("multiply", {Op("sqrt", {Op("add", {p[0], eps})}), p[1]});
+  Attrs attrs{{"Composite", std::string("b.unit")}, {"PartitionedFromPattern", std::string("add_sqrt_multiply_")}};
+  IRModule want = InferType(
+      IRModule::FromMain(FunctionNode::make({x}, CallNode::make(FunctionNode::make(p, body, nullptr, attrs), {x, gamma}))));
+  EXPECT_EQ(PrintModule(after), PrintModule(want));
+
+  const std::string params = PrintModule(MergeComposite(before, {{"b.unit", pattern}}));
+  EXPECT_NE(params.find("%p2: Tensor[(8,), float32]"), std::string::npos) << params;
+  EXPECT_NE(params.find("%p1: Tensor[(), float32]"), std::string::npos) << params;
+}
+
 }  // namespace
 }  // namespace tessera::graph::transform

@@ -1,6 +1,8 @@
 // The shared `run` subcommand (run_command.h).
 #include "run_command.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -38,6 +40,27 @@ void AddRunOptions(CLI::App& cmd, RunOptions& o, const std::string& input_help) 
                  "get the outputs (and --bench timings) back");
 }
 
+namespace {
+
+// A library with oneDNN regions (--byoc dnnl) runs them on OpenMP's threads (libgomp), not on the
+// runtime's pool. libgomp reads OMP_WAIT_POLICY / OMP_NUM_THREADS once, when it is loaded: set here,
+// they reach a libgomp that the model library brings (tessera-runtime): idle OpenMP threads sleep
+// instead of spinning (spinning, they take the cores from the runtime's pool between regions), and
+// --threads caps them too. The `tessera` CLI has libgomp loaded already (XGBoost, for `tune`), so
+// the cap is also set through omp_set_num_threads on this thread, the one that calls the regions
+// and creates their primitives (without it, `--threads 1` ran oneDNN on every core). The user's own
+// settings win.
+void CapOpenMPThreads(int threads) {
+  const bool user_set = std::getenv("OMP_NUM_THREADS") != nullptr;
+  setenv("OMP_WAIT_POLICY", "passive", 0);
+  if (threads <= 0 || user_set) return;
+  setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 0);
+  using SetNumThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) set(threads);
+}
+
+}  // namespace
+
 int RunCommand(const RunOptions& o, const TensorLoader& load) {
   TESSERA_CHECK(o.output.empty() || runtime::NpzSupported(), "--output ", o.output,
                 ": this runtime was built without .npz support (no libzip); write each output as DIR/<name>.npy "
@@ -50,12 +73,7 @@ int RunCommand(const RunOptions& o, const TensorLoader& load) {
   const runtime::RunModelOptions run_options{o.threads, o.bench};
   runtime::RunModelResult result;
   if (o.rpc.empty()) {
-    // A library with oneDNN regions (--byoc dnnl) loads libgomp, which reads these when it loads:
-    // idle OpenMP threads sleep instead of spinning (spinning, they take the cores from the runtime's
-    // pool between regions: ultraface 2 threads 28 -> 9 ms), and --threads caps them too. The user's
-    // own settings win.
-    setenv("OMP_WAIT_POLICY", "passive", 0);
-    if (o.threads > 0) setenv("OMP_NUM_THREADS", std::to_string(o.threads).c_str(), 0);
+    CapOpenMPThreads(o.threads);
     result = runtime::RunModel(runtime::Module::LoadFromFile(o.library), inputs, run_options);
   } else {
     runtime::rpc::Client client(o.rpc);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tessera/graph/expr.h"
+#include "tessera/graph/transform/merge_composite.h"
 #include "tessera/graph/transform/partition_graph.h"
 
 namespace tessera::byoc {
@@ -47,6 +48,12 @@ class ExternalCodegen {
   /// Whether the backend runs this op call (op, attrs, checked argument and result types): the
   /// AnnotateTarget predicate. A rejected call stays on Tessera's own path.
   virtual bool Supports(const graph::CallNode& call) const = 0;
+  /// Named patterns (Composite = "<name>.<pattern>") the driver outlines into composite functions
+  /// (MergeComposite) before AnnotateTarget: units the backend runs as one primitive, such as
+  /// the layer norm the ONNX importer expands into ten ops. A composite of this backend belongs
+  /// to it without Supports; Generate sees it as one RegionStep (op = the Composite name) when
+  /// it flattens with composites_as_steps. Default: none.
+  virtual std::vector<graph::transform::CompositePattern> Patterns() const { return {}; }
   /// Whether a region (after PartitionGraph) is worth a call of this backend; a refused region
   /// goes back to Tessera's path (InlineExternalFunctions). Default: every region.
   virtual bool WorthOffloading(const graph::FunctionNode& region) const { return true; }
@@ -65,6 +72,8 @@ const ExternalCodegen& GetExternalCodegen(const std::string& name);
 std::vector<std::string> ExternalCodegenNames();
 /// Whether the external function `fn` (Compiler attr = a registered backend) is worth offloading.
 bool WorthOffloading(const graph::FunctionNode& fn);
+/// The composite patterns of the named backends, in order (MergeComposite's input).
+std::vector<graph::transform::CompositePattern> CompositePatterns(const std::vector<std::string>& names);
 /// The partitioner's view of the named backends, in order (the first that supports a call wins).
 std::vector<graph::transform::ExternalBackend> ExternalBackends(const std::vector<std::string>& names);
 

@@ -4,7 +4,9 @@
 //           constants (kConstant: data inside the function) and one kTemp per op call;
 //   steps:  the op calls in post-order (producers first), each reading values and writing one;
 //   results: the values the kernel returns, one per output argument (a tuple body: per field).
-// Composite calls (MergeComposite) are inlined: their body's ops become steps. Every value is a
+// Composite calls (MergeComposite) are inlined: their body's ops become steps; with
+// `composites_as_steps`, each is one step instead (op = its Composite name, `composite` = its
+// function, args = the call's arguments), for a backend that runs the unit as one primitive. Every value is a
 // tensor of static shape; anything else (a tuple argument, a symbolic dim) is an UnsupportedError
 // naming the backend and the region.
 #pragma once
@@ -30,7 +32,8 @@ struct RegionValue {
 
 struct RegionStep {
   const graph::CallNode* call = nullptr;  ///< for attrs
-  std::string op;
+  std::string op;                         ///< the op's name, or a composite's Composite attr
+  const graph::FunctionNode* composite = nullptr;  ///< a composite kept as one step: its function
   std::vector<int> args;  ///< value ids
   int out = -1;           ///< value id
 };
@@ -46,7 +49,8 @@ struct Region {
   std::vector<int> uses;
 };
 
-Region FlattenRegion(const graph::FunctionNode& fn, const std::string& backend, const std::string& symbol);
+Region FlattenRegion(const graph::FunctionNode& fn, const std::string& backend, const std::string& symbol,
+                     bool composites_as_steps = false);
 
 /// Whether the call's arguments and result are all float32 tensors of static shape (what both
 /// built-in backends need before looking at the op).

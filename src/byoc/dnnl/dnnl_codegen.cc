@@ -1,7 +1,8 @@
 // The `dnnl` backend: oneDNN (Debian libdnnl-dev 2.6) for conv2d (+ bias / eltwise post-ops),
-// dense / matmul (+ bias / eltwise), max / avg / global-avg pooling, eltwise (relu, leaky_relu,
-// sigmoid, tanh, exp, sqrt, clip, hard_swish, hard_sigmoid), binary, softmax, and reshapes (a view
-// of the plain bytes, so that they do not cut regions).
+// dense / matmul of any rank (+ bias / eltwise), max / avg / global-avg pooling, eltwise (relu,
+// leaky_relu, sigmoid, tanh, exp, sqrt, clip, hard_swish, hard_sigmoid, gelu), binary, softmax,
+// the composites of dnnl_patterns.h (layer norm, erf GELU), and reshapes (a view of the plain
+// bytes, so that they do not cut regions).
 // It emits C++ over the helpers of dnnl_prelude.cc: per external function a Region subclass whose
 // constructor creates the primitives (run once, on the first call) and an extern "C" kernel.
 //
@@ -17,6 +18,8 @@
 #include "tessera/graph/attrs.h"
 #include "tessera/graph/transform/partition_graph.h"
 #include "tessera/support/error.h"
+
+#include "dnnl_patterns.h"
 
 namespace tessera::byoc {
 
@@ -48,6 +51,9 @@ std::vector<Elt> EltwiseOf(const RegionStep& s) {
   if (s.op == "exp") return {{"algorithm::eltwise_exp"}};
   if (s.op == "sqrt") return {{"algorithm::eltwise_sqrt"}};
   if (s.op == "hard_swish") return {{"algorithm::eltwise_hardswish"}};
+  if (s.op == "dnnl.gelu") return {{"algorithm::eltwise_gelu_erf"}};  // dnnl_patterns.h
+  if (s.op == "nn.gelu")
+    return {{a.GetString("approximate", "none") == "tanh" ? "algorithm::eltwise_gelu_tanh" : "algorithm::eltwise_gelu_erf"}};
   if (s.op == "hard_sigmoid")  // clip(alpha x + beta, 0, 1)
     return {{"algorithm::eltwise_linear", a.GetDouble("alpha", 0.2), a.GetDouble("beta", 0.5)},
             {"algorithm::eltwise_clip", 0.0, 1.0}};
@@ -229,12 +235,26 @@ class Emitter {
       }
       return;
     }
-    if (s.op == "nn.matmul") {  // 2-D: the bias, when there is one, as [1, N]
+    if (s.op == "nn.matmul") {
+      // [.., M, K] x [K, N]: as one [M', K] x [K, N] (M' = the rows of every batch); [.., M, K] x
+      // [.., K, N]: batched, the right side's missing leading dims as extent 1 (broadcast).
+      const Shape& x = r_.values[s.args[0]].shape;
+      const Shape& y = r_.values[s.args[1]].shape;
+      const int64_t n = out.back();
+      Shape xd = x, yd = y, od = out;
+      if (y.size() == 2) {
+        xd = {r_.values[s.args[0]].NumElements() / x.back(), x.back()};
+        od = {xd[0], n};
+      } else {
+        while (yd.size() < xd.size()) yd.insert(yd.begin(), 1);
+      }
       int last = s.out, bias_step, bias_value;
       std::string bias = "nullptr";
-      if (BiasOf(s.out, out.back(), false, &bias_step, &bias_value)) {
+      if (BiasOf(s.out, n, false, &bias_step, &bias_value)) {
         const std::string name = "b" + std::to_string(i);
-        os << "    memory " << name << " = View(" << In(bias_value) << ", {1, " << out.back() << "});\n";
+        Shape bd(od.size(), 1);
+        bd.back() = n;
+        os << "    memory " << name << " = View(" << In(bias_value) << ", " << Dims(bd) << ");\n";
         bias = "&" + name;
         absorbed_[bias_step] = true;
         last = r_.steps[bias_step].out;
@@ -242,8 +262,12 @@ class Emitter {
       }
       std::string post;
       PostOps(last, &post);
-      os << "    memory " << M(s.out) << " = MatMul(" << In(s.args[0]) << ", " << In(s.args[1]) << ", " << bias << ", "
-         << Dims(out) << ", {" << post << "});\n";
+      auto view = [&](const std::string& m, const Shape& from, const Shape& to) {
+        return from == to ? m : "View(Plainly(" + m + "), " + Dims(to) + ")";
+      };
+      const std::string mm = "MatMul(" + view(In(s.args[0]), x, xd) + ", " + view(In(s.args[1]), y, yd) + ", " + bias +
+                             ", " + Dims(od) + ", {" + post + "}, " + (IsConstant(s.args[1]) ? "true" : "false") + ")";
+      os << "    memory " << M(s.out) << " = " << (od == out ? mm : "View(" + mm + ", " + Dims(out) + ")") << ";\n";
       return;
     }
     if (s.op == "nn.max_pool2d" || s.op == "nn.avg_pool2d") {
@@ -295,6 +319,15 @@ class Emitter {
          << Dims(yd) << ");\n";
       return;
     }
+    if (s.op == "dnnl.layer_norm") {  // args: x, then gamma and beta ([C] or [1, .., C])
+      const dnnl::LayerNormParts ln = dnnl::LayerNormOf(*s.composite);
+      const int64_t c = out.back();
+      auto channel = [&](int param) { return "View(" + In(s.args[param]) + ", {" + std::to_string(c) + "})"; };
+      os << "    memory " << M(s.out) << "_shift = " << (ln.shift < 0 ? "memory()" : channel(ln.shift)) << ";\n"
+         << "    memory " << M(s.out) << " = LayerNorm(" << In(s.args[0]) << ", " << channel(ln.scale) << ", "
+         << (ln.shift < 0 ? "nullptr" : "&" + M(s.out) + "_shift") << ", " << F(ln.epsilon) << ");\n";
+      return;
+    }
     if (s.op == "nn.softmax") {
       int64_t axis = a.GetInt("axis", -1);
       if (axis < 0) axis += static_cast<int64_t>(out.size());
@@ -337,13 +370,22 @@ class DnnlCodegen : public ExternalCodegen {
     if (n == "nn.conv2d")
       return a.GetString("data_layout", "NCHW") == "NCHW" && a.GetString("kernel_layout", "OIHW") == "OIHW";
     if (n == "nn.dense") return Rank(call.args[0], 2, 5);  // [M.., K]: as [M, K]
-    if (n == "nn.matmul") return Rank(call.args[0], 2, 2) && Rank(call.args[1], 2, 2);
+    if (n == "nn.matmul") {  // [.., M, K] x [K, N], or batched with the right side's batch dims broadcast
+      if (!Rank(call.args[0], 2, 5) || !Rank(call.args[1], 2, 5)) return false;
+      const Shape x = ShapeOf(call.args[0]), y = ShapeOf(call.args[1]);
+      if (y.size() > x.size()) return false;
+      for (size_t k = 2; k < y.size(); ++k) {  // batch dims, right-aligned
+        const int64_t yb = y[y.size() - 1 - k], xb = x[x.size() - 1 - k];
+        if (yb != xb && yb != 1) return false;
+      }
+      return true;
+    }
     if (n == "nn.max_pool2d" || n == "nn.avg_pool2d")
       return a.GetString("layout", "NCHW") == "NCHW" && a.GetInts("dilation", {1, 1}) == Shape{1, 1} &&
              (n == "nn.max_pool2d" || a.GetInt("ceil_mode", 0) == 0);
     if (n == "nn.global_avg_pool2d") return a.GetString("layout", "NCHW") == "NCHW";
     if (n == "nn.relu" || n == "nn.leaky_relu" || n == "sigmoid" || n == "tanh" || n == "exp" || n == "sqrt" ||
-        n == "clip" || n == "hard_swish" || n == "hard_sigmoid")
+        n == "clip" || n == "hard_swish" || n == "hard_sigmoid" || n == "nn.gelu")
       return Rank(call.args[0], 1, 5);
     if (IsReshape(n)) {
       // Only after an op of ours: alone, a reshape region would copy what Tessera aliases for free.
@@ -370,7 +412,7 @@ class DnnlCodegen : public ExternalCodegen {
     os << "// Generated by Tessera's dnnl BYOC backend (oneDNN).\n" << kDnnlPrelude;
     ExternalSource out{name(), "c++", "", {}};
     for (const ExternalRegion& x : regions) {
-      const Region r = FlattenRegion(*x.function, name(), x.symbol);
+      const Region r = FlattenRegion(*x.function, name(), x.symbol, /*composites_as_steps=*/true);
       Emitter e(r, x.constant_params);
       e.EmitConstants(os);
       e.Emit(os);
@@ -387,10 +429,12 @@ class DnnlCodegen : public ExternalCodegen {
   bool WorthOffloading(const graph::FunctionNode& region) const override {
     for (const std::string& op : graph::transform::ExternalFunctionOps(region))
       if (op == "nn.conv2d" || op == "nn.dense" || op == "nn.matmul" || op == "nn.max_pool2d" ||
-          op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" || op == "nn.softmax")
+          op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" || op == "nn.softmax" || op == "dnnl.layer_norm")
         return true;
     return false;
   }
+
+  std::vector<graph::transform::CompositePattern> Patterns() const override { return dnnl::Patterns(); }
 
   std::vector<std::string> LinkFlags() const override { return {"-ldnnl", "-lstdc++", "-Wl,-z,nodelete"}; }
 };

@@ -141,13 +141,17 @@ class Region {
     return out;
   }
 
+  // a [.., M, K] x b [.., K, N], ranks equal (b's extent-1 batch dims broadcast); bias (when given)
+  // of dst's rank, [1, .., 1, N]. Constant weights take the primitive's layout, prepared once.
   memory MatMul(const memory& a, const memory& b, const memory* bias, const dims& dst,
-                const std::vector<PostOp>& post) {
+                const std::vector<PostOp>& post, bool const_weights) {
     memory pa = Plainly(a), pb = Plainly(b);
-    matmul::desc d(pa.get_desc(), pb.get_desc(), bias ? bias->get_desc() : memory::desc(), PlainDesc(dst));
+    matmul::desc d(pa.get_desc(), const_weights ? AnyDesc(pb.get_desc().dims()) : pb.get_desc(),
+                   bias ? bias->get_desc() : memory::desc(), PlainDesc(dst));
     matmul::primitive_desc pd(d, Attr(post), eng_);
+    memory w = Want(pb, pd.weights_desc(), const_weights);
     memory out(pd.dst_desc(), eng_);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, pa}, {DNNL_ARG_WEIGHTS, pb}, {DNNL_ARG_DST, out}};
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, pa}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
     if (bias) args[DNNL_ARG_BIAS] = *bias;
     steps_.push_back({matmul(pd), args});
     return out;
@@ -199,6 +203,25 @@ class Region {
     softmax_forward::primitive_desc pd(d, eng_);
     memory out(pd.dst_desc(), eng_);
     steps_.push_back({softmax_forward(pd), {{DNNL_ARG_SRC, p}, {DNNL_ARG_DST, out}}});
+    return out;
+  }
+
+  // Layer normalization over the last axis: (x - mean) / sqrt(var + eps) * scale [+ shift]; scale
+  // and shift [C]. Mean and variance are computed per call (inference without global statistics).
+  memory LayerNorm(const memory& src, const memory& scale, const memory* shift, float eps) {
+    memory p = Plainly(src);
+    normalization_flags flags = normalization_flags::use_scale;
+    if (shift) flags |= normalization_flags::use_shift;
+    layer_normalization_forward::desc d(prop_kind::forward_inference, p.get_desc(), eps, flags);
+    layer_normalization_forward::primitive_desc pd(d, eng_);
+    memory out(pd.dst_desc(), eng_);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, p}, {DNNL_ARG_SCALE, scale}, {DNNL_ARG_DST, out}};
+    if (shift) args[DNNL_ARG_SHIFT] = *shift;
+    if (pd.mean_desc().get_size() != 0) {
+      args[DNNL_ARG_MEAN] = memory(pd.mean_desc(), eng_);
+      args[DNNL_ARG_VARIANCE] = memory(pd.variance_desc(), eng_);
+    }
+    steps_.push_back({layer_normalization_forward(pd), args});
     return out;
   }
 

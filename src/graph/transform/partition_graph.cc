@@ -191,13 +191,18 @@ std::vector<std::string> ExternalFunctionOps(const FunctionNode& fn) {
   auto add = [&](const std::string& name) {
     if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
   };
-  // From the body: the visitors do not enter an external function itself (functor.h).
-  PostOrderVisit(fn.body, [&](const Expr& e) {
-    const auto* c = e->as<CallNode>();
-    if (!c) return;
-    if (const auto* op = c->op->as<OpNode>()) add(op->name);
-    if (const auto* f = c->op->as<FunctionNode>()) add(f->attrs.GetString("Composite", "function"));
-  });
+  // From the body (the visitors do not enter an external function itself, functor.h), and not
+  // inside a composite: it is one unit, listed by its name.
+  struct Lister : ExprVisitor {
+    std::function<void(const std::string&)> add;
+    void VisitCall_(const CallNode* c) override {
+      for (const Expr& a : c->args) VisitExpr(a);
+      if (const auto* op = c->op->as<OpNode>()) add(op->name);
+      if (const auto* f = c->op->as<FunctionNode>()) add(f->attrs.GetString("Composite", "function"));
+    }
+  } lister;
+  lister.add = add;
+  lister.VisitExpr(fn.body);
   return ops;
 }
 
@@ -223,12 +228,19 @@ class Inliner : public ExprMutator {
   }
 
  private:
-  // The body with its parameters replaced (fresh nodes: the body belongs to this call only).
+  // The body with its parameters replaced (fresh nodes: the body belongs to this call only), and
+  // its composite calls (MergeComposite) replaced by their bodies: Tessera's path runs plain ops.
   struct Binder : ExprMutator {
     std::unordered_map<const ExprNode*, Expr> values;
     Expr MutateVar_(const Var& v) override {
       auto it = values.find(v.get());
       return it == values.end() ? v : it->second;
+    }
+    Expr MutateCall_(const Call& call) override {
+      const auto* fn = call->op->as<FunctionNode>();
+      if (!fn || !fn->attrs.Has("Composite")) return ExprMutator::MutateCall_(call);
+      for (size_t i = 0; i < fn->params.size(); ++i) values[fn->params[i].get()] = Mutate(call->args[i]);
+      return Mutate(fn->body);
     }
   };
   const std::function<bool(const FunctionNode&)>& keep_;

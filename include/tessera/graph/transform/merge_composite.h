@@ -11,6 +11,8 @@
 // Patterns are applied in the order given (put larger patterns first); each to every function of
 // the module, outside the composites already made (graph::PartitionPattern). A pattern's check
 // (optional) may refuse a match by its attributes, shapes or dtypes. Types are inferred after.
+// With `scalars_inside`, the match's one-element constant inputs are bound into the body:
+//   fn(%p0, %p1, Composite="dnnl.layer_norm") { ... add(mean(...), 1e-12f) ... }(%x, %gamma, %beta)
 #pragma once
 
 #include <functional>
@@ -29,6 +31,10 @@ struct CompositePattern {
   DFPattern pattern;
   /// Whether a match may become a composite (e.g. only float32, only groups 1). Empty: always.
   std::function<bool(const Expr& root, const PatternMatcher& match)> check;
+  /// One-element constants among a match's inputs stay inside the composite's body instead of
+  /// becoming its parameters: hyperparameters a backend reads when it generates code (a layer
+  /// norm's epsilon), where a parameter would be known only at run time.
+  bool scalars_inside = false;
 };
 
 IRModule MergeComposite(const IRModule& mod, const std::vector<CompositePattern>& patterns);
