@@ -25,7 +25,7 @@ struct GraphExecutor::Impl {
     std::string name;
     NDArray planned;  // a view into a storage, or a param
     int root = -1;    // the plan value whose arguments Bind* repoints (the value's alias root)
-    bool bindable = false;
+    bool bindable = false;  // outputs: BindOutput may repoint `root` (inputs always can)
   };
 
   explicit Impl(Module m) : module(std::move(m)) {}
@@ -156,7 +156,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
   }
 
   auto root_of = [&](int v) { return plan.values[v].alias_of >= 0 ? plan.values[v].alias_of : v; };
-  for (const auto& io : plan.inputs) m.inputs.push_back({io.name, values[io.value], root_of(io.value), true});
+  for (const auto& io : plan.inputs) m.inputs.push_back({io.name, values[io.value], root_of(io.value), false});
   std::vector<int> bound_roots;
   for (const auto& io : plan.outputs) {
     const int root = root_of(io.value);

@@ -8,7 +8,7 @@
 //           features); every step below gets that explicit target::Target, none asks the host
 //   graph:  InferType → LegalizeLowPrecision → SimplifyInference → FoldConstant → FoldScaleAxis
 //           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination
-//           [→ AnnotateTarget → MergeCompilerRegions → PartitionGraph → InlineExternalFunctions,
+//           [→ MergeComposite (the backends' patterns) → AnnotateTarget → MergeCompilerRegions → PartitionGraph → InlineExternalFunctions,
 //              with --byoc: the named backends' regions become external functions, still in NCHW;
 //              those a backend finds not worth a call (dnnl: no conv / dense / matmul / pool /
 //              softmax) go back to Tessera's path]
