@@ -5,7 +5,7 @@
 //   compile(model, output, target, opt_level, db, byoc, input_shapes, disabled_passes) -> dict
 //   tune(model, db, seconds, trials, target, threads, batch, seed, timeout, input_shapes, progress) -> dict
 //   Session(path): inputs / outputs, run(arrays, torch) -> list, benchmark(...), profile(...)
-//   set_num_threads(n), num_threads(), __version__
+//   set_num_threads(n, force), num_threads(), __version__
 //   Error(RuntimeError) > UserError(Error, ValueError) > UnsupportedError; InternalError(Error)
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
@@ -192,8 +192,9 @@ NB_MODULE(_core, m) {
   m.attr("InternalError") = nb::handle(g_internal_error);
   nb::register_exception_translator(TranslateErrors);
 
-  m.def("set_num_threads", &tessera::runtime::SetNumThreads, "n"_a,
-        "Sets the runtime's thread pool to n threads (1 <= n <= 4096); UserError otherwise.");
+  m.def("set_num_threads", &tessera::runtime::SetNumThreads, "n"_a, "force"_a = false,
+        "Sets the runtime's thread pool to n threads: 1 <= n <= 4 x the hardware threads, or up to 4096 with "
+        "force=True; UserError otherwise.");
   m.def("num_threads", &tessera::runtime::NumThreads, "The runtime's thread pool size.");
   m.def("compile", &Compile, "model"_a, "output"_a, "target"_a, "opt_level"_a, "db"_a, "byoc"_a, "input_shapes"_a,
         "disabled_passes"_a,

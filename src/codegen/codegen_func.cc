@@ -79,6 +79,10 @@ void CodeGenLLVM::EmitReturnIfNonZero(llvm::Value* code) {
   llvm::Value* bad = builder_.CreateICmpNE(code, builder_.getInt32(0));
   builder_.CreateCondBr(bad, fail, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1000));
   builder_.SetInsertPoint(fail);
+  if (!state_.heap_buffers.empty()) {
+    auto dealloc = LibFunction("free", llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
+    for (auto it = state_.heap_buffers.rbegin(); it != state_.heap_buffers.rend(); ++it) builder_.CreateCall(dealloc, {*it});
+  }
   builder_.CreateRet(code);
   builder_.SetInsertPoint(ok);
 }

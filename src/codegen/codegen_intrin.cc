@@ -13,6 +13,7 @@
 // The integer intrinsics bitwise_and / or / xor / not and shift_left / shift_right map to
 // and / or / xor / not and shl / lshr (unsigned) / ashr (signed), an out-of-range amount giving 0.
 // reinterpret is a bitcast (storage types are LLVM integers: codegen_func.cc LLVMType).
+// checked_index branches to a return of kKernelIndexOutOfRange when an index lane is out of range.
 #include <algorithm>
 #include <iterator>
 
@@ -20,6 +21,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "codegen_llvm.h"
+#include "tessera/runtime/kernel_abi.h"
 #include "tessera/support/error.h"
 
 namespace tessera::codegen::detail {
@@ -101,6 +103,17 @@ llvm::Value* CodeGenLLVM::EmitCall(const ir::PrimExpr& e) {
   if (name == "reinterpret") {
     need(1);
     return builder_.CreateBitCast(args[0], LLVMType(t));
+  }
+  if (name == "checked_index") {
+    need(2);
+    // Out of [-n, n) in any lane: the kernel returns kKernelIndexOutOfRange (ir/op.h).
+    llvm::Value* lo = builder_.CreateNeg(args[1]);
+    llvm::Value* bad = builder_.CreateOr(builder_.CreateICmpSLT(args[0], lo), builder_.CreateICmpSGE(args[0], args[1]));
+    if (t.lanes() > 1) bad = builder_.CreateOrReduce(bad);
+    EmitReturnIfNonZero(builder_.CreateSelect(bad, builder_.getInt32(runtime::kKernelIndexOutOfRange),
+                                              builder_.getInt32(runtime::kKernelOk)));
+    llvm::Value* negative = builder_.CreateICmpSLT(args[0], llvm::Constant::getNullValue(args[0]->getType()));
+    return builder_.CreateSelect(negative, builder_.CreateAdd(args[0], args[1]), args[0]);
   }
   if (t.is_int() || t.is_uint()) {
     if (name == "bitwise_not") {

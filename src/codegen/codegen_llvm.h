@@ -63,6 +63,9 @@ class CodeGenLLVM {
     /// than spill an accumulator.
     std::set<const ir::VarNode*> readonly_buffers;
     int parallel_depth = 0;  ///< > 0 inside an outlined parallel body
+    /// Heap buffers (Allocate) live at the insertion point, innermost last: an early return
+    /// (EmitReturnIfNonZero) frees them.
+    std::vector<llvm::Value*> heap_buffers;
   };
 
   // codegen_func.cc
@@ -70,7 +73,8 @@ class CodeGenLLVM {
   llvm::Value* CreateEntryAlloca(llvm::Type* ty, llvm::Value* count, unsigned align, const char* name);
   /// Declares (or returns) the C library function `name` of type `fty`.
   llvm::FunctionCallee LibFunction(const std::string& name, llvm::FunctionType* fty);
-  /// Emits `ret` of an error code from the current function (ends the block).
+  /// Returns `code` from the current function when it is non-zero, freeing the live heap
+  /// buffers first; emission goes on in the block where it is zero.
   void EmitReturnIfNonZero(llvm::Value* code);
   /// Marks p as 64-byte aligned (llvm.assume "align", as __builtin_assume_aligned).
   void AssumeAligned(llvm::Value* p);

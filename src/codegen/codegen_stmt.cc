@@ -4,6 +4,7 @@
 #include <llvm/IR/DerivedTypes.h>
 
 #include "codegen_llvm.h"
+#include "tessera/runtime/kernel_abi.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
@@ -158,9 +159,12 @@ void CodeGenLLVM::EmitAllocate(const tir::AllocateNode* op) {
   auto dealloc = LibFunction("free", llvm::FunctionType::get(builder_.getVoidTy(), {ptr}, false));
   llvm::Value* p = builder_.CreateCall(alloc, {builder_.getInt64(64), bytes}, buf->name);
   llvm::Value* failed = builder_.CreateICmpEQ(p, llvm::ConstantPointerNull::get(ptr));
-  EmitReturnIfNonZero(builder_.CreateSelect(failed, builder_.getInt32(-1), builder_.getInt32(0)));
+  EmitReturnIfNonZero(builder_.CreateSelect(failed, builder_.getInt32(runtime::kKernelOutOfMemory),
+                                            builder_.getInt32(runtime::kKernelOk)));
   Bind(data, p);
+  state_.heap_buffers.push_back(p);  // freed by an early return inside the body too
   EmitStmt(op->body);
+  state_.heap_buffers.pop_back();
   Unbind(data);
   builder_.CreateCall(dealloc, {p});
 }

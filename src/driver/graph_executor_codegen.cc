@@ -11,6 +11,7 @@
 #include "tessera/graph/functor.h"
 #include "tessera/graph/printer.h"
 #include "tessera/graph/transform/partition_graph.h"
+#include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
 
 namespace tessera::driver {
@@ -44,6 +45,7 @@ struct Value {
 struct Node {
   std::string name, kernel;
   std::vector<int> args;  // value ids, inputs then the output
+  std::vector<std::string> checks;  // the model nodes whose run-time checks the kernel makes
 };
 
 std::vector<int64_t> StaticShapeOf(const graph::Type& type, const std::string& what) {
@@ -87,6 +89,17 @@ bool IsReshapeOnly(const graph::FunctionNode* fn) {
     e = c->args[0];
   }
   return e == fn->params[0];
+}
+
+/// The `source` attrs of fn's op calls (the model nodes of ops that check their indices at run
+/// time), in post order.
+std::vector<std::string> RuntimeChecks(const graph::Function& fn) {
+  std::vector<std::string> checks;
+  graph::PostOrderVisit(fn->body, [&](const Expr& e) {
+    if (const auto* c = e->as<graph::CallNode>(); c && c->attrs.Has("source"))
+      checks.push_back(c->attrs.GetString("source"));
+  });
+  return checks;
 }
 
 bool IsExternalCall(const Expr& e) {
@@ -180,7 +193,7 @@ class Builder {
     graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
     std::string kernel = KernelFor(fn_ref);
     ++kernel_calls_[kernel];
-    nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args)});
+    nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args), RuntimeChecks(fn_ref)});
     return out;
   }
 
@@ -228,6 +241,22 @@ class Builder {
     return name;
   }
 
+  /// The bytes of value v; UserError naming it when they overflow int64.
+  int64_t ByteSize(const Value& val, size_t v) const {
+    std::string what;
+    if (val.kind == ValueKind::kInput) {
+      for (const auto& [name, id] : inputs_)
+        if (id == static_cast<int>(v)) what = "the size of graph input '" + name + "'";
+    } else {
+      what = "the size of the output of node '" + nodes_[val.writer].name + "'";
+    }
+    what += " " + runtime::ShapeToString(val.shape) + " " + val.dtype.str();
+    int64_t bytes = val.dtype.bytes();
+    for (int64_t d : val.shape) bytes = CheckedMul(bytes, d, what);
+    CheckedAdd(bytes, 63, what);  // the planner rounds it up to a multiple of 64
+    return bytes;
+  }
+
   ExecutorPlan Finish(const std::vector<int>& results, const std::vector<std::string>& output_names) {
     // Storage planning over inputs (live throughout) and intermediates.
     std::vector<PlannedTensor> planned;
@@ -236,10 +265,8 @@ class Builder {
     for (size_t v = 0; v < values_.size(); ++v) {
       const Value& val = values_[v];
       if (val.kind == ValueKind::kParam || val.alias_of >= 0) continue;
-      int64_t n = 1;
-      for (int64_t d : val.shape) n *= d;
       PlannedTensor t;
-      t.bytes = static_cast<size_t>(n) * val.dtype.bytes();
+      t.bytes = static_cast<size_t>(ByteSize(val, v));
       t.first_node = val.kind == ValueKind::kInput ? -1 : val.writer;
       t.last_node = (val.kind == ValueKind::kInput || val.is_output) ? INT32_MAX : val.last_reader;
       unplanned += (t.bytes + 63) / 64 * 64;
@@ -279,7 +306,11 @@ class Builder {
     for (size_t i = 0; i < results.size(); ++i)
       j["outputs"].push_back({{"name", output_names[i]}, {"value", results[i]}});
     j["nodes"] = nlohmann::json::array();
-    for (const Node& n : nodes_) j["nodes"].push_back({{"name", n.name}, {"kernel", n.kernel}, {"args", n.args}});
+    for (const Node& n : nodes_) {
+      nlohmann::json jn = {{"name", n.name}, {"kernel", n.kernel}, {"args", n.args}};
+      if (!n.checks.empty()) jn["checks"] = n.checks;
+      j["nodes"].push_back(std::move(jn));
+    }
     if (!externals_.empty()) {
       j["external"] = nlohmann::json::array();
       for (const ExternalFunction& x : externals_) {

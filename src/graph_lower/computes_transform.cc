@@ -30,6 +30,7 @@ graph::FCompute Reduce(ReduceFn f) {
 topi::TakeMode ParseTakeMode(const std::string& mode) {
   if (mode == "clip") return topi::TakeMode::kClip;
   if (mode == "wrap") return topi::TakeMode::kWrap;
+  if (mode == "raise") return topi::TakeMode::kRaise;
   return topi::TakeMode::kNormalize;  // "fast": no bounds handling asked; normalise + clamp is safe
 }
 }  // namespace

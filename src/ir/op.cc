@@ -289,6 +289,13 @@ PrimExpr reinterpret(DataType t, PrimExpr value) {
                  value.dtype().str(), " -> ", t.str(), " changes the width");
   return CallNode::make(t, "reinterpret", {std::move(value)});
 }
+PrimExpr checked_index(PrimExpr index, int64_t extent) {
+  TESSERA_ICHECK(index.defined() && (index.dtype().is_int() || index.dtype().is_uint()),
+                 "checked_index: the index must be an integer");
+  TESSERA_ICHECK(extent >= 1, "checked_index: extent ", extent, " < 1");
+  const DataType i64 = DataType::Int(64, index.dtype().lanes());
+  return CallNode::make(i64, "checked_index", {cast(i64, std::move(index)), make_const(i64, extent)});
+}
 PrimExpr pow(PrimExpr x, PrimExpr y) {
   MatchTypes("pow", x, y);
   DataType t = x.dtype();

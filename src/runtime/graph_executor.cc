@@ -20,6 +20,7 @@ struct GraphExecutor::Impl {
     TesseraKernelFn kernel;
     std::vector<void*> args;
     std::string arg_shapes;  // for the profile: the shape of every argument
+    std::vector<std::string> checks;  // the model nodes whose run-time checks it makes
   };
   struct IO {
     std::string name;
@@ -102,6 +103,24 @@ struct GraphExecutor::Impl {
     return b.defined() ? b.CreateView(io.planned.shape(), io.planned.dtype(), 0) : io.planned;
   }
 
+  // Throws the error of a kernel that returned `status` (kernel_abi.h).
+  [[noreturn]] void Fail(const Node& node, int32_t status) const {
+    const std::string where = "node '" + node.name + "' (kernel '" + node.kernel_name + "') of module '" +
+                              module.origin() + "'";
+    if (status == kKernelIndexOutOfRange) {
+      std::string who;
+      for (const std::string& c : node.checks) who += (who.empty() ? "" : ", ") + c;
+      if (node.checks.empty()) who = "an index input";
+      else if (node.checks.size() > 1) who = "one of " + who;
+      TESSERA_THROW(UserError, "an index is out of range in ", who, ": an input of this run holds an index outside "
+                    "[-n, n) of the axis it indexes (n its extent); computed by ", where,
+                    ". Check the index values given to the model");
+    }
+    if (status == kKernelOutOfMemory)
+      TESSERA_THROW(UserError, where, " could not allocate its scratch memory: the machine is out of memory");
+    TESSERA_THROW(Error, where, " failed with status ", status);
+  }
+
   int CheckIndex(int index, const std::vector<IO>& list, const char* what) const {
     TESSERA_CHECK(index >= 0 && index < static_cast<int>(list.size()), what, " index ", index,
                   " is out of range: the model has ", list.size(), " ", what, "s");
@@ -174,7 +193,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
     void* sym = m.module.Lookup(n.kernel);
     TESSERA_CHECK(sym != nullptr, "module '", origin, "': node '", n.name, "' calls kernel '", n.kernel,
                   "', which the library does not define; rebuild the model");
-    Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}, {}};
+    Impl::Node node{n.name, n.kernel, reinterpret_cast<TesseraKernelFn>(sym), {}, {}, n.checks};
     for (int a : n.args) {
       m.arg_positions[root_of(a)].emplace_back(static_cast<int>(m.nodes.size()), static_cast<int>(node.args.size()));
       node.args.push_back(values[a].raw_data());
@@ -285,9 +304,7 @@ void GraphExecutor::Run() {
   const size_t n = m.nodes.size();
   if (m.serial.size() != n) m.serial.assign(n, 0);
   auto check = [&](const Impl::Node& node, int32_t r) {
-    if (r != 0)
-      TESSERA_THROW(Error, "node '", node.name, "' (kernel '", node.kernel_name, "') of module '", m.module.origin(),
-                    "' failed with status ", r);
+    if (r != kKernelOk) m.Fail(node, r);
   };
   const bool calibrating = m.calibration_runs < Impl::kCalibrationRuns && NumThreads() > 1;
   if (!calibrating && !m.profile) {

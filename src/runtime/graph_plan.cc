@@ -211,6 +211,12 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     where = "node \"" + n.name + "\"";
     n.kernel = ctx.String(nodes[i], "kernel", where);
     for (const json& a : ctx.Array(nodes[i], "args", where)) n.args.push_back(value_ref(a, where, "args"));
+    if (nodes[i].contains("checks")) {
+      for (const json& c : ctx.Array(nodes[i], "checks", where)) {
+        if (!c.is_string()) ctx.Fail(where, "\"checks\" must hold strings");
+        n.checks.push_back(c.get<std::string>());
+      }
+    }
     if (!node_names.insert(n.name).second) ctx.Fail(Entry("nodes", i), "duplicate node name \"" + n.name + "\"");
     plan.nodes.push_back(std::move(n));
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -31,7 +32,8 @@ RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& in
                 options.threads);
   TESSERA_CHECK(options.bench >= 0, "'", module.origin(), "': the number of timed runs must be >= 0, not ",
                 options.bench);
-  GraphExecutor exec(module, options.threads);
+  if (options.threads > 0) SetNumThreads(options.threads, options.force_threads);
+  GraphExecutor exec(module);
   std::vector<bool> given(exec.NumInputs(), false);
   for (const NamedTensor& in : inputs) {
     const int index = exec.InputIndex(in.name);

@@ -75,9 +75,13 @@ class Pool {
 
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
-  void SetNumThreads(int n) {
+  void SetNumThreads(int n, bool force) {
     TESSERA_CHECK(n >= 1 && n <= kMaxThreads, "SetNumThreads(", n, "): the thread count must be in [1, ",
                   kMaxThreads, "]");
+    TESSERA_CHECK(force || n <= ThreadLimit(), "SetNumThreads(", n, "): ", n, " threads is more than 4 x the ",
+                  std::thread::hardware_concurrency(), " hardware threads of this machine (", ThreadLimit(),
+                  "): oversubscribed cores slow every kernel. To use them anyway, force it (tessera run "
+                  "--force-threads, tessera.set_num_threads(n, force=True))");
     TESSERA_CHECK(!t_in_parallel, "SetNumThreads cannot be called from inside a parallel task");
     std::lock_guard<std::mutex> lock(launch_mu_);
     const int previous = num_threads();
@@ -245,7 +249,8 @@ class Pool {
 
 }  // namespace
 
-void SetNumThreads(int n) { Pool::Global().SetNumThreads(n); }
+int ThreadLimit() { return 4 * std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+void SetNumThreads(int n, bool force) { Pool::Global().SetNumThreads(n, force); }
 int NumThreads() { return Pool::Global().num_threads(); }
 bool InParallelRegion() { return t_in_parallel; }
 

@@ -11,11 +11,8 @@ namespace tessera::topi {
 namespace {
 
 // An index value read from `indices` as int64, negative values counted from the end of an
-// axis of extent n.
-PrimExpr Normalized(PrimExpr v, int64_t n) {
-  v = ir::cast(DataType::Int(64), std::move(v));
-  return ir::select(v < ir::make_const(DataType::Int(64), int64_t{0}), v + ir::make_const(DataType::Int(64), n), v);
-}
+// axis of extent n; outside [-n, n) the kernel fails (ir::checked_index).
+PrimExpr Normalized(PrimExpr v, int64_t n) { return ir::checked_index(std::move(v), n); }
 
 PrimExpr AsInt64(const PrimExpr& v) { return ir::cast(DataType::Int(64), v); }
 
@@ -115,8 +112,7 @@ Tensor gather_nd(const Tensor& data, const Tensor& indices, int64_t batch_dims) 
           std::vector<PrimExpr> ii = at;
           ii.push_back(Index(m));
           const int64_t n = ds[b + m];
-          PrimExpr v = ir::cast(DataType::Int(32), Normalized(indices(ii), n));
-          src.push_back(ir::min(ir::max(v, Index(0)), Index(n - 1)));
+          src.push_back(ir::cast(DataType::Int(32), Normalized(indices(ii), n)));
         }
         for (int64_t d = q - 1; d < static_cast<int64_t>(o.size()); ++d) src.push_back(o[d]);
         return data(src);

@@ -98,11 +98,8 @@ Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis_i
   return te::compute(
       MakeShape(is),
       [&](const std::vector<Var>& i) {
-        PrimExpr k = ir::cast(DataType::Int(32), indices(AsExprs(i)));
-        k = ir::select(k < Index(0), k + Index(n), k);
-        k = ir::min(ir::max(k, Index(0)), Index(n - 1));
         std::vector<PrimExpr> idx = AsExprs(i);
-        idx[axis] = k;
+        idx[axis] = ir::cast(DataType::Int(32), ir::checked_index(indices(AsExprs(i)), n));
         return data(idx);
       },
       "T_gather_elements", tag::kInjective);

@@ -108,7 +108,9 @@ Tensor take(const Tensor& data, const Tensor& indices, int64_t axis_in, TakeMode
         PrimExpr raw = indices(iidx);
         DataType it = raw.dtype();
         PrimExpr norm = raw;
-        if (mode == TakeMode::kWrap) {
+        if (mode == TakeMode::kRaise) {
+          norm = ir::checked_index(raw, n);
+        } else if (mode == TakeMode::kWrap) {
           norm = ir::floormod(raw, ir::make_const(it, n));
         } else {
           if (mode == TakeMode::kNormalize)

@@ -1,6 +1,7 @@
 // Hand-built flat PrimFuncs, JIT-compiled and compared with C++ references.
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -177,6 +178,63 @@ TEST(CodegenJIT, GlobalScopeAllocateUsesHeap) {
   void* args[] = {av.data(), cv.data()};
   ASSERT_EQ(m.GetKernel("heap")(args), 0);
   for (int64_t k = 0; k < n; ++k) ASSERT_EQ(cv[k], av[n - 1 - k] + 1.0f);
+}
+
+// out[k] = data[checked_index(idx[k], n)] over a loop of `kind`; with a heap Allocate around it
+// when `with_heap` (an early return must free it: LeakSanitizer checks under --sanitize).
+PrimFunc CheckedGather(int64_t n, int64_t m, ForKind kind, bool with_heap) {
+  Buffer data = Buf1D("data", f32, n), idx = Buf1D("idx", i64, m), out = Buf1D("out", f32, m);
+  Var k("k");
+  Stmt loop = ForNode::make(k, 0, make_const(i32, m), kind,
+                            Store(out, Load(data, cast(i32, checked_index(Load(idx, k), n))), k));
+  if (with_heap) {
+    Buffer tmp = tir::Buffer::make("tmp", f32, {make_const(i32, 100000)}, "global");
+    loop = AllocateNode::make(tmp, SeqStmtNode::make({Store(tmp, PrimExpr(1.0f), 0), loop}));
+  }
+  return PrimFunc::make("checked_gather", {data, idx, out}, loop);
+}
+
+TEST(CodegenJIT, CheckedIndexNormalizesInRangeAndFailsOutOfRange) {
+  const int64_t n = 10, m = 37;
+  for (ForKind kind : {ForKind::kSerial, ForKind::kParallel}) {
+    for (bool with_heap : {false, true}) {
+      runtime::Module mod = JIT(CheckedGather(n, m, kind, with_heap));
+      AlignedArray<float> data(n), out(m);
+      AlignedArray<int64_t> idx(m);
+      data.FillUniform(-1, 1, 11);
+      idx.FillUniform(-n, n - 1, 12);
+      void* args[] = {data.data(), idx.data(), out.data()};
+      ASSERT_EQ(mod.GetKernel("checked_gather")(args), runtime::kKernelOk);
+      for (int64_t q = 0; q < m; ++q) ASSERT_EQ(out[q], data[idx[q] < 0 ? idx[q] + n : idx[q]]) << q;
+      for (int64_t bad : {n, -n - 1, int64_t{1} << 40, std::numeric_limits<int64_t>::min(),
+                          std::numeric_limits<int64_t>::max()}) {
+        idx[m / 2] = bad;
+        EXPECT_EQ(mod.GetKernel("checked_gather")(args), runtime::kKernelIndexOutOfRange)
+            << bad << " kind " << ForKindName(kind) << " heap " << with_heap;
+      }
+    }
+  }
+}
+
+TEST(CodegenJIT, CheckedIndexInVectorLanes) {
+  const int64_t n = 5, lanes = 8;
+  Buffer data = Buf1D("data", f32, n), idx = Buf1D("idx", i32, lanes), out = Buf1D("out", f32, lanes);
+  PrimExpr ramp = RampNode::make(0, 1, lanes);
+  Stmt body = Store(out, Load(data, cast(DataType::Int(32, lanes), checked_index(Load(idx, ramp), n))), ramp);
+  runtime::Module mod = JIT(PrimFunc::make("vgather", {data, idx, out}, body));
+  AlignedArray<float> dv(n), ov(lanes);
+  AlignedArray<int32_t> iv(lanes);
+  dv.FillUniform(-1, 1, 13);
+  const int32_t good[lanes] = {0, 4, -1, -5, 2, 3, 1, -2};
+  for (int q = 0; q < lanes; ++q) iv[q] = good[q];
+  void* args[] = {dv.data(), iv.data(), ov.data()};
+  ASSERT_EQ(mod.GetKernel("vgather")(args), runtime::kKernelOk);
+  for (int q = 0; q < lanes; ++q) ASSERT_EQ(ov[q], dv[good[q] < 0 ? good[q] + n : good[q]]) << q;
+  for (int lane : {0, 7}) {
+    iv[lane] = lane == 0 ? 5 : -6;
+    EXPECT_EQ(mod.GetKernel("vgather")(args), runtime::kKernelIndexOutOfRange) << lane;
+    iv[lane] = good[lane];
+  }
 }
 
 int64_t RefFloorDiv(int64_t a, int64_t b) {

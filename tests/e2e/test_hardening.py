@@ -214,3 +214,14 @@ def test_truncated_library_is_a_clear_error_not_sigbus(tmp_path, mnist_so, keep)
     np.save(tmp_path / "x.npy", x)
     for cmd in (("run", bad, "--input", f"Input3={tmp_path / 'x.npy'}"), ("inspect", bad)):
         expect_error(run_cli(*cmd, check=False), "truncated")
+
+
+def test_threads_above_four_per_core_need_force(tmp_path, mnist_so, models_dir):
+    import os
+
+    x = models_dir / "mnist-8" / "test_data_set_0" / "input_0.pb"
+    many = 4 * (os.cpu_count() or 1) + 1
+    proc = run_cli("run", mnist_so, "--input", f"Input3={x}", "--threads", many, check=False)
+    expect_error(proc, f"SetNumThreads({many})", "4 x the", "--force-threads")
+    assert proc.returncode == 1
+    run_cli("run", mnist_so, "--input", f"Input3={x}", "--threads", many, "--force-threads")

@@ -212,7 +212,12 @@ def test_threads_setting():
         with pytest.raises(tessera.UserError, match="thread count must be in"):
             tessera.set_num_threads(bad)
     assert tessera.num_threads() == 1
-    tessera.set_num_threads(before)
+    limit = 4 * (os.cpu_count() or 1)  # more only when forced
+    with pytest.raises(tessera.UserError, match="force"):
+        tessera.set_num_threads(limit + 1)
+    tessera.set_num_threads(limit + 1, force=True)
+    assert tessera.num_threads() == limit + 1
+    tessera.set_num_threads(before, force=True)
 
 
 @pytest.mark.parametrize("example", ["onnx_example.py", "pytorch_example.py"])

@@ -113,6 +113,7 @@ int32_t AddKernel(void* const* args) {
   return 0;
 }
 int32_t FailKernel(void* const*) { return 3; }
+int32_t IndexOutOfRangeKernel(void* const*) { return kKernelIndexOutOfRange; }
 int init_calls = 0;
 int32_t GoodInit(char*, int64_t) { return ++init_calls, 0; }
 int32_t BadInit(char* message, int64_t capacity) {
@@ -144,6 +145,7 @@ struct TestModel {
     auto source = std::make_shared<TableSource>();
     source->table["add"] = reinterpret_cast<void*>(&AddKernel);
     source->table["fail"] = reinterpret_cast<void*>(&FailKernel);
+    source->table["oob"] = reinterpret_cast<void*>(&IndexOutOfRangeKernel);
     source->table["aligned_add"] = reinterpret_cast<void*>(&AlignedKernel);
     source->table["ext_ok"] = reinterpret_cast<void*>(&AddKernel);
     source->table[std::string("ext_ok") + kKernelInitSuffix] = reinterpret_cast<void*>(&GoodInit);
@@ -280,6 +282,22 @@ TEST(GraphExecutor, FailingKernelNamesNode) {
   EXPECT_THROW_WITH(ex.Run(), Error, "bad_node", "fail", "status 3");
 }
 
+// kKernelIndexOutOfRange: a UserError naming the model nodes of the node's "checks" (none: the kernel).
+TEST(GraphExecutor, IndexOutOfRangeNamesTheCheckedModelNodes) {
+  auto run = [](const std::string& checks) {
+    TestModel t{Graph(kStorages, kValues, kInputs, kOutputs,
+                      R"([{"name": "gather_n0", "kernel": "oob", "args": [0, 1, 2])" + checks + "}]")};
+    GraphExecutor ex(t.module());
+    ex.SetInput("in", Floats({4}, {1, 2, 3, 4}));
+    ex.Run();
+  };
+  EXPECT_THROW_WITH(run(R"J(, "checks": ["node 'emb' (op Gather, domain ai.onnx, opset 13)"])J"), UserError,
+                    "index is out of range in node 'emb' (op Gather", "gather_n0", "[-n, n)");
+  EXPECT_THROW_WITH(run(R"J(, "checks": ["node 'a' (op GatherND)", "node 'b' (op ScatterND)"])J"), UserError,
+                    "one of node 'a' (op GatherND), node 'b' (op ScatterND)");
+  EXPECT_THROW_WITH(run(""), UserError, "index is out of range in an index input", "gather_n0", "oob");
+}
+
 // Builds an executor for a broken graph and expects a UserError mentioning `parts`.
 #define EXPECT_BAD_GRAPH(json, ...)                     \
   do {                                                  \
@@ -328,6 +346,10 @@ TEST(GraphExecutor, ValidatesGraphJson) {
   EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
                          R"([{"name": "n", "kernel": "add", "args": [0, 1, 9]}])"),
                    "node \"n\"", "unknown value id 9");
+  // "checks" holds strings.
+  EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, kOutputs,
+                         R"([{"name": "n", "kernel": "add", "args": [0, 1, 2], "checks": [3]}])"),
+                   "node \"n\"", "\"checks\" must hold strings");
   // Unknown value id in outputs / inputs.
   EXPECT_BAD_GRAPH(Graph(kStorages, kValues, kInputs, R"([{"name": "o", "value": 5}])", kNodes),
                    "outputs[0]", "unknown value id 5");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tessera/support/error.h"
+#include "test_util.h"
 
 namespace tessera::runtime {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 class ThreadPoolTest : public ::testing::Test {
  protected:
   void SetUp() override { saved_ = NumThreads(); }
-  void TearDown() override { SetNumThreads(saved_); }
+  void TearDown() override { SetNumThreads(saved_, /*force=*/true); }
   int saved_ = 1;
 };
 
@@ -198,6 +199,14 @@ TEST_F(ThreadPoolTest, SetNumThreadsValidates) {
   EXPECT_THROW(SetNumThreads(0), UserError);
   EXPECT_THROW(SetNumThreads(kMaxThreads + 1), UserError);
   EXPECT_THROW(SetNumThreads(-3), UserError);
+  EXPECT_THROW(SetNumThreads(kMaxThreads + 1, /*force=*/true), UserError);
+  // Above 4 x the hardware threads only when forced; the error says how.
+  EXPECT_GE(ThreadLimit(), 4);
+  SetNumThreads(2);
+  EXPECT_THROW_WITH(SetNumThreads(ThreadLimit() + 1), UserError, "4 x the", "force");
+  EXPECT_EQ(NumThreads(), 2);
+  SetNumThreads(ThreadLimit() + 1, /*force=*/true);
+  EXPECT_EQ(NumThreads(), ThreadLimit() + 1);
   SetNumThreads(2);
   std::atomic<int> threw{0};
   auto task = [](int32_t, int32_t, void* closure) -> int32_t {

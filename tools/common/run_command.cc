@@ -12,6 +12,7 @@
 #include "tessera/runtime/npy_io.h"
 #include "tessera/runtime/rpc/client.h"
 #include "tessera/runtime/run_model.h"
+#include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 
 namespace tessera::cli {
@@ -34,7 +35,12 @@ void AddRunOptions(CLI::App& cmd, RunOptions& o, const std::string& input_help) 
                  "and a leading .)");
   cmd.add_option("--bench", o.bench, "time N runs after a warm-up and print `median X ms`")
       ->check(CLI::Range(0, 1000000));
-  cmd.add_option("--threads", o.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd.add_option("--threads", o.threads,
+                 "worker threads (default: all cores; at most 4 x the hardware threads unless --force-threads)")
+      ->check(CLI::Range(1, runtime::kMaxThreads));
+  cmd.add_flag("--force-threads", o.force_threads,
+               "allow --threads above 4 x the hardware threads (up to 4096; not with --rpc, where the server keeps "
+               "its own limit)");
   cmd.add_option("--rpc", o.rpc,
                  "HOST:PORT of a `tessera-runtime rpc server`: upload the library and inputs, run there, "
                  "get the outputs (and --bench timings) back");
@@ -65,12 +71,14 @@ int RunCommand(const RunOptions& o, const TensorLoader& load) {
   TESSERA_CHECK(o.output.empty() || runtime::NpzSupported(), "--output ", o.output,
                 ": this runtime was built without .npz support (no libzip); write each output as DIR/<name>.npy "
                 "with --output-dir DIR instead");
+  TESSERA_CHECK(!o.force_threads || o.rpc.empty(), "--force-threads applies to this machine's thread pool; with --rpc "
+                "the server keeps its own limit (4 x its hardware threads): drop --force-threads");
   std::vector<runtime::NamedTensor> inputs;
   for (const auto& spec : o.inputs) {
     auto [name, file] = ParseNamedFile(spec);
     inputs.push_back({name, load(file)});
   }
-  const runtime::RunModelOptions run_options{o.threads, o.bench};
+  const runtime::RunModelOptions run_options{o.threads, o.bench, o.force_threads};
   runtime::RunModelResult result;
   if (o.rpc.empty()) {
     CapOpenMPThreads(o.threads);

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string output_dir;           ///< folder for one .npy per output, or ""
   int bench = 0;
   int threads = 0;
+  bool force_threads = false;       ///< --force-threads: more than 4 x the hardware threads
   std::string rpc;                  ///< HOST:PORT of an RPC server, or "" to run here
 };
 

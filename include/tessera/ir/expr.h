@@ -11,7 +11,8 @@
 //   Ramp(base, stride, lanes) = [base, base+stride, ..., base+(lanes-1)*stride]
 //   Broadcast(value, lanes) = value repeated in every lane.
 //   Call(dtype, name, args): a pure intrinsic by name: exp, log, sqrt, rsqrt, tanh,
-//   sigmoid, fabs, floor, ceil, round, trunc, pow, erf, fma, exp2, sin, cos.
+//   sigmoid, fabs, floor, ceil, round, trunc, pow, erf, fma, exp2, sin, cos. One has an
+//   effect: checked_index (op.h) makes the kernel return an error for an out-of-range index.
 //   Let(var, value, body): body with var bound to value.
 #pragma once
 

@@ -89,4 +89,13 @@ PrimExpr shift_right(PrimExpr a, PrimExpr b);
 /// dtype have the same bits and lanes. Used to reach the bits of float and storage types.
 PrimExpr reinterpret(DataType t, PrimExpr value);
 
+/// An index read at run time, checked against the axis it indexes (a Call "checked_index",
+/// int64 with the index's lanes): `index` (any integer dtype) in [-extent, extent) gives
+/// index + extent when negative, else index (ONNX Gather / GatherElements / GatherND /
+/// Scatter* semantics); any other value makes the enclosing kernel return
+/// runtime::kKernelIndexOutOfRange (kernel_abi.h), which the graph executor reports as an error
+/// naming the node. The call has that effect, so passes keep it where it is (it is evaluated
+/// wherever its value is, like every other expression). extent >= 1.
+PrimExpr checked_index(PrimExpr index, int64_t extent);
+
 }  // namespace tessera::ir

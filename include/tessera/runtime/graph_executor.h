@@ -23,7 +23,9 @@
 //    "inputs":  [{"name": "input", "value": 0}, ...],
 //    "outputs": [{"name": "scores", "value": 7}, ...],
 //    "nodes":   [{"name": "fused_conv2d_add_relu_3", "kernel": "fused_conv2d_add_relu_3",
-//                 "args": [0, 3, 4]}, ...]}
+//                 "args": [0, 3, 4],
+//                 "checks": ["node 'g' (op Gather, domain ai.onnx, opset 13)"]},  // optional
+//               ...]}
 //
 // - storages: byte buffers; several values may share one: values whose lifetimes do not overlap
 //   (memory planning), and a value with its aliases ("alias_of": a zero-copy reshape, same
@@ -34,7 +36,8 @@
 //   "inputs" entry refers to an "input" value.
 // - outputs: any value (also an input or a param); names unique.
 // - nodes: run in order; `args` are value ids in the kernel's parameter order
-//   (inputs then outputs, kernel_abi.h); names unique; each kernel must exist.
+//   (inputs then outputs, kernel_abi.h); names unique; each kernel must exist. `checks` names
+//   the model nodes whose run-time checks (indices in range) the kernel makes.
 //
 // Zero-copy I/O: BindInput lets the kernels read an input straight from the caller's memory and
 // BindOutput lets them write an output straight into the caller's array (both 64-byte aligned,
@@ -49,7 +52,9 @@
 // Errors: a malformed or inconsistent graph throws UserError naming the module and
 // the offending entry; SetInput/GetOutput with a bad name, dtype or shape throw
 // UserError (listing the valid names / the expected vs given type); a kernel that
-// returns non-zero makes Run() throw tessera::Error naming the node and kernel.
+// returns non-zero makes Run() throw naming the node and kernel: UserError for
+// kKernelIndexOutOfRange (an index in the inputs is out of range; it names the model nodes of
+// `checks`) and kKernelOutOfMemory, tessera::Error for any other status.
 //
 // Threads: a GraphExecutor is not thread-safe (one Run / SetInput / GetOutput at a time: it owns
 // the storages its kernels write). To run one model from several threads, share one Module (its

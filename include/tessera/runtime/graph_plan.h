@@ -40,6 +40,9 @@ struct PlanNode {
   std::string name;
   std::string kernel;
   std::vector<int> args;  // indices into GraphPlan::values
+  /// The model nodes whose run-time checks this kernel makes (optional "checks": e.g. "node
+  /// 'g' (op Gather, domain ai.onnx, opset 13)"): named when the kernel fails one.
+  std::vector<std::string> checks;
 };
 
 /// A kernel of an external codegen (BYOC): the optional "external" list of the graph JSON.

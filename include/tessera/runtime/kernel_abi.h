@@ -6,7 +6,8 @@
 //
 // where args[i] is the data pointer (64-byte aligned, row-major, dense) of the
 // i-th buffer parameter of the PrimFunc, inputs first, then outputs. Shapes are
-// static and compiled into the kernel. It returns 0 on success.
+// static and compiled into the kernel. It returns 0 (kKernelOk) on success, else one of the
+// kKernel* status codes below, which the graph executor turns into an error naming the node.
 //
 // A kernel reaches the runtime only through function-pointer globals that the
 // generated module defines and the loader fills in right after loading it (the
@@ -50,6 +51,14 @@ typedef int32_t (*TesseraParallelLaunchFn)(TesseraParallelTaskFn task, void* clo
 }  // extern "C"
 
 namespace tessera::runtime {
+
+/// Status codes a kernel returns.
+inline constexpr int32_t kKernelOk = 0;
+/// A heap buffer of the kernel (tir Allocate, "global" scope) could not be allocated.
+inline constexpr int32_t kKernelOutOfMemory = -1;
+/// An index read at run time lies outside [-n, n) of the axis it indexes (ir::checked_index:
+/// the indices of ONNX Gather, GatherElements, GatherND, ScatterElements, ScatterND).
+inline constexpr int32_t kKernelIndexOutOfRange = -2;
 
 /// Names of the symbols every model library exports (see module.h for the loader).
 inline constexpr const char* kParallelLaunchSymbol = "__tessera_parallel_launch";

@@ -28,6 +28,7 @@ struct NamedTensor {
 struct RunModelOptions {
   int threads = 0;  ///< thread pool size (SetNumThreads); 0: leave it as it is
   int bench = 0;    ///< timed runs for median_ms; 0: no timing
+  bool force_threads = false;  ///< allow more than ThreadLimit() threads (SetNumThreads's force)
 };
 
 struct RunModelResult {

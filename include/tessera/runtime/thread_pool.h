@@ -39,14 +39,21 @@ int32_t TesseraParallelLaunch(TesseraParallelTaskFn task, void* closure, int32_t
 
 namespace tessera::runtime {
 
-/// The most threads SetNumThreads accepts.
+/// The most threads SetNumThreads accepts, forced or not.
 inline constexpr int kMaxThreads = 4096;
 
-/// Sets the pool's thread count, the caller included (1 <= n <= kMaxThreads; 1 = run serially).
-/// Joins the old workers and starts n - 1 new ones; waits for a running launch to
-/// finish. Throws UserError when n is out of range, when called from inside a parallel task, or
-/// when the system cannot start the threads (the pool then keeps its previous size).
-void SetNumThreads(int n);
+/// The most threads SetNumThreads accepts without `force`: 4 x the machine's hardware threads
+/// (std::thread::hardware_concurrency; at least 4). More threads than that only oversubscribe
+/// the cores, which slows every kernel; a count like 1000000000 is a typo.
+int ThreadLimit();
+
+/// Sets the pool's thread count, the caller included (1 <= n <= ThreadLimit(), or up to
+/// kMaxThreads with force; 1 = run serially). Joins the old workers and starts n - 1 new ones;
+/// waits for a running launch to finish. Throws UserError when n is out of range (naming the
+/// limit and how to force it), when called from inside a parallel task, or when the system
+/// cannot start the threads (the pool then keeps its previous size). TESSERA_NUM_THREADS, the
+/// user's explicit setting, counts as forced.
+void SetNumThreads(int n, bool force = false);
 /// The pool's thread count, the caller included.
 int NumThreads();
 /// True while the calling thread runs a task of a parallel launch.

@@ -1,8 +1,8 @@
 // The ONNX gather / scatter family beyond Gather and GatherElements: GatherND, ScatterElements
 // and ScatterND (onnx/docs/Operators.md). Static shapes; indices int32 or int64, negative
-// values count from the end of their axis. An index outside [-n, n) is clamped for the
-// gathers (the spec leaves it undefined; ONNX Runtime refuses it) and matches nothing for the
-// scatters (the data element is kept).
+// values count from the end of their axis. An index outside [-n, n) makes the kernel return
+// runtime::kKernelIndexOutOfRange (ir::checked_index), which the graph executor reports as an
+// error naming the node: the spec leaves such an index undefined, ONNX Runtime refuses it.
 //
 // The scatters are written as gathers over the updates (TE has no in-place stores): each
 // output element searches the updates aimed at it, so the work is |output| x |updates along

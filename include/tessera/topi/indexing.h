@@ -26,7 +26,8 @@ Tensor pad_mode(const Tensor& x, const std::vector<int64_t>& before, const std::
                 const std::string& mode, double pad_value);
 
 /// ONNX GatherElements: out.shape = indices.shape; out[i] = data[i with i[axis] replaced by
-/// indices[i]] (negative indices count from the end; then clamped into range).
+/// indices[i]] (negative indices count from the end; one outside [-n, n) fails the kernel with
+/// runtime::kKernelIndexOutOfRange, ir::checked_index).
 Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis);
 
 /// ONNX Trilu over the last two dims: upper keeps j - i >= k, lower keeps j - i <= k, the rest

@@ -23,11 +23,14 @@ enum class TakeMode {
   kNormalize,  ///< ONNX Gather: a negative index counts from the end (i + n); then clamped to [0, n-1]
   kClip,       ///< Relay "clip": clamped to [0, n-1] (so -1 reads element 0)
   kWrap,       ///< Relay "wrap": i mod n (floor modulo)
+  kRaise,      ///< numpy "raise" (ONNX Gather with run-time indices): -n <= i < n, negative counted
+               ///< from the end; any other index fails the kernel (ir::checked_index)
 };
 
 /// Gather (ONNX Gather / Relay take): out = data.shape[:axis] + indices.shape +
 /// data.shape[axis+1:], out[.., j.., ..] = data[.., indices[j..], ..]. indices are any int
-/// dtype. Every mode keeps reads inside data.
+/// dtype. Every mode keeps reads inside data; kRaise makes the kernel return
+/// runtime::kKernelIndexOutOfRange instead of reading elsewhere.
 Tensor take(const Tensor& data, const Tensor& indices, int64_t axis, TakeMode mode = TakeMode::kNormalize);
 
 /// ONNX Slice semantics. For each listed axis (all axes 0..begin.size()-1 when `axes` is

@@ -14,11 +14,12 @@ using graph::Expr;
 NodeContext::NodeContext(ImportState& state, const onnx::NodeProto& node, int index)
     : state_(state), node_(node), index_(index), read_(static_cast<size_t>(node.input_size()), false) {}
 
-std::string NodeContext::Where() const {
+std::string NodeContext::Where() const { return detail::Concat(state_.source, ": ", Label()); }
+
+std::string NodeContext::Label() const {
   std::string who = node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'";
   std::string domain = node_.domain().empty() ? "ai.onnx" : node_.domain();
-  return detail::Concat(state_.source, ": ", who, " (op ", node_.op_type(), ", domain ", domain, ", opset ",
-                        state_.opset, ")");
+  return detail::Concat(who, " (op ", node_.op_type(), ", domain ", domain, ", opset ", state_.opset, ")");
 }
 
 void NodeContext::Fail(const std::string& msg) const { throw UserError(Where() + ": " + msg); }

@@ -41,6 +41,9 @@ class NodeContext {
   int64_t opset() const { return state_.opset; }
   /// "model.onnx: node 'name' (op Conv, domain ai.onnx, opset 10)" for messages.
   std::string Where() const;
+  /// "node 'name' (op Conv, domain ai.onnx, opset 10)": the node without the file, for the
+  /// `source` attr of ops whose kernels can fail at run time (an index out of range).
+  std::string Label() const;
 
   // ---- inputs (an empty input name means "absent", as the ONNX spec allows) ----
   bool HasInput(int i) const;

@@ -21,17 +21,17 @@ std::string Reduction(NodeContext& ctx) {
 
 void ConvertGatherND(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("gather_nd", {ctx.Input(0), ctx.Input(1)},
-                            Attrs{{"batch_dims", ctx.AttrInt("batch_dims", 0)}}));
+                            Attrs{{"batch_dims", ctx.AttrInt("batch_dims", 0)}, {"source", ctx.Label()}}));
 }
 
 void ConvertScatterElements(NodeContext& ctx) {
-  Attrs attrs{{"axis", ctx.AttrInt("axis", 0)}, {"reduction", Reduction(ctx)}};
+  Attrs attrs{{"axis", ctx.AttrInt("axis", 0)}, {"reduction", Reduction(ctx)}, {"source", ctx.Label()}};
   ctx.SetOutput(0, ctx.Call("scatter_elements", {ctx.Input(0), ctx.Input(1), ctx.Input(2)}, attrs));
 }
 
 void ConvertScatterND(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("scatter_nd", {ctx.Input(0), ctx.Input(1), ctx.Input(2)},
-                            Attrs{{"reduction", Reduction(ctx)}}));
+                            Attrs{{"reduction", Reduction(ctx)}, {"source", ctx.Label()}}));
 }
 
 // ReverseSequence-10: x [.., T, .., B, ..] (time_axis, batch_axis in {0, 1}), sequence_lens [B]

@@ -182,7 +182,8 @@ void ConvertSpaceToDepth(NodeContext& ctx) {
 
 // GatherElements-11/13.
 void ConvertGatherElements(NodeContext& ctx) {
-  ctx.SetOutput(0, ctx.Call("gather_elements", {ctx.Input(0), ctx.Input(1)}, Attrs{{"axis", ctx.AttrInt("axis", 0)}}));
+  ctx.SetOutput(0, ctx.Call("gather_elements", {ctx.Input(0), ctx.Input(1)},
+                            Attrs{{"axis", ctx.AttrInt("axis", 0)}, {"source", ctx.Label()}}));
 }
 
 // Trilu-14: upper (default 1); k an optional int64 scalar input (may be computed at run time).

@@ -190,7 +190,18 @@ void ConvertGather(NodeContext& ctx) {
   int64_t axis = NormAxis(ctx, ctx.AttrInt("axis", 0), ctx.InputType(0).ndim());
   runtime::NDArray data = ctx.InputConst(0), idx = ctx.InputConst(1);
   if (data.defined() && idx.defined()) return ctx.SetOutputConst(0, GatherArray(data, idx, axis));
-  ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), ctx.Input(1)}, Attrs{{"axis", axis}, {"mode", std::string("wrap")}}));
+  if (idx.defined() && ctx.InputType(0).shape[axis].is_static()) {  // checked here: the kernel needs no check
+    const int64_t n = ctx.InputType(0).shape[axis].value();
+    const std::vector<int64_t> values = ToInts(idx);
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i] < -n || values[i] >= n)
+        ctx.Fail("index " + std::to_string(values[i]) + " (element " + std::to_string(i) + " of input 'indices') is "
+                 "outside [" + std::to_string(-n) + ", " + std::to_string(n) + "), the range of axis " +
+                 std::to_string(axis) + " of the data");
+    return ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), ctx.Input(1)}, Attrs{{"axis", axis}, {"mode", std::string("wrap")}}));
+  }
+  ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), ctx.Input(1)},
+                            Attrs{{"axis", axis}, {"mode", std::string("raise")}, {"source", ctx.Label()}}));
 }
 
 // Slice-1: starts/ends/axes attrs; 10/11/13: starts, ends, axes?, steps? inputs.

@@ -155,15 +155,19 @@ void RegisterIndexingOps(OpRegistry& r) {
              "attrs: pad_before, pad_after (per axis; negative crops), mode (constant, reflect, edge, wrap), "
              "pad_value");
   r.Register("gather_elements", 2, kInjective, GatherElementsRel,
-             "out[i] = data[i with i[axis] = indices[i]]. attrs: axis");
+             "out[i] = data[i with i[axis] = indices[i]]; an index outside [-n, n) fails at run time. attrs: axis, "
+             "source (names the model node in that error)");
   r.Register("gather_nd", 2, kInjective, GatherNDRel,
-             "out[i, j] = data[batch, indices[i], j] (ONNX GatherND). attrs: batch_dims");
+             "out[i, j] = data[batch, indices[i], j] (ONNX GatherND); an index outside [-n, n) fails at run time. "
+             "attrs: batch_dims, source");
   r.Register("scatter_elements", 3, kOpaque,
              [](const std::vector<Type>& a, const Attrs& at) { return ScatterRel(a, at, false); },
-             "data with updates written at indices along axis (ONNX ScatterElements). attrs: axis, reduction");
+             "data with updates written at indices along axis (ONNX ScatterElements); an index outside [-n, n) "
+             "fails at run time. attrs: axis, reduction, source");
   r.Register("scatter_nd", 3, kOpaque,
              [](const std::vector<Type>& a, const Attrs& at) { return ScatterRel(a, at, true); },
-             "data with update rows written at index tuples (ONNX ScatterND). attrs: reduction");
+             "data with update rows written at index tuples (ONNX ScatterND); an index outside [-n, n) fails at "
+             "run time. attrs: reduction, source");
   r.Register("trilu", 2, kInjective, TriluRel,
              "zeroes the lower (upper=1) or upper (upper=0) triangle of the last two dims, offset by k. attrs: upper");
   r.Register("topk_indices", 1, kCommReduce, TopKIndicesRel,

@@ -102,7 +102,8 @@ Type TakeRel(const std::vector<Type>& args, const Attrs& attrs) {
   TESSERA_CHECK(idx.dtype.is_int() && (idx.dtype.bits() == 32 || idx.dtype.bits() == 64),
                 "indices must be int32 or int64, got ", idx.dtype.str());
   std::string mode = attrs.GetString("mode", "clip");
-  TESSERA_CHECK(mode == "clip" || mode == "wrap" || mode == "fast", "unknown take mode '", mode, "'");
+  TESSERA_CHECK(mode == "clip" || mode == "wrap" || mode == "fast" || mode == "raise", "unknown take mode '", mode,
+                "' (clip, wrap, fast, raise)");
   if (!attrs.Has("axis")) return TensorTypeNode::make(idx.shape, x.dtype);
   int64_t axis = NormalizeAxis(attrs.GetInt("axis"), x.ndim());
   Shape out(x.shape.begin(), x.shape.begin() + axis);
@@ -174,7 +175,9 @@ void RegisterTransformOps(OpRegistry& r) {
   r.Register("reshape", 1, kInjective, ReshapeRel, "attrs: newshape (static extents; one -1 infers)");
   r.Register("transpose", 1, kInjective, TransposeRel, "attrs: axes (empty reverses)");
   r.Register("concatenate", 1, kInjective, ConcatenateRel, "concatenates a tuple of tensors. attrs: axis");
-  r.Register("take", 2, kInjective, TakeRel, "gather along axis. attrs: axis (optional), mode");
+  r.Register("take", 2, kInjective, TakeRel,
+             "gather along axis. attrs: axis (optional), mode (clip, wrap, fast; raise: an index outside "
+             "[-n, n) fails at run time), source (names the model node in that error)");
   r.Register("strided_slice", 1, kInjective, StridedSliceRel, "attrs: begin, end, strides, axes");
   r.Register("expand_dims", 1, kInjective, ExpandDimsRel, "attrs: axis, num_newaxis");
   r.Register("squeeze", 1, kInjective, SqueezeRel, "attrs: axis (empty: all extents of 1)");
