@@ -49,9 +49,11 @@ void TranslateErrors(const std::exception_ptr& p, void*) {
 }
 
 // The model argument: bytes (a serialized ModelProto) or a path.
-frontend::ImportResult Import(const nb::object& model, const std::map<std::string, std::vector<int64_t>>& shapes) {
+frontend::ImportResult Import(const nb::object& model, const std::map<std::string, std::vector<int64_t>>& shapes,
+                              const std::map<std::string, runtime::NDArray>& values = {}) {
   frontend::ImportOptions options;
   options.input_shapes = shapes;
+  options.input_values = values;
   if (nb::isinstance<nb::bytes>(model)) {
     nb::bytes b = nb::borrow<nb::bytes>(model);
     std::string bytes(b.c_str(), b.size());
@@ -66,9 +68,17 @@ frontend::ImportResult Import(const nb::object& model, const std::map<std::strin
 nb::dict Compile(const nb::object& model, const std::string& output, const std::string& target, int opt_level,
                  const std::string& db, const std::vector<std::string>& byoc,
                  const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                 const std::vector<std::string>& disabled_passes) {
-  frontend::ImportResult imported = Import(model, input_shapes);
+                 const std::vector<std::string>& disabled_passes, const std::map<std::string, PyArray>& input_values) {
+  std::map<std::string, runtime::NDArray> values;  // copies: the build runs without the GIL
+  for (const auto& [name, array] : input_values) {
+    runtime::NDArray view = FromPython(array, "input_values['" + name + "']");
+    runtime::NDArray copy = runtime::NDArray::Empty(view.shape(), view.dtype());
+    copy.CopyFromBytes(view.raw_data(), view.NBytes());
+    values.emplace(name, copy);
+  }
+  frontend::ImportResult imported = Import(model, input_shapes, values);
   driver::BuildOptions options;
+  options.input_guards = values;
   options.target = target;
   TESSERA_CHECK(opt_level >= 0 && opt_level <= 3, "opt_level must be 0, 1, 2 or 3, got ", opt_level);
   options.opt_level = opt_level;
@@ -197,7 +207,7 @@ NB_MODULE(_core, m) {
         "force=True; UserError otherwise.");
   m.def("num_threads", &tessera::runtime::NumThreads, "The runtime's thread pool size.");
   m.def("compile", &Compile, "model"_a, "output"_a, "target"_a, "opt_level"_a, "db"_a, "byoc"_a, "input_shapes"_a,
-        "disabled_passes"_a,
+        "disabled_passes"_a, "input_values"_a,
         "Compiles an ONNX model (bytes of a ModelProto, or a path) into the shared library `output`; "
         "returns the build summary.");
   m.def("tune", &Tune, "model"_a, "db"_a, "seconds"_a, "trials"_a, "target"_a, "threads"_a, "batch"_a, "seed"_a,

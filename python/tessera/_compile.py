@@ -82,7 +82,8 @@ def _shapes(input_shapes: Mapping[str, Sequence[int]] | None) -> dict[str, list[
 
 def compile(model: Any, target: str = "native", opt_level: int = 3, db: str | os.PathLike | None = None,
             byoc: str | Sequence[str] | None = None, input_shapes: Mapping[str, Sequence[int]] | None = None,
-            example_inputs: Any = None, disabled_passes: Sequence[str] = ()) -> CompiledModel:
+            example_inputs: Any = None, disabled_passes: Sequence[str] = (),
+            input_values: Mapping[str, Any] | None = None) -> CompiledModel:
     """Compiles a model for `target` and loads it.
 
     model: a path to an ``.onnx`` file, its bytes, an ``onnx.ModelProto``, or a ``torch.nn.Module``
@@ -96,6 +97,9 @@ def compile(model: Any, target: str = "native", opt_level: int = 3, db: str | os
     db: a tuning database written by :func:`tune`: kernels get their best tuned schedule.
     byoc: external codegens to offload to, ``"dnnl"``, ``"csource"`` or both (docs/byoc.md).
     input_shapes: static shapes for inputs with symbolic dimensions, ``{"input_ids": [1, 128]}``.
+    input_values: inputs to specialize the model for, ``{"sr": 16000}`` (a number, or an array of the
+      input's dtype and shape): folded at compile time (an If on it keeps one branch); the input stays
+      an input and a call with another value raises UserError (``tessera compile --input-value``).
 
     Raises :class:`tessera.UnsupportedError` naming the ONNX node, op and opset for what Tessera
     cannot compile, :class:`tessera.UserError` for bad files or options.
@@ -105,7 +109,7 @@ def compile(model: Any, target: str = "native", opt_level: int = 3, db: str | os
     library = os.path.join(library_dir, "model.so")
     try:
         summary = _core.compile(source, library, target, opt_level, os.fspath(db) if db else "", _byoc_list(byoc),
-                                _shapes(input_shapes), list(disabled_passes))
+                                _shapes(input_shapes), list(disabled_passes), _values(input_values))
         for dim, value in summary.get("bound_dims", {}).items():
             warnings.warn(f"tessera: symbolic dimension '{dim}' bound to {value} (set it with input_shapes=)",
                           stacklevel=2)
@@ -115,6 +119,14 @@ def compile(model: Any, target: str = "native", opt_level: int = 3, db: str | os
 
         shutil.rmtree(library_dir, ignore_errors=True)
         raise
+
+
+def _values(input_values: Mapping[str, Any] | None) -> dict:
+    """{name: C-contiguous numpy array}: a Python int is an int64 scalar, a float a float64 one (the
+    importer converts such a scalar to the input's dtype when exact)."""
+    import numpy as np
+
+    return {str(k): np.ascontiguousarray(np.asarray(v)) for k, v in (input_values or {}).items()}
 
 
 def parse_duration(text: str | float | int) -> float:

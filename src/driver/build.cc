@@ -152,7 +152,7 @@ ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::stri
   graph_lower::RegisterComputes();
   graph::IRModule mod = GraphPasses(options, target)(input, ctx);
   ExecutorPlan plan;
-  ctx.RunStep(kGraphExecutorCodegen, [&] { plan = GraphExecutorCodegen(mod, output_names); },
+  ctx.RunStep(kGraphExecutorCodegen, [&] { plan = GraphExecutorCodegen(mod, output_names, options.input_guards); },
               [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
   return plan;
 }

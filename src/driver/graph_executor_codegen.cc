@@ -110,7 +110,16 @@ bool IsExternalCall(const Expr& e) {
 
 class Builder {
  public:
-  ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names) {
+  ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names,
+                     const std::map<std::string, runtime::NDArray>& input_guards) {
+    for (const auto& [name, value] : input_guards) {
+      const bool is_input = std::any_of(main->params.begin(), main->params.end(),
+                                        [&](const graph::Var& p) { return p->name_hint == name; });
+      TESSERA_CHECK(is_input, "input guard '", name, "' names no graph input");
+      const std::string param = "p" + std::to_string(params_.size());
+      params_[param] = value;
+      guards_.emplace_back(name, param);
+    }
     for (const auto& p : main->params) {
       int id = NewValue(Value::Make(ValueKind::kInput, StaticShapeOf(p->checked_type(), "graph input '" + p->name_hint + "'"),
                          DType(p->checked_type())));
@@ -311,6 +320,10 @@ class Builder {
       if (!n.checks.empty()) jn["checks"] = n.checks;
       j["nodes"].push_back(std::move(jn));
     }
+    if (!guards_.empty()) {
+      j["guards"] = nlohmann::json::array();
+      for (const auto& [input, param] : guards_) j["guards"].push_back({{"input", input}, {"param", param}});
+    }
     if (!externals_.empty()) {
       j["external"] = nlohmann::json::array();
       for (const ExternalFunction& x : externals_) {
@@ -340,13 +353,15 @@ class Builder {
   std::vector<std::pair<std::string, graph::Function>> kernels_;
   std::map<std::string, int> kernel_calls_;
   std::vector<ExternalFunction> externals_;
+  std::vector<std::pair<std::string, std::string>> guards_;  // input name, param holding its value
   std::unordered_map<const ExprNode*, std::vector<int>> fields_of_;  // a tuple-typed external call's outputs
 };
 
 }  // namespace
 
-ExecutorPlan GraphExecutorCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names) {
-  return Builder().Build(fused.main(), output_names);
+ExecutorPlan GraphExecutorCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names,
+                                  const std::map<std::string, runtime::NDArray>& input_guards) {
+  return Builder().Build(fused.main(), output_names, input_guards);
 }
 
 }  // namespace tessera::driver

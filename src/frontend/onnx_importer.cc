@@ -3,9 +3,11 @@
 #include "tessera/frontend/onnx_importer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <sstream>
 
+#include "onnx/const_eval.h"
 #include "onnx/context.h"
 #include "onnx/tensor_convert.h"
 #include "tessera/graph/infer_type.h"
@@ -66,6 +68,26 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
   DataType dtype = DataTypeFromONNX(tt.elem_type(), source + ": graph value '" + vi.name() + "'");
   auto given = opts.input_shapes.find(vi.name());
   graph::Shape shape;
+  if (auto value = opts.input_values.find(vi.name()); is_input && value != opts.input_values.end()) {
+    // A value bound at compile time: its dtype and shape, checked against the declaration.
+    const runtime::NDArray& a = value->second;
+    const std::string who = source + ": input_values gives '" + vi.name() + "' ";
+    if (a.dtype() != dtype) TESSERA_THROW(UserError, who, "a ", a.dtype().str(), " value; the model declares ", dtype.str());
+    if (given != opts.input_shapes.end() && given->second != a.shape())
+      TESSERA_THROW(UserError, who, "the shape ", runtime::ShapeToString(a.shape()), " but input_shapes gives ",
+                    runtime::ShapeToString(given->second));
+    const int rank = static_cast<int>(a.shape().size());
+    if (tt.has_shape() && tt.shape().dim_size() != rank)
+      TESSERA_THROW(UserError, who, "rank ", rank, " but the model declares rank ", tt.shape().dim_size());
+    for (int i = 0; i < rank; ++i) {
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != a.shape()[i])
+        TESSERA_THROW(UserError, who, "dim ", i, " = ", a.shape()[i], " but the model declares ",
+                      tt.shape().dim(i).dim_value());
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_param()) bound[tt.shape().dim(i).dim_param()] = a.shape()[i];
+      shape.emplace_back(a.shape()[i]);
+    }
+    return graph::TensorTypeNode::make(shape, dtype);
+  }
   if (is_input && given != opts.input_shapes.end()) {
     const std::vector<int64_t>& g = given->second;
     if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(g.size())) {
@@ -187,11 +209,36 @@ void CheckEveryOperatorIsSupported(const onnx::GraphProto& g, ImportState& state
   throw UnsupportedError(msg.str());
 }
 
-ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opts, const std::string& source) {
+// input_values with number literals (rank-0 int64 / float64 values: `--input-value sr=16000`)
+// converted to the dtype the model declares for that input, when the conversion is exact.
+ImportOptions ResolveLiterals(const onnx::GraphProto& g, ImportOptions opts, const std::string& source) {
+  for (auto& [name, value] : opts.input_values) {
+    if (!value.defined()) TESSERA_THROW(UserError, source, ": input_values gives '", name, "' no value");
+    for (const auto& in : g.input()) {
+      if (in.name() != name || !in.type().has_tensor_type()) continue;
+      const DataType declared =
+          DataTypeFromONNX(in.type().tensor_type().elem_type(), source + ": graph input '" + name + "'");
+      const DataType given = value.dtype();
+      if (given == declared || !value.shape().empty() || (given != DataType::Int(64) && given != DataType::Float(64)) ||
+          !(declared.is_int() || declared.is_uint() || declared.is_float()))
+        continue;
+      runtime::NDArray converted = onnx_import::CastArray(value, declared);
+      runtime::NDArray back = onnx_import::CastArray(converted, given);
+      if (std::memcmp(back.raw_data(), value.raw_data(), value.NBytes()) != 0)
+        TESSERA_THROW(UserError, source, ": input_values gives '", name, "' the value ", runtime::ValuesToString(value),
+                      ", which ", declared.str(), " (its declared dtype) cannot hold exactly");
+      value = converted;
+    }
+  }
+  return opts;
+}
+
+ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& given_opts, const std::string& source) {
   if (!model.has_graph()) {
     TESSERA_THROW(UserError, source, ": the ONNX model has no graph; is this a complete .onnx model file?");
   }
   const onnx::GraphProto& g = model.graph();
+  const ImportOptions opts = ResolveLiterals(g, given_opts, source);
   ImportResult result;
   result.opset = DefaultOpset(model);
   CheckVersions(model, result.opset, source);
@@ -217,7 +264,8 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
     // An input with no elements (a static dim of 0) has a known value, the empty tensor: e.g.
     // the empty `axes` of ReduceSum-18, which selects reducing everything (or nothing).
     runtime::NDArray known;
-    if (const auto* tt = t->as<graph::TensorTypeNode>()) {
+    if (auto value = opts.input_values.find(in.name()); value != opts.input_values.end()) known = value->second;
+    if (const auto* tt = t->as<graph::TensorTypeNode>(); tt && !known.defined()) {
       if (auto shape = graph::StaticShape(tt->shape)) {
         int64_t n = 1;
         for (int64_t d : *shape) n *= d;
@@ -232,6 +280,11 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& opt
   for (const auto& [name, shape] : opts.input_shapes) {
     if (std::find(result.input_names.begin(), result.input_names.end(), name) == result.input_names.end()) {
       TESSERA_THROW(UserError, source, ": input_shapes names '", name, "', which is not a graph input");
+    }
+  }
+  for (const auto& [name, value] : opts.input_values) {
+    if (std::find(result.input_names.begin(), result.input_names.end(), name) == result.input_names.end()) {
+      TESSERA_THROW(UserError, source, ": input_values names '", name, "', which is not a graph input");
     }
   }
   CheckEveryOperatorIsSupported(g, state);

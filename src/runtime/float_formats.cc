@@ -176,8 +176,9 @@ int64_t LoadAsInt64(const void* data, int64_t i, DataType t) {
     const bool s = t.is_int();
     switch (t.bytes()) {
       case 1: return WrapToBits(s ? uint64_t(int64_t(Read<int8_t>(data, i))) : Read<uint8_t>(data, i), t.bits(), s);
-      case 2: return s ? Read<int16_t>(data, i) : Read<uint16_t>(data, i);
-      case 4: return s ? Read<int32_t>(data, i) : Read<uint32_t>(data, i);
+      // Each branch converts to int64 itself: `s ? int32 : uint32` would be a uint32 (-2 read as 2^32 - 2).
+      case 2: return s ? int64_t{Read<int16_t>(data, i)} : int64_t{Read<uint16_t>(data, i)};
+      case 4: return s ? int64_t{Read<int32_t>(data, i)} : int64_t{Read<uint32_t>(data, i)};
       case 8: return s ? Read<int64_t>(data, i) : static_cast<int64_t>(Read<uint64_t>(data, i));
       default: break;
     }

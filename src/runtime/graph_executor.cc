@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "tessera/runtime/graph_plan.h"
@@ -22,6 +23,10 @@ struct GraphExecutor::Impl {
     std::string arg_shapes;  // for the profile: the shape of every argument
     std::vector<std::string> checks;  // the model nodes whose run-time checks it makes
   };
+  struct Guard {
+    int input;     // index into inputs
+    NDArray value; // what every run must give it
+  };
   struct IO {
     std::string name;
     NDArray planned;  // a view into a storage, or a param
@@ -36,6 +41,7 @@ struct GraphExecutor::Impl {
   std::map<std::string, NDArray> params;
   std::vector<IO> inputs, outputs;
   std::vector<Node> nodes;
+  std::vector<Guard> guards;
   // For each plan value that is an alias root: every (node, argument) referring to it or to one
   // of its aliases, as Bind* repoints them.
   std::vector<std::vector<std::pair<int, int>>> arg_positions;
@@ -101,6 +107,19 @@ struct GraphExecutor::Impl {
   NDArray Current(const IO& io) const {
     const NDArray& b = bound[io.root];
     return b.defined() ? b.CreateView(io.planned.shape(), io.planned.dtype(), 0) : io.planned;
+  }
+
+  // Every input the model was specialized for holds its value (graph JSON "guards").
+  void CheckGuards() const {
+    for (const Guard& g : guards) {
+      const NDArray given = Current(inputs[g.input]);
+      if (std::memcmp(given.raw_data(), g.value.raw_data(), g.value.NBytes()) == 0) continue;
+      const std::string& name = inputs[g.input].name;
+      TESSERA_THROW(UserError, "input '", name, "' is ", ValuesToString(given), " but module '", module.origin(),
+                    "' was compiled for ", ValuesToString(g.value), " only (tessera compile --input-value ", name,
+                    "=...: the model was specialized for that value); pass that value, or compile again for this "
+                    "one");
+    }
   }
 
   // Throws the error of a kernel that returned `status` (kernel_abi.h).
@@ -200,6 +219,15 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
       node.arg_shapes += ShapeToString(values[a].shape());
     }
     m.nodes.push_back(std::move(node));
+  }
+  for (const PlanGuard& g : plan.guards) {
+    auto it = m.params.find(g.param);
+    const NDArray& planned = m.inputs[g.input].planned;
+    TESSERA_CHECK(it != m.params.end() && it->second.dtype() == planned.dtype() &&
+                      it->second.shape() == planned.shape(),
+                  "module '", origin, "': the guard of input '", m.inputs[g.input].name, "' names parameter '", g.param,
+                  "', which the params blob lacks or holds with another type; rebuild the model");
+    m.guards.push_back({g.input, it->second});
   }
   // External kernels (BYOC) prepare their state now, so that a failure is a load-time error.
   for (const PlanExternal& x : plan.external) {
@@ -306,6 +334,7 @@ void GraphExecutor::Run() {
   auto check = [&](const Impl::Node& node, int32_t r) {
     if (r != kKernelOk) m.Fail(node, r);
   };
+  m.CheckGuards();
   const bool calibrating = m.calibration_runs < Impl::kCalibrationRuns && NumThreads() > 1;
   if (!calibrating && !m.profile) {
     for (size_t i = 0; i < n; ++i) {

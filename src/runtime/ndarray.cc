@@ -1,8 +1,10 @@
 #include "tessera/runtime/ndarray.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sstream>
 
 #include "tessera/support/error.h"
 
@@ -63,6 +65,24 @@ struct NDArray::Container {
     dl.byte_offset = 0;
   }
 };
+
+std::string ValuesToString(const NDArray& a, int64_t max_elements) {
+  const DataType t = a.dtype();
+  if (t != DataType::Int(64) && t != DataType::Int(32) && t != DataType::Float(32) && t != DataType::Float(64))
+    return t.str() + " " + ShapeToString(a.shape());
+  const int64_t n = std::min<int64_t>(a.NumElements(), max_elements);
+  std::ostringstream os;
+  os << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) os << ", ";
+    if (t == DataType::Int(64)) os << a.data<int64_t>()[i];
+    else if (t == DataType::Int(32)) os << a.data<int32_t>()[i];
+    else if (t == DataType::Float(32)) os << a.data<float>()[i];
+    else os << a.data<double>()[i];
+  }
+  os << (a.NumElements() > n ? ", ...]" : "]");
+  return os.str();
+}
 
 std::string ShapeToString(const std::vector<int64_t>& shape) {
   std::string s = "[";

@@ -3,6 +3,7 @@ attribute) or the answer numpy and ONNX Runtime give, never a signal or a silent
 import numpy as np
 import onnx
 import onnx.helper as oh
+import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 
@@ -225,3 +226,18 @@ def test_threads_above_four_per_core_need_force(tmp_path, mnist_so, models_dir):
     expect_error(proc, f"SetNumThreads({many})", "4 x the", "--force-threads")
     assert proc.returncode == 1
     run_cli("run", mnist_so, "--input", f"Input3={x}", "--threads", many, "--force-threads")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint32])
+def test_integer_constants_fold_exactly(tmp_path, dtype):
+    # Cast of a constant folds at import: a negative int32 once read as 2^32 - 2 (a silently wrong answer).
+    info = np.iinfo(dtype)
+    k = np.array([3, info.min, info.max, -2 if info.min < 0 else 2], dtype)
+    t = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    nodes = [oh.make_node("Cast", ["k"], ["kf"], to=onnx.TensorProto.DOUBLE), oh.make_node("Mul", ["x", "kf"], ["y"])]
+    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", onnx.TensorProto.DOUBLE, [4])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.DOUBLE, [4])],
+                          initializer=[onnx.numpy_helper.from_array(k, "k")])
+    x = np.array([1.5, 1.0, 1.0, 4.0])
+    (y,) = compile_and_run(tmp_path, oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), {"x": x})
+    np.testing.assert_array_equal(y, x * k.astype(np.float64))

@@ -193,6 +193,21 @@ def test_unsupported_operator_names_the_node():
     assert isinstance(e.value, tessera.UserError) and isinstance(e.value, tessera.Error)
 
 
+def test_input_values_specialize_silero_vad():
+    from conftest import load_pb, shared_dir
+
+    d = shared_dir() / "models" / "silero-vad"
+    model = tessera.compile(d / "model.onnx", input_values={"sr": 16000},
+                            input_shapes={"input": [1, 576], "state": [2, 1, 128]})
+    ds = d / "derived_data_set_0"
+    x, state, sr = (load_pb(ds / f"input_{i}.pb") for i in range(3))
+    out, state_n = model(x, state, sr)
+    np.testing.assert_allclose(out, load_pb(ds / "output_0.pb"), atol=1e-4, rtol=1e-3)
+    np.testing.assert_allclose(state_n, load_pb(ds / "output_1.pb"), atol=1e-4, rtol=1e-3)
+    with pytest.raises(tessera.UserError, match=r"input 'sr' is \[8000\]"):
+        model(x, state, np.array(8000, np.int64))
+
+
 def test_temporary_library_removed_with_the_model(mnist_dir):
     m = tessera.compile(mnist_dir / "model.onnx")
     path = m.library_path

@@ -3,7 +3,9 @@
 // values follow ONNX Cast (values below from the ONNX spec's tables and ml_dtypes).
 #include "tessera/runtime/float_formats.h"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -107,6 +109,27 @@ TEST(FloatFormats, ElementAccessors) {
   EXPECT_EQ(half, 0x3E00);
   EXPECT_EQ(LoadAsDouble(&half, 0, DataType::Float(16)), 1.5);
   EXPECT_THROW(LoadAsDouble(&half, 0, DataType::Handle()), UserError);
+}
+
+// Negative values of every signed width read as themselves (int32 -2 once read as 2^32 - 2: a
+// Cast of a negative int32 constant folded to 4294967294), unsigned ones as their full range.
+TEST(FloatFormats, SignedAndUnsignedWidthsReadExactly) {
+  const int8_t i8[] = {-2, 127};
+  const int16_t i16[] = {-2, -32768};
+  const int32_t i32[] = {-2, INT32_MIN};
+  const int64_t i64[] = {-2, INT64_MIN};
+  const uint16_t u16[] = {65535};
+  const uint32_t u32[] = {4294967295u};
+  EXPECT_EQ(LoadAsInt64(i8, 0, DataType::Int(8)), -2);
+  EXPECT_EQ(LoadAsInt64(i16, 0, DataType::Int(16)), -2);
+  EXPECT_EQ(LoadAsInt64(i16, 1, DataType::Int(16)), -32768);
+  EXPECT_EQ(LoadAsInt64(i32, 0, DataType::Int(32)), -2);
+  EXPECT_EQ(LoadAsInt64(i32, 1, DataType::Int(32)), INT32_MIN);
+  EXPECT_EQ(LoadAsInt64(i64, 1, DataType::Int(64)), INT64_MIN);
+  EXPECT_EQ(LoadAsInt64(u16, 0, DataType::UInt(16)), 65535);
+  EXPECT_EQ(LoadAsInt64(u32, 0, DataType::UInt(32)), 4294967295);
+  EXPECT_EQ(LoadAsDouble(i32, 0, DataType::Int(32)), -2.0);
+  EXPECT_EQ(LoadAsDouble(i8, 1, DataType::Int(8)), 127.0);
 }
 
 }  // namespace

@@ -176,6 +176,12 @@ class Interp {
     if (op == "bitwise_not") return static_cast<double>(~i(0));
     if (op == "shift_left") return i(1) < 0 || i(1) >= 64 ? 0.0 : static_cast<double>(static_cast<uint64_t>(i(0)) << i(1));
     if (op == "shift_right") return i(1) < 0 || i(1) >= 64 ? 0.0 : static_cast<double>(i(0) >> i(1));
+    if (op == "checked_index") {  // ir::checked_index: the kernel fails outside [-n, n)
+      if (i(0) < -i(1) || i(0) >= i(1))
+        throw std::out_of_range("checked_index: " + std::to_string(i(0)) + " outside [-" + std::to_string(i(1)) + ", " +
+                                std::to_string(i(1)) + ")");
+      return static_cast<double>(i(0) < 0 ? i(0) + i(1) : i(0));
+    }
     throw std::runtime_error("unknown intrinsic " + op);
   }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "tensor_file.h"
 #include "tessera/driver/build.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/support/error.h"
@@ -31,6 +32,34 @@ std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& 
   return {spec.substr(0, eq), dims};
 }
 
+std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec) {
+  auto eq = spec.find('=');
+  TESSERA_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input-value '", spec,
+                "': expected NAME=NUMBER or NAME=FILE (.npy / .pb), e.g. sr=16000");
+  const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
+  // A number literal: a rank-0 int64 (or float64) value, converted to the input's dtype at import.
+  size_t used = 0;
+  try {
+    const int64_t v = std::stoll(text, &used);
+    if (used == text.size()) {
+      runtime::NDArray a = runtime::NDArray::Empty({}, DataType::Int(64));
+      *a.data<int64_t>() = v;
+      return {name, a};
+    }
+  } catch (const std::exception&) {
+  }
+  try {
+    const double v = std::stod(text, &used);
+    if (used == text.size()) {
+      runtime::NDArray a = runtime::NDArray::Empty({}, DataType::Float(64));
+      *a.data<double>() = v;
+      return {name, a};
+    }
+  } catch (const std::exception&) {
+  }
+  return {name, LoadTensorFile(text)};
+}
+
 namespace {
 
 struct CompileOptions {
@@ -41,6 +70,7 @@ struct CompileOptions {
   bool time_passes = false;
   int opt_level = 3;
   std::vector<std::string> input_shapes;
+  std::vector<std::string> input_values;
   std::vector<std::string> disabled_passes;
   bool verify_ir = false;
   std::vector<std::string> byoc;
@@ -63,6 +93,10 @@ int Compile(const CompileOptions& o) {
   }
   frontend::ImportOptions import_options;
   for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
+  for (const auto& spec : o.input_values) {
+    auto [name, value] = ParseInputValue(spec);
+    TESSERA_CHECK(import_options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
+  }
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   for (const auto& [dim, value] : imported.bound_dims) {
     std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value
@@ -77,6 +111,7 @@ int Compile(const CompileOptions& o) {
   if (o.verify_ir) build_options.verify_ir = true;
   build_options.byoc = o.byoc;
   build_options.tuning_db = o.tuning_db;
+  build_options.input_guards = import_options.input_values;
   driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
             << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run"
@@ -113,6 +148,10 @@ Action AddCompileCommand(CLI::App& app) {
                   "listed wins); docs/byoc.md")
       ->delimiter(',');
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  cmd->add_option("--input-value", opts->input_values,
+                  "NAME=NUMBER|FILE: specialize the model for this value of an input (e.g. sr=16000; FILE is .npy or "
+                  ".pb): it folds at compile time (an If on it keeps one branch) and the library refuses any other "
+                  "value at run time");
   cmd->add_option("--db", opts->tuning_db,
                   "a tuning database written by `tessera tune`: each kernel gets its best record for this target");
   return [opts] { return Compile(*opts); };

@@ -75,14 +75,22 @@ int InspectLibrary(const std::string& path) {
   std::cout << path << ": Tessera model library (" << a.arch << ", read without loading it)\ntarget: " << info.triple
             << " (" << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera "
             << info.version << "\ninputs:\n";
-  auto describe = [&](const runtime::PlanIO& io) {
+  auto describe = [&](const runtime::PlanIO& io, const std::string& note) {
     const runtime::PlanValue& v = plan.values[io.value];
     std::cout << "  " << cli::Printable(io.name) << ": " << runtime::ShapeToString(v.shape) << " " << v.dtype.str()
-              << "\n";
+              << note << "\n";
   };
-  for (const auto& in : plan.inputs) describe(in);
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    std::string note;
+    for (const runtime::PlanGuard& g : plan.guards) {
+      auto p = params.find(g.param);
+      if (g.input == static_cast<int>(i) && p != params.end())
+        note = " (compiled for the value " + runtime::ValuesToString(p->second) + " only: --input-value)";
+    }
+    describe(plan.inputs[i], note);
+  }
   std::cout << "outputs:\n";
-  for (const auto& out : plan.outputs) describe(out);
+  for (const auto& out : plan.outputs) describe(out, "");
   std::map<std::string, int> kernel_calls;
   for (const auto& n : plan.nodes) kernel_calls[n.kernel]++;
   size_t storage = 0;

@@ -6,17 +6,23 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/runtime/ndarray.h"
+
 namespace tessera::cli {
 
 using Action = std::function<int()>;
 
-/// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes] [--db TUNING.jsonl]`
+/// `tessera compile MODEL.onnx -o MODEL.so [--target T] [--dump-ir DIR] [--time-passes] [--db TUNING.jsonl]
+///  [--input-shape NAME=D0,D1,...] [--input-value NAME=NUMBER|FILE]`
 Action AddCompileCommand(CLI::App& app);
 /// `tessera tune MODEL.onnx --db TUNING.jsonl (--time 10m | --trials N) [--target T] [--threads T]`
 Action AddTuneCommand(CLI::App& app);
 
 /// "input=1,3,224,224" → {"input", {1, 3, 224, 224}}; UserError naming the flag otherwise.
 std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec);
+/// "sr=16000" → {"sr", rank-0 int64 16000} (a float literal gives float64; the importer converts
+/// it to the input's dtype), "x=FILE.npy|.pb" → the file's tensor; UserError naming the flag otherwise.
+std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec);
 /// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--output-dir DIR] [--bench N] [--threads T]
 ///  [--rpc HOST:PORT]` (tools/common/run_command.h)
 Action AddRunCommand(CLI::App& app);

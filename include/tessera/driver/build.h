@@ -44,6 +44,7 @@
 #include "tessera/byoc/external_codegen.h"
 #include "tessera/graph/module.h"
 #include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
 #include "tessera/target/target.h"
 #include "tessera/tune/task.h"
 
@@ -72,6 +73,10 @@ struct BuildOptions {
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;
+  /// Inputs the model was specialized for at import (frontend::ImportOptions::input_values:
+  /// pass the same map): the library checks at every run that each gets this value, a UserError
+  /// naming the input otherwise (graph JSON "guards", runtime/graph_executor.h).
+  std::map<std::string, runtime::NDArray> input_guards;
   /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).
   std::map<std::string, std::string> pass_options;
   /// Check the graph IR invariants after every graph pass (graph/verify.h). On by default in

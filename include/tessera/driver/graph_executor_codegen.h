@@ -16,6 +16,9 @@
 // tuple-typed function writes one value per field; main reads them by TupleGetItem). Its
 // function goes to `externals` for the backend's codegen (byoc/external_codegen.h), and the
 // graph JSON lists it under "external": [{"symbol", "compiler", "ops"}] (tessera inspect).
+//
+// A graph input bound to a value at import (input_guards) stays an input; the JSON's
+// "guards": [{"input": NAME, "param": "pN"}] hold the value the run must get.
 #pragma once
 
 #include <cstddef>
@@ -53,9 +56,12 @@ struct ExecutorPlan {
 };
 
 /// `output_names` names main's results in order (main's body is a Tuple when there are
-/// several). Throws UnsupportedError for constructs the graph executor cannot run
-/// (control flow, symbolic shapes) with the reason.
-ExecutorPlan GraphExecutorCodegen(const graph::IRModule& fused,
-                                  const std::vector<std::string>& output_names);
+/// several). `input_guards` (input name -> value) are inputs the model was specialized for at
+/// import (frontend::ImportOptions::input_values): each value becomes a parameter and the
+/// graph JSON's "guards" make the executor check it against the input at every run. Throws
+/// UnsupportedError for constructs the graph executor cannot run (control flow, symbolic
+/// shapes) with the reason; UserError when a guard names no graph input.
+ExecutorPlan GraphExecutorCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names,
+                                  const std::map<std::string, runtime::NDArray>& input_guards = {});
 
 }  // namespace tessera::driver

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tessera/graph/module.h"
+#include "tessera/runtime/ndarray.h"
 
 namespace tessera::frontend {
 
@@ -36,6 +37,13 @@ struct ImportOptions {
   std::map<std::string, std::vector<int64_t>> input_shapes;
   /// The extent given to symbolic dims (e.g. "batch_size") not fixed by input_shapes.
   int64_t default_symbolic_dim = 1;
+  /// Graph inputs whose value is fixed at compile time (specialization, as TVM's
+  /// bind_params_by_name and torch.compile's specialization on ints): the importer folds with
+  /// the value (an If on a sample rate imports its taken branch) while the input stays an input
+  /// of main, and the built library checks at every run that it gets this value
+  /// (driver::BuildOptions::input_guards). dtype must equal the declared one; the shape must
+  /// match the declared rank and static extents (it binds the symbolic ones). UserError otherwise.
+  std::map<std::string, runtime::NDArray> input_values;
 };
 
 struct ImportResult {

@@ -25,7 +25,8 @@
 //    "nodes":   [{"name": "fused_conv2d_add_relu_3", "kernel": "fused_conv2d_add_relu_3",
 //                 "args": [0, 3, 4],
 //                 "checks": ["node 'g' (op Gather, domain ai.onnx, opset 13)"]},  // optional
-//               ...]}
+//               ...],
+//    "guards":  [{"input": "sr", "param": "p9"}]}  // optional: inputs specialized at compile time
 //
 // - storages: byte buffers; several values may share one: values whose lifetimes do not overlap
 //   (memory planning), and a value with its aliases ("alias_of": a zero-copy reshape, same
@@ -38,6 +39,9 @@
 // - nodes: run in order; `args` are value ids in the kernel's parameter order
 //   (inputs then outputs, kernel_abi.h); names unique; each kernel must exist. `checks` names
 //   the model nodes whose run-time checks (indices in range) the kernel makes.
+// - guards: inputs the model was specialized for (tessera compile --input-value): Run() first
+//   checks that each holds the bytes of its param (same dtype and shape), else throws a UserError
+//   naming the input, the value given and the value compiled for.
 //
 // Zero-copy I/O: BindInput lets the kernels read an input straight from the caller's memory and
 // BindOutput lets them write an output straight into the caller's array (both 64-byte aligned,

@@ -52,12 +52,20 @@ struct PlanExternal {
   std::vector<std::string> ops;
 };
 
+/// An input the model was specialized for at compile time (optional "guards" of the graph
+/// JSON): every run must give it the value of `param`.
+struct PlanGuard {
+  int input = -1;     ///< index into GraphPlan::inputs
+  std::string param;  ///< the params-blob tensor holding the value
+};
+
 struct GraphPlan {
   std::vector<PlanStorage> storages;
   std::vector<PlanValue> values;
   std::vector<PlanIO> inputs, outputs;
   std::vector<PlanNode> nodes;
   std::vector<PlanExternal> external;
+  std::vector<PlanGuard> guards;
 };
 
 /// Parses and checks the structure of the graph JSON (ids, names, kinds, sizes; every index in

@@ -128,6 +128,9 @@ class NDArray {
 
 /// "[1, 3, 224, 224]": for error messages.
 std::string ShapeToString(const std::vector<int64_t>& shape);
+/// The first `max_elements` values of a, for messages: "[16000]", "[1, 2, 3, ...]"; for dtypes
+/// other than int32 / int64 / float32 / float64, its dtype and shape ("uint8 [2, 3]").
+std::string ValuesToString(const NDArray& a, int64_t max_elements = 8);
 
 }  // namespace tessera::runtime
 

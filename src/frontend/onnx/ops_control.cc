@@ -41,7 +41,9 @@ void ConvertIf(NodeContext& ctx) {
   if (!cond.defined()) {
     ctx.Unsupported("an If whose condition (input '" + ctx.node().input(0) +
                     "') is computed at run time is not supported: Tessera imports an If whose condition is known at "
-                    "import (run-time control flow needs the VM, which Tessera does not have yet)");
+                    "import (run-time control flow needs the VM, which Tessera does not have yet). When it depends on "
+                    "graph inputs whose value you know (a sample rate, a mode flag), specialize the model for them: "
+                    "tessera compile --input-value NAME=VALUE");
   }
   if (cond.NumElements() != 1) ctx.Fail("the condition must hold exactly one element");
   const bool taken = ToInts(cond)[0] != 0;

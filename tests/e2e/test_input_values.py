@@ -1,0 +1,127 @@
+"""`tessera compile --input-value NAME=VALUE`: a model specialized for one value of an input (as TVM's
+bind_params_by_name, and torch.compile's specialization on ints). The value folds at compile time (an If
+on it imports one branch), the input stays an input, and the library refuses any other value at run
+time (UserError naming the input, exit 1): never a silently wrong answer.
+
+silero-vad (../shared) branches on its sample rate `sr`: specialized for 16000 it compiles, matches
+both reference data sets, and carries its LSTM state across calls as ONNX Runtime does."""
+import numpy as np
+import onnx
+import onnx.helper as oh
+import onnx.numpy_helper
+import onnxruntime as ort
+import pytest
+
+from conftest import run_cli
+from test_cli_errors import expect_error
+
+ATOL, RTOL = 1e-4, 1e-3
+
+
+def read_pb(path):
+    t = onnx.TensorProto()
+    t.ParseFromString(path.read_bytes())
+    return onnx.numpy_helper.to_array(t)
+
+
+def run_outputs(tmp_path, so, feeds, tag, check=True):
+    args = []
+    for name, value in feeds.items():
+        np.save(tmp_path / f"{tag}_{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
+    out = tmp_path / f"{tag}.npz"
+    proc = run_cli("run", so, *args, "--output", out, check=check)
+    return (dict(np.load(out)) if proc.returncode == 0 else None), proc
+
+
+@pytest.fixture(scope="module")
+def silero(tmp_path_factory, models_dir):
+    tmp = tmp_path_factory.mktemp("silero")
+    so = tmp / "silero.so"
+    run_cli("compile", models_dir / "silero-vad" / "model.onnx", "-o", so, "--input-value", "sr=16000",
+            "--input-shape", "input=1,576", "--input-shape", "state=2,1,128")
+    return so
+
+
+@pytest.mark.parametrize("data_set", [0, 1])
+def test_silero_vad_at_16k_matches_the_reference(tmp_path, models_dir, silero, data_set):
+    d = models_dir / "silero-vad" / f"derived_data_set_{data_set}"
+    feeds = {n: read_pb(d / f"input_{i}.pb") for i, n in enumerate(["input", "state", "sr"])}
+    got, _ = run_outputs(tmp_path, silero, feeds, "run")
+    for i, name in enumerate(["output", "stateN"]):
+        np.testing.assert_allclose(got[name], read_pb(d / f"output_{i}.pb"), atol=ATOL, rtol=RTOL, err_msg=name)
+
+
+def test_silero_vad_carries_its_state_across_calls_like_onnx_runtime(tmp_path, models_dir, silero):
+    sess = ort.InferenceSession(str(models_dir / "silero-vad" / "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    ours = theirs = np.zeros((2, 1, 128), np.float32)
+    sr = np.array(16000, np.int64)
+    for step in range(4):  # a stream: each call gets the state the previous one returned
+        chunk = (0.1 * rng.standard_normal((1, 576))).astype(np.float32)
+        got, _ = run_outputs(tmp_path, silero, {"input": chunk, "state": ours, "sr": sr}, f"s{step}")
+        ref_out, ref_state = sess.run(None, {"input": chunk, "state": theirs, "sr": sr})
+        np.testing.assert_allclose(got["output"], ref_out, atol=ATOL, rtol=RTOL, err_msg=f"step {step}")
+        np.testing.assert_allclose(got["stateN"], ref_state, atol=ATOL, rtol=RTOL, err_msg=f"step {step}")
+        ours, theirs = got["stateN"], ref_state
+
+
+def test_another_value_is_refused_at_run_time(tmp_path, models_dir, silero):
+    d = models_dir / "silero-vad" / "derived_data_set_0"
+    feeds = {"input": read_pb(d / "input_0.pb"), "state": read_pb(d / "input_1.pb"), "sr": np.array(8000, np.int64)}
+    _, proc = run_outputs(tmp_path, silero, feeds, "bad", check=False)
+    expect_error(proc, "input 'sr' is [8000]", "compiled for [16000] only", "--input-value sr=")
+    assert proc.returncode == 1
+
+
+def test_inspect_shows_the_specialized_input(silero):
+    out = run_cli("inspect", silero).stdout
+    assert "sr: [] int64 (compiled for the value [16000] only" in out, out
+
+
+def test_without_the_value_the_error_suggests_it(tmp_path, models_dir):
+    proc = run_cli("compile", models_dir / "silero-vad" / "model.onnx", "-o", tmp_path / "m.so", check=False)
+    expect_error(proc, "If_0", "--input-value NAME=VALUE")
+
+
+def small_model(tmp_path):
+    # y = x * k: k an int32 [2] input.
+    nodes = [oh.make_node("Cast", ["k"], ["kf"], to=onnx.TensorProto.FLOAT), oh.make_node("Mul", ["x", "kf"], ["y"])]
+    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2]),
+                                       oh.make_tensor_value_info("k", onnx.TensorProto.INT32, ["n"])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])])
+    path = tmp_path / "m.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    return path
+
+
+def test_a_file_value_binds_symbolic_dims_and_is_checked(tmp_path):
+    path = small_model(tmp_path)
+    np.save(tmp_path / "k.npy", np.array([3, -2], np.int32))
+    run_cli("compile", path, "-o", tmp_path / "m.so", "--input-value", f"k={tmp_path / 'k.npy'}")
+    x = np.array([1.5, 4.0], np.float32)
+    got, _ = run_outputs(tmp_path, tmp_path / "m.so", {"x": x, "k": np.array([3, -2], np.int32)}, "ok")
+    np.testing.assert_array_equal(got["y"], x * np.array([3, -2], np.float32))
+    _, proc = run_outputs(tmp_path, tmp_path / "m.so", {"x": x, "k": np.array([3, 2], np.int32)}, "bad", check=False)
+    expect_error(proc, "input 'k' is [3, 2]", "[3, -2]")
+
+
+@pytest.mark.parametrize("spec,fragments", [
+    ("nope=1", ["'nope'", "not a graph input"]),
+    ("k=2.5", ["'k'", "int32", "cannot hold exactly"]),  # a rank-0 literal for a rank-1 input: shape
+    ("k", ["--input-value 'k'", "NAME=NUMBER"]),
+])
+def test_bad_values_are_named(tmp_path, spec, fragments):
+    path = small_model(tmp_path)
+    proc = run_cli("compile", path, "-o", tmp_path / "m.so", "--input-value", spec, check=False)
+    expect_error(proc, *fragments)
+    assert proc.returncode == 1
+
+
+def test_a_value_of_the_wrong_dtype_or_rank_is_named(tmp_path):
+    path = small_model(tmp_path)
+    np.save(tmp_path / "k64.npy", np.array([3, -2], np.int64))
+    proc = run_cli("compile", path, "-o", tmp_path / "m.so", "--input-value", f"k={tmp_path / 'k64.npy'}", check=False)
+    expect_error(proc, "'k'", "int64", "declares int32")
+    proc = run_cli("compile", path, "-o", tmp_path / "m.so", "--input-value", "k=3", check=False)
+    expect_error(proc, "'k'", "rank 0", "rank 1")
