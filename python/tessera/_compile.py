@@ -126,7 +126,7 @@ def _values(input_values: Mapping[str, Any] | None) -> dict:
     importer converts such a scalar to the input's dtype when exact)."""
     import numpy as np
 
-    return {str(k): np.ascontiguousarray(np.asarray(v)) for k, v in (input_values or {}).items()}
+    return {str(k): np.asarray(v, order="C") for k, v in (input_values or {}).items()}  # 0-d stays 0-d
 
 
 def parse_duration(text: str | float | int) -> float:
