@@ -241,3 +241,16 @@ def test_integer_constants_fold_exactly(tmp_path, dtype):
     x = np.array([1.5, 1.0, 1.0, 4.0])
     (y,) = compile_and_run(tmp_path, oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), {"x": x})
     np.testing.assert_array_equal(y, x * k.astype(np.float64))
+
+
+@pytest.mark.parametrize("op,n", [("Add", 2), ("Equal", 2), ("Where", 3), ("Neg", 1), ("Concat", 1)])
+def test_an_absent_input_of_a_folding_converter_is_named(tmp_path, op, n):
+    # Every present input constant, one required input missing (a fuzz finding: an InternalError, exit 3).
+    k = oh.make_tensor("k", F, [2], [1.0, 2.0])
+    attrs = {"axis": 0} if op == "Concat" else {}
+    inputs = ["k"] * (n - 1) if op != "Concat" else []
+    node = oh.make_node(op, inputs, ["y"], name="short_node", **attrs)
+    path = save(tmp_path, [node], [], [oh.make_tensor_value_info("y", F, None)], [k])
+    proc = run_cli("compile", path, "-o", tmp_path / "m.so", check=False)
+    expect_error(proc, "short_node", op)
+    assert proc.returncode == 1, proc.stderr

@@ -109,7 +109,11 @@ std::vector<double> NodeContext::InputDoubles(int i, const std::string& what) {
   return ToDoubles(c);
 }
 
-bool NodeContext::AllInputsConst() {
+bool NodeContext::AllInputsConst(int required) {
+  for (int i = 0; i < required; ++i)
+    if (!HasInput(i))
+      Fail(node_.op_type() + " takes " + std::to_string(required) + " input" + (required == 1 ? "" : "s") + "; input " +
+           std::to_string(i) + " is absent");
   for (int i = 0; i < node_.input_size(); ++i)
     if (HasInput(i) && !InputValue(i).constant.defined()) return false;
   return true;

@@ -62,7 +62,9 @@ class NodeContext {
   std::vector<int64_t> InputInts(int i, const std::string& what);
   /// Same for floats.
   std::vector<double> InputDoubles(int i, const std::string& what);
-  bool AllInputsConst();
+  /// Whether every present input is known at import. Inputs 0..required-1 must be present: an
+  /// absent one is a UserError naming it (a converter that folds reads them all).
+  bool AllInputsConst(int required);
   /// Whether the converter read input i (any accessor above but HasInput / NumInputs). After a
   /// converter runs, every present input it did not read is an error (ConvertNode): an input the
   /// operator does not take must not be dropped silently. A converter that ignores an input on

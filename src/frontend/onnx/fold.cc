@@ -72,8 +72,8 @@ runtime::NDArray FoldBroadcast(const std::vector<runtime::NDArray>& ins, DataTyp
   return FromInts(r, out_shape, out_dtype);
 }
 
-bool CanFold(NodeContext& ctx) {
-  if (!ctx.AllInputsConst()) return false;
+bool CanFold(NodeContext& ctx, int required) {
+  if (!ctx.AllInputsConst(required)) return false;
   std::vector<std::vector<int64_t>> shapes;
   for (int i = 0; i < ctx.NumInputs(); ++i)
     if (ctx.HasInput(i)) shapes.push_back(ctx.InputConst(i).shape());

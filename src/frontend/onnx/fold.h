@@ -19,6 +19,7 @@ runtime::NDArray FoldBroadcast(const std::vector<runtime::NDArray>& ins, DataTyp
                                const std::function<long double(const std::vector<long double>&)>& f);
 
 /// True when every present input of the node is known and the broadcast result is small.
-bool CanFold(NodeContext& ctx);
+/// Inputs 0..required-1 must be present (UserError naming the absent one).
+bool CanFold(NodeContext& ctx, int required);
 
 }  // namespace tessera::frontend::onnx_import

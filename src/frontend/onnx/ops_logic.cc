@@ -29,7 +29,7 @@ void CheckModernBroadcast(NodeContext& ctx) {
 Converter Compare(const std::string& op, Fn fold) {
   return [op, fold](NodeContext& ctx) {
     CheckModernBroadcast(ctx);
-    if (CanFold(ctx) && ctx.InputConst(0).dtype() == ctx.InputConst(1).dtype()) {
+    if (CanFold(ctx, 2) && ctx.InputConst(0).dtype() == ctx.InputConst(1).dtype()) {
       return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0), ctx.InputConst(1)}, DataType::Bool(), fold));
     }
     ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0), ctx.Input(1)}));
@@ -37,7 +37,7 @@ Converter Compare(const std::string& op, Fn fold) {
 }
 
 void ConvertWhere(NodeContext& ctx) {
-  if (CanFold(ctx) && ctx.InputConst(1).dtype() == ctx.InputConst(2).dtype()) {
+  if (CanFold(ctx, 3) && ctx.InputConst(1).dtype() == ctx.InputConst(2).dtype()) {
     DataType dt = ctx.InputConst(1).dtype();
     return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0), ctx.InputConst(1), ctx.InputConst(2)}, dt,
                                                [](const auto& v) { return v[0] != 0 ? v[1] : v[2]; }));
@@ -46,7 +46,7 @@ void ConvertWhere(NodeContext& ctx) {
 }
 
 void ConvertNot(NodeContext& ctx) {
-  if (CanFold(ctx)) {
+  if (CanFold(ctx, 1)) {
     return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, DataType::Bool(),
                                                [](const auto& v) -> long double { return v[0] == 0; }));
   }
@@ -66,7 +66,7 @@ void ConvertMod(NodeContext& ctx) {
   if (fmod == 0 && ctx.InputType(0).dtype.is_floating()) ctx.Fail("fmod must be 1 for floating-point inputs");
   // Folded at import for shape arithmetic (Attention's expansion tests num_heads % kv_heads).
   // A zero divisor (and INT64_MIN % -1) folds to 0 instead of trapping at import.
-  if (CanFold(ctx) && ctx.InputConst(0).dtype() == ctx.InputConst(1).dtype() &&
+  if (CanFold(ctx, 2) && ctx.InputConst(0).dtype() == ctx.InputConst(1).dtype() &&
       !ctx.InputConst(0).dtype().is_floating()) {
     return ctx.SetOutputConst(
         0, FoldBroadcast({ctx.InputConst(0), ctx.InputConst(1)}, ctx.InputConst(0).dtype(),
@@ -108,7 +108,7 @@ void ConvertBitShift(NodeContext& ctx) {
 
 // Sign folds too (shape arithmetic); the rest are plain elementwise ops.
 void ConvertSign(NodeContext& ctx) {
-  if (CanFold(ctx)) {
+  if (CanFold(ctx, 1)) {
     return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, ctx.InputConst(0).dtype(),
                                                [](const auto& v) -> long double { return (v[0] > 0) - (v[0] < 0); }));
   }

@@ -27,7 +27,7 @@ Expr LegacyBroadcast(NodeContext& ctx, Expr b) {
 }
 
 void Binary(NodeContext& ctx, const std::string& op, char fold_op) {
-  if (fold_op && ctx.AllInputsConst()) {
+  if (fold_op && ctx.AllInputsConst(2)) {
     runtime::NDArray a = ctx.InputConst(0), b = ctx.InputConst(1);
     if (a.dtype() == b.dtype() && (!a.dtype().is_floating() || a.NumElements() * b.NumElements() <= (1 << 16))) {
       if (ctx.opset() >= 7 || ctx.AttrInt("broadcast", 0) == 0) {
@@ -137,7 +137,7 @@ void RegisterMathConverters(ConverterTable& t) {
   t["Tanh"] = Unary("tanh");
   t["Neg"] = [](NodeContext& ctx) {
     // Folded at import for shape arithmetic (LayerNormalization's expansion negates an axis).
-    if (CanFold(ctx) && !ctx.InputConst(0).dtype().is_storage_only())
+    if (CanFold(ctx, 1) && !ctx.InputConst(0).dtype().is_storage_only())
       return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, ctx.InputConst(0).dtype(),
                                                  [](const auto& v) -> long double { return -v[0]; }));
     ctx.SetOutput(0, ctx.Call("negative", {ctx.Input(0)}));

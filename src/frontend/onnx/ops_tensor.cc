@@ -173,7 +173,7 @@ void ConvertConcat(NodeContext& ctx) {
   std::vector<int> present;
   for (int i = 0; i < ctx.NumInputs(); ++i)
     if (ctx.HasInput(i)) present.push_back(i);
-  if (ctx.AllInputsConst()) {
+  if (ctx.AllInputsConst(1)) {
     std::vector<runtime::NDArray> parts;
     for (int i : present) parts.push_back(ctx.InputConst(i));
     bool same = std::all_of(parts.begin(), parts.end(), [&](auto& p) { return p.dtype() == parts[0].dtype(); });
