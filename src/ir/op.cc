@@ -292,7 +292,7 @@ PrimExpr reinterpret(DataType t, PrimExpr value) {
 PrimExpr checked_index(PrimExpr index, int64_t extent) {
   TESSERA_ICHECK(index.defined() && (index.dtype().is_int() || index.dtype().is_uint()),
                  "checked_index: the index must be an integer");
-  TESSERA_ICHECK(extent >= 1, "checked_index: extent ", extent, " < 1");
+  TESSERA_ICHECK(extent >= 0, "checked_index: extent ", extent, " < 0");
   const DataType i64 = DataType::Int(64, index.dtype().lanes());
   return CallNode::make(i64, "checked_index", {cast(i64, std::move(index)), make_const(i64, extent)});
 }

@@ -142,3 +142,16 @@ def test_activation_whose_size_overflows_is_a_user_error(tmp_path):
     proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
     expect_error(proc, "overflows")
     assert proc.returncode == 1
+
+
+def test_indexing_an_empty_axis_fails_at_run_time(tmp_path):
+    # data [0, 3]: no index is in range (every one fails), but an empty index list is fine.
+    node = oh.make_node("Gather", ["x", "i"], ["y"], name="empty_axis", axis=0)
+    for n_idx, ok in ((0, True), (2, False)):
+        m = model(node, [vi("x", F, [0, 3]), vi("i", I64, [n_idx])], [vi("y", F, [n_idx, 3])])
+        feeds = {"x": np.zeros((0, 3), np.float32), "i": np.zeros(n_idx, np.int64)}
+        if ok:
+            (got,) = compile_and_run(tmp_path, m, feeds)
+            assert got.shape == (0, 3)
+        else:
+            run_expecting_index_error(tmp_path, m, feeds, "empty_axis", "Gather")

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,31 +33,36 @@ std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& 
   return {spec.substr(0, eq), dims};
 }
 
+namespace {
+
+// `text` as a whole number of type T (read by `parse`, std::stoll / std::stod): a rank-0 array;
+// nullopt when it is not one.
+template <typename T, typename Parse>
+std::optional<runtime::NDArray> ScalarLiteral(const std::string& text, Parse parse) {
+  try {
+    size_t used = 0;
+    const T v = parse(text, &used);
+    if (used != text.size()) return std::nullopt;
+    runtime::NDArray a = runtime::NDArray::Empty({}, runtime::DataTypeOf<T>());
+    *a.data<T>() = v;
+    return a;
+  } catch (const std::exception&) {  // not a number, or out of range
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec) {
   auto eq = spec.find('=');
   TESSERA_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input-value '", spec,
                 "': expected NAME=NUMBER or NAME=FILE (.npy / .pb), e.g. sr=16000");
   const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
   // A number literal: a rank-0 int64 (or float64) value, converted to the input's dtype at import.
-  size_t used = 0;
-  try {
-    const int64_t v = std::stoll(text, &used);
-    if (used == text.size()) {
-      runtime::NDArray a = runtime::NDArray::Empty({}, DataType::Int(64));
-      *a.data<int64_t>() = v;
-      return {name, a};
-    }
-  } catch (const std::exception&) {
-  }
-  try {
-    const double v = std::stod(text, &used);
-    if (used == text.size()) {
-      runtime::NDArray a = runtime::NDArray::Empty({}, DataType::Float(64));
-      *a.data<double>() = v;
-      return {name, a};
-    }
-  } catch (const std::exception&) {
-  }
+  auto stoll = [](const std::string& t, size_t* used) { return std::stoll(t, used); };
+  auto stod = [](const std::string& t, size_t* used) { return std::stod(t, used); };
+  if (auto v = ScalarLiteral<int64_t>(text, stoll)) return {name, *v};
+  if (auto v = ScalarLiteral<double>(text, stod)) return {name, *v};
   return {name, LoadTensorFile(text)};
 }
 

@@ -36,6 +36,7 @@ struct TuneCliOptions {
   uint64_t seed = 0;
   double timeout = 30;
   std::vector<std::string> input_shapes;
+  std::vector<std::string> input_values;
   std::string report;
 };
 
@@ -132,9 +133,14 @@ int Tune(const TuneCliOptions& o) {
 
   frontend::ImportOptions import_options;
   for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
+  for (const auto& spec : o.input_values) {
+    auto [name, value] = ParseInputValue(spec);
+    TESSERA_CHECK(import_options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
+  }
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   driver::BuildOptions build_options;
   build_options.target = o.target;
+  build_options.input_guards = import_options.input_values;
   const target::Target target = driver::ResolveTarget(o.target);
   TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
                 target.str(), "'; tune with --target native (remote measurement is not supported yet)");
@@ -173,6 +179,8 @@ Action AddTuneCommand(CLI::App& app) {
   cmd->add_option("--timeout", opts->timeout, "seconds one candidate may take to build and run (default 30)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  cmd->add_option("--input-value", opts->input_values,
+                  "NAME=NUMBER|FILE: tune the model specialized for this input value (as tessera compile --input-value)");
   cmd->add_option("--report", opts->report,
                   "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };
