@@ -95,7 +95,7 @@ PrimExpr reinterpret(DataType t, PrimExpr value);
 /// Scatter* semantics); any other value makes the enclosing kernel return
 /// runtime::kKernelIndexOutOfRange (kernel_abi.h), which the graph executor reports as an error
 /// naming the node. The call has that effect, so passes keep it where it is (it is evaluated
-/// wherever its value is, like every other expression). extent >= 1.
+/// wherever its value is, like every other expression). extent >= 0 (0: every index fails).
 PrimExpr checked_index(PrimExpr index, int64_t extent);
 
 }  // namespace tessera::ir
