@@ -78,7 +78,7 @@ nb::dict Compile(const nb::object& model, const std::string& output, const std::
   }
   frontend::ImportResult imported = Import(model, input_shapes, values);
   driver::BuildOptions options;
-  options.input_guards = values;
+  options.input_guards = imported.input_values;
   options.target = target;
   TESSERA_CHECK(opt_level >= 0 && opt_level <= 3, "opt_level must be 0, 1, 2 or 3, got ", opt_level);
   options.opt_level = opt_level;

@@ -113,9 +113,13 @@ class Builder {
   ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names,
                      const std::map<std::string, runtime::NDArray>& input_guards) {
     for (const auto& [name, value] : input_guards) {
-      const bool is_input = std::any_of(main->params.begin(), main->params.end(),
-                                        [&](const graph::Var& p) { return p->name_hint == name; });
-      TESSERA_CHECK(is_input, "input guard '", name, "' names no graph input");
+      auto p = std::find_if(main->params.begin(), main->params.end(),
+                            [&](const graph::Var& v) { return v->name_hint == name; });
+      TESSERA_CHECK(p != main->params.end(), "input guard '", name, "' names no graph input");
+      TESSERA_ICHECK(DType((*p)->checked_type()) == value.dtype() &&
+                         StaticShapeOf((*p)->checked_type(), "graph input '" + name + "'") == value.shape(),
+                     "the guard of input '", name, "' is ", value.dtype().str(), " ", runtime::ShapeToString(value.shape()),
+                     ", not of the input's type ", (*p)->checked_type()->str());
       const std::string param = "p" + std::to_string(params_.size());
       params_[param] = value;
       guards_.emplace_back(name, param);

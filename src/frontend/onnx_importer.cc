@@ -240,6 +240,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
   const onnx::GraphProto& g = model.graph();
   const ImportOptions opts = ResolveLiterals(g, given_opts, source);
   ImportResult result;
+  result.input_values = opts.input_values;
   result.opset = DefaultOpset(model);
   CheckVersions(model, result.opset, source);
   result.ir_version = model.ir_version();

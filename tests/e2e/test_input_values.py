@@ -125,3 +125,19 @@ def test_a_value_of_the_wrong_dtype_or_rank_is_named(tmp_path):
     expect_error(proc, "'k'", "int64", "declares int32")
     proc = run_cli("compile", path, "-o", tmp_path / "m.so", "--input-value", "k=3", check=False)
     expect_error(proc, "'k'", "rank 0", "rank 1")
+
+
+def test_a_number_literal_takes_the_inputs_dtype(tmp_path):
+    # k is float32: the literal 2 binds k = 2.0f (guarded as float32), not an int64 2.
+    nodes = [oh.make_node("Mul", ["x", "k"], ["y"])]
+    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2]),
+                                       oh.make_tensor_value_info("k", onnx.TensorProto.FLOAT, [])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])])
+    path = tmp_path / "f.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    run_cli("compile", path, "-o", tmp_path / "f.so", "--input-value", "k=2")
+    x = np.array([1.5, -3.0], np.float32)
+    got, _ = run_outputs(tmp_path, tmp_path / "f.so", {"x": x, "k": np.array(2, np.float32)}, "ok")
+    np.testing.assert_array_equal(got["y"], 2 * x)
+    _, proc = run_outputs(tmp_path, tmp_path / "f.so", {"x": x, "k": np.array(3, np.float32)}, "bad", check=False)
+    expect_error(proc, "input 'k' is [3]", "compiled for [2] only")

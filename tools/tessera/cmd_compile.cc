@@ -117,7 +117,7 @@ int Compile(const CompileOptions& o) {
   if (o.verify_ir) build_options.verify_ir = true;
   build_options.byoc = o.byoc;
   build_options.tuning_db = o.tuning_db;
-  build_options.input_guards = import_options.input_values;
+  build_options.input_guards = imported.input_values;
   driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
             << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run"

@@ -140,7 +140,7 @@ int Tune(const TuneCliOptions& o) {
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   driver::BuildOptions build_options;
   build_options.target = o.target;
-  build_options.input_guards = import_options.input_values;
+  build_options.input_guards = imported.input_values;
   const target::Target target = driver::ResolveTarget(o.target);
   TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
                 target.str(), "'; tune with --target native (remote measurement is not supported yet)");

@@ -73,8 +73,8 @@ struct BuildOptions {
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;
-  /// Inputs the model was specialized for at import (frontend::ImportOptions::input_values:
-  /// pass the same map): the library checks at every run that each gets this value, a UserError
+  /// Inputs the model was specialized for at import (frontend::ImportResult::input_values, each
+  /// value of its input's dtype and shape): the library checks at every run that each gets this value, a UserError
   /// naming the input otherwise (graph JSON "guards", runtime/graph_executor.h).
   std::map<std::string, runtime::NDArray> input_guards;
   /// Pass options, "FuseOps.max_depth" -> "8" (ir::PassContext::options).

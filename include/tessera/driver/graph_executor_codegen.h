@@ -57,7 +57,7 @@ struct ExecutorPlan {
 
 /// `output_names` names main's results in order (main's body is a Tuple when there are
 /// several). `input_guards` (input name -> value) are inputs the model was specialized for at
-/// import (frontend::ImportOptions::input_values): each value becomes a parameter and the
+/// import (frontend::ImportResult::input_values, of the input's type): each value becomes a parameter and the
 /// graph JSON's "guards" make the executor check it against the input at every run. Throws
 /// UnsupportedError for constructs the graph executor cannot run (control flow, symbolic
 /// shapes) with the reason; UserError when a guard names no graph input.

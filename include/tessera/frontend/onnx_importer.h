@@ -41,7 +41,7 @@ struct ImportOptions {
   /// bind_params_by_name and torch.compile's specialization on ints): the importer folds with
   /// the value (an If on a sample rate imports its taken branch) while the input stays an input
   /// of main, and the built library checks at every run that it gets this value
-  /// (driver::BuildOptions::input_guards). dtype must equal the declared one; the shape must
+  /// (pass ImportResult::input_values as driver::BuildOptions::input_guards). dtype must equal the declared one; the shape must
   /// match the declared rank and static extents (it binds the symbolic ones). UserError otherwise.
   std::map<std::string, runtime::NDArray> input_values;
 };
@@ -55,6 +55,9 @@ struct ImportResult {
   /// The types the model declares for its outputs, with the same symbol binding (null where
   /// the model declares none).
   std::vector<graph::Type> declared_output_types;
+  /// ImportOptions::input_values as bound: each converted to its input's dtype (a number literal
+  /// given as int64 / float64). Pass this map as driver::BuildOptions::input_guards.
+  std::map<std::string, runtime::NDArray> input_values;
   /// Symbolic dim name -> the extent it was bound to (e.g. "batch_size" -> 1).
   std::map<std::string, int64_t> bound_dims;
   int64_t opset = 0;  ///< the default-domain opset the model imports
