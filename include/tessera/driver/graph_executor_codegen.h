@@ -17,6 +17,10 @@
 // function goes to `externals` for the backend's codegen (byoc/external_codegen.h), and the
 // graph JSON lists it under "external": [{"symbol", "compiler", "ops"}] (tessera inspect).
 //
+// A node whose primitive function holds ops with a `source` attr (ops that check their indices at
+// run time, ir::checked_index) lists those labels as its "checks", so that the executor's error
+// names the model node.
+//
 // A graph input bound to a value at import (input_guards) stays an input; the JSON's
 // "guards": [{"input": NAME, "param": "pN"}] hold the value the run must get.
 #pragma once
