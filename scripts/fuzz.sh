@@ -19,10 +19,10 @@ build=$root/build-fuzz
 lock=/tmp/tessera-build.lock
 
 bash "$root/scripts/setup.sh"
-export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
+source "$root/scripts/build_env.sh"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang-19 CXX=clang++-19 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTESSERA_FUZZ=ON >/dev/null
+    "${build_env_cmake_args[@]}" -DTESSERA_FUZZ=ON >/dev/null
 fi
 flock "$lock" cmake --build "$build" -j"${TESSERA_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
 
