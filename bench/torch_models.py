@@ -1,4 +1,5 @@
-"""The benchmark's torch models, written with torch.nn: ResNet-50, MobileNetV2 and BERT-base.
+"""The benchmark's torch models, written with torch.nn: ResNet-50, MobileNetV2, BERT-base, and
+torch.nn.LSTM / GRU (2 layers, bidirectional).
 
 Nothing is downloaded: the layer configurations follow torchvision's `resnet50` (ResNet v1.5, the
 stride on the 3x3 conv of a bottleneck) and `mobilenet_v2` (width 1.0), and Hugging Face's
@@ -175,6 +176,26 @@ class BertBase(nn.Module):
         return x, torch.tanh(self.pooler(x[:, 0]))
 
 
+# --------------------------------------------------------------------------- LSTM / GRU
+RNN_SEQ_LEN, RNN_INPUT, RNN_HIDDEN = 64, 128, 256
+
+
+class Recurrent(nn.Module):
+    """torch.nn.LSTM or GRU: 2 layers, bidirectional, batch_first, input 128, hidden 256 (the ONNX
+    export is two LSTM / GRU nodes, one per layer). Input: x [1, 64, 128]. Outputs: y [1, 64, 512],
+    h_n [4, 1, 256], and c_n [4, 1, 256] for the LSTM."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+        rnn = nn.LSTM if cell == "lstm" else nn.GRU
+        self.rnn = rnn(RNN_INPUT, RNN_HIDDEN, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        y, state = self.rnn(x)
+        return (y, *state) if self.cell == "lstm" else (y, state)
+
+
 # --------------------------------------------------------------------------- construction
 def _randomise_batchnorm(model, example, gen):
     """Calibrate running stats on a random batch (train mode, cumulative average), then randomise
@@ -204,6 +225,8 @@ MODELS = {
     "mobilenetv2": (MobileNetV2, ["input"], ["logits"]),
     "bert-base": (BertBase, ["input_ids", "attention_mask", "token_type_ids"],
                   ["last_hidden_state", "pooler_output"]),
+    "lstm": (lambda: Recurrent("lstm"), ["x"], ["y", "h_n", "c_n"]),
+    "gru": (lambda: Recurrent("gru"), ["x"], ["y", "h_n"]),
 }
 SEQ_LEN = 128
 
@@ -219,6 +242,8 @@ def example_inputs(name, seed=SEED):
         types = torch.zeros(1, SEQ_LEN, dtype=torch.int64)
         types[0, 50:100] = 1
         return ids, mask, types
+    if name in ("lstm", "gru"):
+        return (torch.randn(1, RNN_SEQ_LEN, RNN_INPUT, generator=gen),)
     return (torch.randn(1, 3, 224, 224, generator=gen),)
 
 
@@ -229,6 +254,6 @@ def build(name, seed=SEED):
     torch.manual_seed(seed)
     model = ctor()
     gen = torch.Generator().manual_seed(seed + 2)
-    if name != "bert-base":
+    if name in ("resnet50", "mobilenetv2"):
         _randomise_batchnorm(model, torch.randn(8, 3, 224, 224, generator=gen), gen)
     return model.eval()

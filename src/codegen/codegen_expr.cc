@@ -10,10 +10,21 @@
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/expr.h"
+#include "tessera/tir/functor.h"
 
 namespace tessera::codegen::detail {
 
 namespace {
+// Whether e reads a buffer.
+bool ReadsMemory(const ir::PrimExpr& e) {
+  struct V : tir::StmtExprVisitor {
+    bool found = false;
+    void VisitExpr_(const tir::BufferLoadNode*) override { found = true; }
+  } v;
+  v.VisitExpr(e);
+  return v.found;
+}
+
 llvm::FastMathFlags ContractOnly() {
   llvm::FastMathFlags f;
   f.setAllowContract(true);
@@ -51,13 +62,8 @@ llvm::Value* CodeGenLLVM::MakeValue(const ir::PrimExpr& e) {
       return EmitCompare(e);
     case ExprKind::kNot:
       return builder_.CreateNot(MakeValue(e.as<ir::NotNode>()->a));
-    case ExprKind::kSelect: {
-      auto* op = e.as<ir::SelectNode>();
-      llvm::Value* c = MakeValue(op->condition);
-      llvm::Value* a = Splat(MakeValue(op->true_value), t.lanes());
-      llvm::Value* b = Splat(MakeValue(op->false_value), t.lanes());
-      return builder_.CreateSelect(c, a, b);
-    }
+    case ExprKind::kSelect:
+      return EmitSelect(e);
     case ExprKind::kCast: {
       auto* op = e.as<ir::CastNode>();
       DataType from = op->value.dtype();
@@ -100,6 +106,47 @@ llvm::Value* CodeGenLLVM::MakeValue(const ir::PrimExpr& e) {
       break;
   }
   TESSERA_THROW(InternalError, "LLVM codegen: Reduce reached codegen; lower the PrimFunc first");
+}
+
+// A select evaluates both operands (an LLVM select), except where its condition is one scalar for
+// every lane (a scalar select, or a broadcast condition) computed from indices alone, and an
+// operand reads memory: then only the taken operand is evaluated, behind a branch. The chains of
+// a concatenate (`i < off1 ? x0[..] : i < off2 ? x1[..] : ...`, one operand per input) would
+// otherwise load from every input for each element: 128 loads per element for a 128-way concat
+// (an unrolled RNN's outputs). An index condition is the same across an inner loop, so the branch
+// predicts well; a condition that reads data (ONNX Where) stays a select, branch-free.
+llvm::Value* CodeGenLLVM::EmitSelect(const ir::PrimExpr& e) {
+  auto* op = e.as<ir::SelectNode>();
+  const int lanes = e.dtype().lanes();
+  ir::PrimExpr cond = op->condition;
+  if (const auto* b = cond.as<ir::BroadcastNode>()) cond = b->value;
+  const bool lazy = cond.dtype().lanes() == 1 && !ReadsMemory(cond) &&
+                    (ReadsMemory(op->true_value) || ReadsMemory(op->false_value));
+  if (!lazy) {
+    llvm::Value* c = MakeValue(op->condition);
+    llvm::Value* a = Splat(MakeValue(op->true_value), lanes);
+    llvm::Value* b = Splat(MakeValue(op->false_value), lanes);
+    return builder_.CreateSelect(c, a, b);
+  }
+  llvm::Value* c = MakeValue(cond);
+  llvm::Function* fn = builder_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "select_true", fn);
+  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "select_false", fn);
+  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "select_end", fn);
+  builder_.CreateCondBr(c, then_bb, else_bb);
+  builder_.SetInsertPoint(then_bb);
+  llvm::Value* a = Splat(MakeValue(op->true_value), lanes);
+  llvm::BasicBlock* then_end = builder_.GetInsertBlock();  // operands may add blocks (checked_index)
+  builder_.CreateBr(merge_bb);
+  builder_.SetInsertPoint(else_bb);
+  llvm::Value* b = Splat(MakeValue(op->false_value), lanes);
+  llvm::BasicBlock* else_end = builder_.GetInsertBlock();
+  builder_.CreateBr(merge_bb);
+  builder_.SetInsertPoint(merge_bb);
+  llvm::PHINode* phi = builder_.CreatePHI(a->getType(), 2);
+  phi->addIncoming(a, then_end);
+  phi->addIncoming(b, else_end);
+  return phi;
 }
 
 void CodeGenLLVM::RequireComputeType(DataType t) const {

@@ -90,6 +90,9 @@ class CodeGenLLVM {
   // codegen_expr.cc helpers
   llvm::Value* EmitBinary(const ir::PrimExpr& e);
   llvm::Value* EmitCompare(const ir::PrimExpr& e);
+  /// select(c, a, b): an LLVM select, or branches that evaluate only the taken operand where c is
+  /// one index condition for every lane and an operand loads memory (see codegen_expr.cc).
+  llvm::Value* EmitSelect(const ir::PrimExpr& e);
   llvm::Value* EmitCast(DataType to, DataType from, llvm::Value* v);
   /// Throws InternalError for bfloat16 / float8 / float4, which codegen only loads, stores and reinterprets.
   void RequireComputeType(DataType t) const;

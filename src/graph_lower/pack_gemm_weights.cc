@@ -2,6 +2,8 @@
 #include "tessera/graph_lower/pack_gemm_weights.h"
 
 #include <cstring>
+#include <map>
+#include <tuple>
 
 #include "rewrite_util.h"
 #include "tessera/graph/expr_util.h"
@@ -41,6 +43,10 @@ class Packer : public graph::ExprMutator {
 
  private:
   target::Target target_;
+  // One packed constant per (weight, layout, tile): a weight used by many GEMMs (an unrolled RNN's
+  // recurrent weight, once per time step) is packed once and shared, not copied per use.
+  using PackKey = std::tuple<const graph::ConstantNode*, bool, int64_t, int64_t, int64_t>;
+  std::map<PackKey, Expr> packed_;
 
  protected:
   Expr MutateCall_(const graph::Call& call) override {
@@ -64,8 +70,9 @@ class Packer : public graph::ExprMutator {
     attrs.Set("units", n);
     attrs.Set("gemm_mr", tile.mr);
     attrs.Set("gemm_nv", tile.nv);
-    return graph::CallOp("nn.contrib_dense_pack", {rc->args[0], graph::ConstantNode::make(Pack(c->data, matmul, tile))},
-                         attrs);
+    Expr& packed = packed_[PackKey{c, matmul, tile.mr, tile.nv, tile.bn}];
+    if (!packed) packed = graph::ConstantNode::make(Pack(c->data, matmul, tile));
+    return graph::CallOp("nn.contrib_dense_pack", {rc->args[0], packed}, attrs);
   }
 };
 

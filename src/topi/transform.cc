@@ -1,6 +1,7 @@
 #include "tessera/topi/transform.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "tessera/support/error.h"
 #include "tessera/topi/tags.h"
@@ -75,7 +76,10 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
   return te::compute(
       MakeShape(out),
       [&](const std::vector<Var>& i) {
-        // Last input first, then select backwards: out = i < off1 ? x0 : (i < off2 ? x1 : ...).
+        // A balanced tree of selects on the axis index: out = i < off_mid ? (left half) : (right
+        // half), so that code generation, which evaluates only the taken operand of a select
+        // whose condition is the same for every lane (codegen_expr.cc), tests log2(n) conditions
+        // and reads one input per element.
         auto read = [&](size_t k) {
           // Clamped so the (always evaluated) untaken select branches read inside x_k.
           std::vector<PrimExpr> idx = AsExprs(i);
@@ -83,9 +87,12 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
           idx[axis] = ir::min(ir::max(idx[axis] - Index(offsets[k]), Index(0)), Index(ext - 1));
           return xs[k](idx);
         };
-        PrimExpr v = read(xs.size() - 1);
-        for (int k = static_cast<int>(xs.size()) - 2; k >= 0; --k) v = ir::select(i[axis] < Index(offsets[k + 1]), read(k), v);
-        return v;
+        std::function<PrimExpr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> PrimExpr {
+          if (hi - lo == 1) return read(lo);
+          const size_t mid = (lo + hi) / 2;
+          return ir::select(i[axis] < Index(offsets[mid]), tree(lo, mid), tree(mid, hi));
+        };
+        return tree(0, xs.size());
       },
       "T_concat", tag::kInjective);
 }

@@ -237,6 +237,34 @@ TEST(CodegenJIT, CheckedIndexInVectorLanes) {
   }
 }
 
+// A select whose condition is one index condition for every lane evaluates only the taken
+// operand (codegen_expr.cc). out = k < n ? data[checked_index(k, n)] : data2[k - n], a two-input
+// concatenate: for k >= n the untaken operand's index is out of range, and evaluating it would
+// make the kernel return kKernelIndexOutOfRange. Scalar and broadcast (vector) conditions.
+TEST(CodegenJIT, IndexConditionSelectEvaluatesOnlyTheTakenOperand) {
+  const int64_t n = 16, lanes = 8;
+  for (bool vector : {false, true}) {
+    Buffer data = Buf1D("data", f32, n), data2 = Buf1D("data2", f32, n), out = Buf1D("out", f32, 2 * n);
+    Var k("k");
+    const int64_t step = vector ? lanes : 1;
+    PrimExpr base = k * static_cast<int32_t>(step);
+    auto at = [&](PrimExpr i) { return vector ? PrimExpr(RampNode::make(i, 1, lanes)) : i; };
+    auto lane_cond = [&](PrimExpr c) { return vector ? PrimExpr(BroadcastNode::make(c, lanes)) : c; };
+    DataType it = vector ? DataType::Int(32, lanes) : i32;
+    PrimExpr lo = Load(data, cast(it, checked_index(at(base), n)));
+    PrimExpr hi = Load(data2, cast(it, checked_index(at(base - static_cast<int32_t>(n)), n)));
+    Stmt body = ForNode::make(k, 0, make_const(i32, 2 * n / step), ForKind::kSerial,
+                              Store(out, select(lane_cond(base < static_cast<int32_t>(n)), lo, hi), at(base)));
+    runtime::Module mod = JIT(PrimFunc::make("concat2", {data, data2, out}, body));
+    AlignedArray<float> dv(n), d2v(n), ov(2 * n);
+    dv.FillUniform(-1, 1, 21);
+    d2v.FillUniform(-1, 1, 22);
+    void* args[] = {dv.data(), d2v.data(), ov.data()};
+    ASSERT_EQ(mod.GetKernel("concat2")(args), runtime::kKernelOk) << "vector " << vector;
+    for (int64_t q = 0; q < 2 * n; ++q) ASSERT_EQ(ov[q], q < n ? dv[q] : d2v[q - n]) << q << " vector " << vector;
+  }
+}
+
 int64_t RefFloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;

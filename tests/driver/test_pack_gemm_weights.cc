@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
@@ -84,6 +85,41 @@ TEST(PackGemmWeights, MatmulConstantAndNonConstantOperands) {
         s += double(dx.data<float>()[i * K + k]) * (c.data<float>()[k * N + j] + dz.data<float>()[k * N + j]);
       EXPECT_NEAR(out.data<float>()[i * N + j], s, 1e-4 * (1 + std::fabs(s))) << i << "," << j;
     }
+}
+
+// One weight used by several GEMMs of the same tile (an unrolled RNN's recurrent weight, once per
+// step) is packed once: every nn.contrib_dense_pack reads the same packed constant. Before, each use
+// got its own copy (an LSTM of 64 steps had 257 MiB of parameters instead of 9).
+TEST(PackGemmWeights, SharedWeightIsPackedOnce) {
+  // y = tanh(... tanh(tanh(x2 W) W) ... W), `steps` GEMMs of one [N, N] weight: an RNN's recurrence.
+  const int64_t M = 1, N = 40, steps = 4;
+  Var x2 = VarNode::make("x2", F32({M, N}));
+  Expr w2 = ConstantNode::make(Random({N, N}, 8));
+  Expr g = x2;
+  for (int64_t s = 0; s < steps; ++s) g = Call("tanh", {Call("nn.matmul", {g, w2})});
+  IRModule packed = graph_lower::PackGemmWeights(IRModule::FromMain(FunctionNode::make({x2}, g)), driver::HostTarget());
+  ASSERT_EQ(CountOp(packed, "nn.contrib_dense_pack"), steps);
+  std::set<const ExprNode*> weights;
+  PostOrderVisit(packed.main(), [&](const Expr& e) {
+    if (const auto* c = e->as<CallNode>())
+      if (const auto* op = c->op->as<OpNode>(); op && op->name == "nn.contrib_dense_pack") weights.insert(c->args[1].get());
+  });
+  EXPECT_EQ(weights.size(), 1u);
+  runtime::GraphExecutor exec(driver::BuildJIT(packed, {"y"}), 1);
+  auto dx = Random({M, N}, 9);
+  exec.SetInput("x2", dx);
+  exec.Run();
+  std::vector<double> ref(dx.data<float>(), dx.data<float>() + N);
+  for (int64_t s = 0; s < steps; ++s) {
+    std::vector<double> next(N, 0.0);
+    for (int64_t j = 0; j < N; ++j) {
+      for (int64_t k = 0; k < N; ++k) next[j] += ref[k] * w2->as<ConstantNode>()->data.data<float>()[k * N + j];
+      next[j] = std::tanh(next[j]);
+    }
+    ref = next;
+  }
+  runtime::NDArray out = exec.GetOutput("y");
+  for (int64_t j = 0; j < N; ++j) EXPECT_NEAR(out.data<float>()[j], ref[j], 1e-5) << j;
 }
 
 }  // namespace

@@ -52,5 +52,19 @@ TEST(TopiTargetLayout, GemmTileFitsTheTargetsRegisters) {
   }
 }
 
+// A matrix-vector product (one row: an RNN step, a classifier's last layer at batch 1) streams B
+// once, so its tile is one row and enough column vectors to hide the FMA latency: at least 8
+// accumulator registers on AVX2 (two FMAs per cycle, four cycles each), where one vector (nv 1)
+// left the kernel latency-bound at a quarter of its speed.
+TEST(TopiTargetLayout, MatrixVectorTileHidesTheFmaLatency) {
+  const Target avx2 = Target::Parse("avx2");
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{1024, 256}, {1000, 2048}, {3072, 768}}) {
+    const GemmPackTile t = x86::ChooseGemmTile(1, n, k, avx2);
+    EXPECT_EQ(t.mr, 1) << n << "x" << k;
+    EXPECT_GE(2 * t.nv, 8) << n << "x" << k;
+    EXPECT_LE(2 * t.nv + 1, 16) << n << "x" << k;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::topi

@@ -52,7 +52,7 @@ class GroupPlanner {
       group->pattern = PatternOf(call);
       group->has_master = group->pattern == kOutEWiseFusable;
       if (options_.fuse_opt_level > 0 && group->pattern != kOpaque) {
-        for (const CallNode* producer : Producers(call)) TryMerge(group, producer);
+        for (const CallNode* producer : Producers(call)) TryMerge(group, call, producer);
         // Diamonds (TVM's post-dominator rule): a producer used several times joins once every
         // use is inside the group, e.g. GELU x * (1 + erf(x / sqrt 2)) / 2 after a dense.
         for (bool changed = true; changed;) {
@@ -61,7 +61,7 @@ class GroupPlanner {
           for (const CallNode* m : members)
             for (const CallNode* producer : Producers(m))
               if (std::find(group->members.begin(), group->members.end(), producer) == group->members.end())
-                changed |= TryMerge(group, producer);
+                changed |= TryMerge(group, m, producer);
         }
         std::sort(group->members.begin(), group->members.end(),
                   [this](const CallNode* a, const CallNode* b) { return position_.at(a) < position_.at(b); });
@@ -114,13 +114,17 @@ class GroupPlanner {
     return true;
   }
 
-  bool TryMerge(const std::shared_ptr<Group>& group, const CallNode* producer) {
+  /// Merges the group whose output `producer` is into `group`, where `consumer` (a member) reads it.
+  bool TryMerge(const std::shared_ptr<Group>& group, const CallNode* consumer_call, const CallNode* producer) {
     auto it = group_of_.find(producer);
     if (it == group_of_.end()) return false;
     std::shared_ptr<Group> other = it->second;
     if (other == group || other->members.back() != producer) return false;  // not that group's output
     if (Uses(producer) != 1 && !AllUsesIn(*group, producer)) return false;
-    const OpPatternKind consumer = PatternOf(group->members.front());
+    // The pattern of the op that reads the producer, not of the group's first member: in
+    // add(reshape(strided_slice(a)), dense(h, w)) the group's first member is the strided_slice of
+    // the other operand, and a dense feeding the elementwise add is fusable (its epilogue).
+    const OpPatternKind consumer = PatternOf(consumer_call);
     bool ok = false;
     if (consumer <= kBroadcast) {
       ok = other->pattern <= kOutEWiseFusable && !(other->has_master && group->has_master);

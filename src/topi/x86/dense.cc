@@ -120,10 +120,17 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // The epilogue computes each tile right after its k loop, from the tile still in L1.
     if (FuseEpilogue(sch, epilogue, mo.defined() ? mo : no, opt, "gemm")) fused = epilogue;
     if (opt.parallelize) {
-      std::vector<LoopRV> par = batch;
-      par.insert(par.end(), units.begin(), units.end());
-      par.push_back(no);
-      if (mo.defined()) par.push_back(mo);
+      // Every loop outside the reduction loop k, in nest order: batch, the column and row tile
+      // loops, and the unit row loops wherever they ended up. A unit loop between the row loops
+      // (x [S, 1, K]: an RNN's input [T, B, I] at batch 1) sits under the tile loops; listing
+      // them as batch, units, tiles made the fuse fail and left only that unit loop parallel,
+      // and the GEMM ran on one thread.
+      const tir::ForNode* k_for = sch.GetFor(k);
+      std::vector<LoopRV> par;
+      for (const LoopRV& l : sch.get_loops(block)) {
+        if (sch.GetFor(l) == k_for) break;
+        par.push_back(l);
+      }
       ParallelOuter(sch, par);
     }
   } catch (const ScheduleError&) {
@@ -165,11 +172,14 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Targe
       t.mr = mr, t.nv = nv;
       const int64_t mpad = (m + mr - 1) / mr * mr, npad = t.PaddedN(n);
       double score = static_cast<double>(m) / mpad * static_cast<double>(n) / npad;
-      score *= std::min(1.0, 0.6 + 0.4 * acc / ideal_acc);
+      // One row (a matrix-vector product): no B vector is reused from a register, so the
+      // accumulators only hide the FMA latency (2 FMAs per cycle x 4 cycles = 8 vectors).
+      score *= std::min(1.0, 0.6 + 0.4 * acc / (mr == 1 ? 8.0 : ideal_acc));
       if (npad != n || mpad != m) score *= 0.97;  // the unpadding copy
-      // B bytes per cycle from L2 when the panel Bp[no] (K x nv x 64 B) does not stay in L1:
-      // each 64-byte B vector feeds mr FMA cycles.
-      if (k * nv * 64 > 24 * 1024) score *= std::min(1.0, 20.0 / (64.0 / mr));
+      // B bytes per cycle from L2 when the panel Bp[no] (K x nv x 64 B) does not stay in L1
+      // between row tiles: each 64-byte B vector feeds mr FMA cycles. With one row tile the panel
+      // is read once whatever its size (a matrix-vector product streams B).
+      if (mpad / mr > 1 && k * nv * 64 > 24 * 1024) score *= std::min(1.0, 20.0 / (64.0 / mr));
       // Two threads: an odd number of tiles leaves one idle for a tile.
       const int64_t tiles = (mpad / mr) * (npad / (nv * best.bn));
       if (tiles < 8) score *= static_cast<double>(tiles) / ((tiles + 1) / 2 * 2);

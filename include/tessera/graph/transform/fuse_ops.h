@@ -3,7 +3,8 @@
 //
 // Rules, by op pattern kind (graph/op_registry.h):
 //   - an out-elemwise-fusable op (conv2d, dense) takes the elemwise / broadcast ops that
-//     follow it (bias, batch-norm scale, relu, clip, residual add...);
+//     follow it (bias, batch-norm scale, relu, clip, residual add...), with whatever injective
+//     ops feed their other operands (an RNN step's add of a slice of the input projection);
 //   - chains of injective ops (elemwise, broadcast, reshape, transpose, concatenate...) fuse;
 //   - a reduction takes the injective ops that feed it;
 //   - opaque ops stay alone.
