@@ -127,5 +127,64 @@ TEST(FuseOps, ConvIsNotFusedIntoAnotherConv) {
   EXPECT_EQ(primitives, 2);
 }
 
+// Counts the primitive functions of main and returns the printed text of the one that calls `op`.
+std::string PrimitiveCalling(const IRModule& m, const std::string& op, int* primitives) {
+  std::string found;
+  *primitives = 0;
+  PostOrderVisit(m.main()->body, [&](const Expr& e) {
+    const auto* f = e->as<FunctionNode>();
+    if (!f || !f->attrs.GetInt("Primitive", 0)) return;
+    ++*primitives;
+    bool calls = false;
+    PostOrderVisit(f->body, [&](const Expr& b) {
+      if (const auto* c = b->as<CallNode>())
+        if (const auto* o = c->op->as<OpNode>()) calls |= o->name == op;
+    });
+    if (calls) found = PrintModule(IRModule::FromMain(FunctionNode::make(f->params, f->body)));
+  });
+  return found;
+}
+
+TEST(FuseOps, DenseFusesIntoAnAddWhoseOtherOperandIsASlice) {
+  // An unrolled RNN step: add(strided_slice(xp), dense(h, R)). The add's group starts with the
+  // slice of its other operand; the dense, whose only consumer is the elementwise add, joins it:
+  // one function with the dense, the slice and the add (its epilogue), params in first-use order.
+  Var xp = VarNode::make("xp", F32({3, 16}));
+  Var h = VarNode::make("h", F32({1, 8}));
+  Constant r = Weights({16, 8});
+  Attrs slice{{"begin", std::vector<int64_t>{1}}, {"end", std::vector<int64_t>{2}},
+              {"strides", std::vector<int64_t>{1}}, {"axes", std::vector<int64_t>{0}}};
+  Expr y = Call1("add", {CallNode::make(OpNode::Get("strided_slice"), {xp}, slice), Call1("nn.dense", {h, r})});
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({xp, h}, y)))));
+
+  Var p0 = VarNode::make("p0", F32({3, 16}));
+  Var p1 = VarNode::make("p1", F32({1, 8}));
+  Var p2 = VarNode::make("p2", F32({16, 8}));
+  Function fused = Primitive({p0, p1, p2}, Call1("add", {CallNode::make(OpNode::Get("strided_slice"), {p0}, slice),
+                                                          Call1("nn.dense", {p1, p2})}));
+  Var xp2 = VarNode::make("xp", F32({3, 16}));
+  Var h2 = VarNode::make("h", F32({1, 8}));
+  IRModule expected =
+      InferType(IRModule::FromMain(FunctionNode::make({xp2, h2}, CallNode::make(fused, {xp2, h2, r}))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
+TEST(FuseOps, DenseIsNotFusedIntoAReductionOfItsOutput) {
+  // LayerNorm after a dense: y = dense(x, w) + b; y - mean(y). y's uses are both in the
+  // subtract's group, but that group reduces y: the dense keeps its own function (bias epilogue),
+  // and the mean and subtract form the other.
+  Var x = VarNode::make("x", F32({4, 8}));
+  Expr y = Call1("add", {Call1("nn.dense", {x, Weights({16, 8})}), Weights({16})});
+  Expr m = CallNode::make(OpNode::Get("mean"), {y}, Attrs{{"axis", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+  Expr out = Call1("subtract", {y, m});
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({x}, out)))));
+  int primitives = 0;
+  const std::string dense_fn = PrimitiveCalling(after, "nn.dense", &primitives);
+  EXPECT_EQ(primitives, 2) << PrintModule(after);
+  EXPECT_NE(dense_fn.find("add"), std::string::npos) << dense_fn;
+  EXPECT_EQ(dense_fn.find("mean"), std::string::npos) << dense_fn;
+  EXPECT_NE(PrimitiveCalling(after, "mean", &primitives).find("subtract"), std::string::npos) << PrintModule(after);
+}
+
 }  // namespace
 }  // namespace tessera::graph

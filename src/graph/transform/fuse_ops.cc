@@ -128,6 +128,10 @@ class GroupPlanner {
     bool ok = false;
     if (consumer <= kBroadcast) {
       ok = other->pattern <= kOutEWiseFusable && !(other->has_master && group->has_master);
+      // A conv / dense takes elementwise, broadcast and injective work after it, never a reduction
+      // of its output (LayerNorm's mean after a dense + residual add: TVM fuses it only where the
+      // path to the group's output is elementwise).
+      if (other->has_master && group->pattern > kInjective) ok = false;
     } else if (consumer == kInjective || consumer == kCommReduce) {
       ok = other->pattern <= kInjective;
     }
