@@ -160,6 +160,7 @@ void RegisterCenterCropPadConverters(ConverterTable& t);  // ops_center_crop_pad
 void RegisterAffineGridConverters(ConverterTable& t);  // ops_affine_grid.cc
 void RegisterMaxUnpoolConverters(ConverterTable& t);  // ops_max_unpool.cc
 void RegisterDetConverters(ConverterTable& t);  // ops_det.cc
+void RegisterTfIdfConverters(ConverterTable& t);  // ops_tfidf.cc
 void RegisterRoiAlignConverters(ConverterTable& t);  // ops_roi_align.cc
 void RegisterDeformConvConverters(ConverterTable& t);  // ops_deform_conv.cc
 void RegisterTensorScatterConverters(ConverterTable& t);  // ops_tensor_scatter.cc
