@@ -89,3 +89,17 @@ def test_idf_weights_on_a_shared_column_are_refused(tmp_path):
     proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
     assert proc.returncode == 1, proc.stderr
     expect_error(proc, "the_tfidf", "TfIdfVectorizer", "share output column 3")
+
+
+@pytest.mark.parametrize("attrs,fragment", [
+    (dict(ngram_indexes=[0, 2**40]), "outside [0, 16777216)"),
+    (dict(max_skip_count=2**40), "more than 16384"),
+])
+def test_sizes_beyond_the_composition_are_refused(tmp_path, attrs, fragment):
+    base = dict(ngram_counts=[0, 1], pool_int64s=[1, 2, 3], ngram_indexes=[0, 1], mode="TF", min_gram_length=1,
+                max_gram_length=2, max_skip_count=0)
+    m = tfidf_model([40000], I64, 2, **dict(base, **attrs))
+    onnx.save(m, tmp_path / "m.onnx")
+    proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
+    assert proc.returncode == 1, proc.stderr
+    expect_error(proc, "the_tfidf", fragment)

@@ -32,6 +32,12 @@ using graph::Expr;
 
 namespace {
 
+// Bounds of what the composition builds: output columns, one-hot elements per n-gram length, and
+// shifted windows (one slice each) over all lengths and skips.
+constexpr int64_t kMaxColumns = int64_t{1} << 24;
+constexpr int64_t kMaxOneHot = int64_t{1} << 26;
+constexpr int64_t kMaxWindows = 1 << 14;
+
 void ConvertTfIdfVectorizer(NodeContext& ctx) {
   if (ctx.HasAttr("pool_strings") && !ctx.HasAttr("pool_int64s"))
     ctx.Unsupported("string n-grams (pool_strings): Tessera has no string tensors; integer tokens (pool_int64s) are supported");
@@ -54,7 +60,8 @@ void ConvertTfIdfVectorizer(NodeContext& ctx) {
   if (indexes.empty()) ctx.Fail("ngram_indexes is empty");
   int64_t out_cols = 0;
   for (int64_t v : indexes) {
-    if (v < 0) ctx.Fail("ngram_indexes holds a negative index " + std::to_string(v));
+    if (v < 0 || v >= kMaxColumns)
+      ctx.Fail("ngram_indexes holds " + std::to_string(v) + ", outside [0, " + std::to_string(kMaxColumns) + ")");
     out_cols = std::max(out_cols, v + 1);
   }
   if (!weights.empty() && weights.size() != indexes.size())
@@ -88,6 +95,17 @@ void ConvertTfIdfVectorizer(NodeContext& ctx) {
         grams[n][std::vector<int64_t>(pool.begin() + p, pool.begin() + p + n)] =
             Gram{indexes[id], weights.empty() ? 1.0 : static_cast<double>(weights[id])};
     }
+  }
+
+  int64_t windows = 0;
+  for (const auto& [n, entries] : grams) {
+    if (static_cast<int64_t>(entries.size()) > kMaxOneHot / out_cols)
+      ctx.Unsupported(std::to_string(entries.size()) + " " + std::to_string(n) + "-grams x " + std::to_string(out_cols) +
+                      " output columns exceed the one-hot matrix Tessera builds (" + std::to_string(kMaxOneHot) + " elements)");
+    for (int64_t d = 1; d <= (n == 1 ? 1 : max_skip + 1) && len - (n - 1) * d > 0; ++d)
+      if ((windows += n) > kMaxWindows)
+        ctx.Unsupported("the n-gram windows over the skips are unrolled; more than " + std::to_string(kMaxWindows) +
+                        " (a long row with a large max_skip_count)");
   }
 
   const DataType f32 = DataType::Float(32), i64 = DataType::Int(64);
