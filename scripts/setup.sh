@@ -17,7 +17,7 @@ APT_PACKAGES=(
 # clang-19 (with libclang-rt-19-dev's libFuzzer and sanitizer runtimes): the fuzz targets (scripts/fuzz.sh).
 # qemu-user, g++-aarch64-linux-gnu: cross-compiled AArch64 artifacts (linked with aarch64-linux-gnu-gcc)
 # and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
-# torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base with bench/export_models.
+# torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base / LSTM / GRU with bench/export_models.
 # Exactly 2.13.0: the local CPU wheel (a plain `torch` would pull GBs of CUDA).
 # nanobind, scikit-build-core: the Python package (python/, pyproject.toml); tqdm: tessera.tune's progress bar.
 PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0 nanobind scikit-build-core tqdm)

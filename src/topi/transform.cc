@@ -81,7 +81,8 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
         // whose condition is the same for every lane (codegen_expr.cc), tests log2(n) conditions
         // and reads one input per element.
         auto read = [&](size_t k) {
-          // Clamped so the (always evaluated) untaken select branches read inside x_k.
+          // Clamped so that an untaken operand, evaluated where the select is eager (a condition
+          // that differs across vector lanes), reads inside x_k.
           std::vector<PrimExpr> idx = AsExprs(i);
           int64_t ext = offsets[k + 1] - offsets[k];
           idx[axis] = ir::min(ir::max(idx[axis] - Index(offsets[k]), Index(0)), Index(ext - 1));

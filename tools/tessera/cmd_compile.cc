@@ -66,6 +66,17 @@ std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec
   return {name, LoadTensorFile(text)};
 }
 
+frontend::ImportOptions ImportOptionsFromFlags(const std::vector<std::string>& input_shapes,
+                                               const std::vector<std::string>& input_values) {
+  frontend::ImportOptions options;
+  for (const auto& spec : input_shapes) options.input_shapes.insert(ParseInputShape(spec));
+  for (const auto& spec : input_values) {
+    auto [name, value] = ParseInputValue(spec);
+    TESSERA_CHECK(options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
+  }
+  return options;
+}
+
 namespace {
 
 struct CompileOptions {
@@ -97,12 +108,7 @@ int Compile(const CompileOptions& o) {
                   "': compiling would overwrite the model with the library; choose another output path (e.g. ",
                   std::filesystem::path(o.model).stem().string(), ".so)");
   }
-  frontend::ImportOptions import_options;
-  for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
-  for (const auto& spec : o.input_values) {
-    auto [name, value] = ParseInputValue(spec);
-    TESSERA_CHECK(import_options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
-  }
+  const frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   for (const auto& [dim, value] : imported.bound_dims) {
     std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value

@@ -131,12 +131,7 @@ int Tune(const TuneCliOptions& o) {
   opt.measure.num_threads = o.threads;
   opt.measure.timeout_s = o.timeout;
 
-  frontend::ImportOptions import_options;
-  for (const auto& spec : o.input_shapes) import_options.input_shapes.insert(ParseInputShape(spec));
-  for (const auto& spec : o.input_values) {
-    auto [name, value] = ParseInputValue(spec);
-    TESSERA_CHECK(import_options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
-  }
+  const frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   driver::BuildOptions build_options;
   build_options.target = o.target;

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/frontend/onnx_importer.h"
 #include "tessera/runtime/ndarray.h"
 
 namespace tessera::cli {
@@ -23,6 +24,10 @@ std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& 
 /// "sr=16000" → {"sr", rank-0 int64 16000} (a float literal gives float64; the importer converts
 /// it to the input's dtype), "x=FILE.npy|.pb" → the file's tensor; UserError naming the flag otherwise.
 std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec);
+/// The import options of `--input-shape` and `--input-value` flags (compile and tune): each parsed as
+/// above; an input named twice by --input-value is a UserError.
+frontend::ImportOptions ImportOptionsFromFlags(const std::vector<std::string>& input_shapes,
+                                               const std::vector<std::string>& input_values);
 /// `tessera run MODEL.so --input NAME=FILE ... [--output OUT.npz] [--output-dir DIR] [--bench N] [--threads T]
 ///  [--rpc HOST:PORT]` (tools/common/run_command.h)
 Action AddRunCommand(CLI::App& app);
