@@ -6,30 +6,37 @@
 
 namespace tessera::python {
 
+using runtime::Executor;
 using runtime::GraphExecutor;
 using runtime::NDArray;
+using runtime::VirtualMachine;
 
 // An executor borrowed from the pool for one call, returned on every path (also on errors).
 class Session::Lease {
  public:
   explicit Lease(Session& s) : session_(s), executor_(s.Acquire()) {}
   ~Lease() {
-    executor_->ReleaseBindings();  // drop the caller's arrays: the pool must not keep them alive
-    executor_->SetProfiling(false);
+    if (auto* graph = dynamic_cast<GraphExecutor*>(executor_.get())) {
+      graph->ReleaseBindings();  // drop the caller's arrays: the pool must not keep them alive
+      graph->SetProfiling(false);
+    }
     session_.Release(std::move(executor_));
   }
   Lease(const Lease&) = delete;
   Lease& operator=(const Lease&) = delete;
-  GraphExecutor& operator*() { return *executor_; }
-  GraphExecutor* operator->() { return executor_.get(); }
+  Executor& operator*() { return *executor_; }
+  Executor* operator->() { return executor_.get(); }
+  /// The executor as a graph executor (zero-copy bindings, profiling), or nullptr for a VM.
+  GraphExecutor* graph() { return dynamic_cast<GraphExecutor*>(executor_.get()); }
+  VirtualMachine* vm() { return dynamic_cast<VirtualMachine*>(executor_.get()); }
 
  private:
   Session& session_;
-  std::unique_ptr<GraphExecutor> executor_;
+  std::unique_ptr<Executor> executor_;
 };
 
 Session::Session(const std::string& path) : path_(path), module_(runtime::Module::LoadFromFile(path)) {
-  auto first = std::make_unique<GraphExecutor>(module_);
+  std::unique_ptr<Executor> first = runtime::MakeExecutor(module_);
   for (int i = 0; i < first->NumInputs(); ++i) {
     inputs_.push_back({first->InputName(i), first->InputShape(i), first->InputDType(i).str()});
     input_dtypes_.push_back(first->InputDType(i));
@@ -39,7 +46,7 @@ Session::Session(const std::string& path) : path_(path), module_(runtime::Module
   idle_.push_back(std::move(first));
 }
 
-std::unique_ptr<GraphExecutor> Session::Acquire() {
+std::unique_ptr<Executor> Session::Acquire() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
@@ -49,15 +56,15 @@ std::unique_ptr<GraphExecutor> Session::Acquire() {
     }
   }
   // Another thread holds every executor: a new one (num_threads 0: the pool is left as it is).
-  return std::make_unique<GraphExecutor>(module_);
+  return runtime::MakeExecutor(module_);
 }
 
-void Session::Release(std::unique_ptr<GraphExecutor> executor) {
+void Session::Release(std::unique_ptr<Executor> executor) {
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(executor));
 }
 
-void Session::BindInputs(GraphExecutor& ex, const std::vector<NDArray>& inputs) const {
+void Session::BindInputs(Executor& ex, const std::vector<NDArray>& inputs) const {
   TESSERA_CHECK(inputs.size() == inputs_.size(), "model '", path_, "' takes ", inputs_.size(), " input",
                 inputs_.size() == 1 ? "" : "s", ", got ", inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -66,20 +73,23 @@ void Session::BindInputs(GraphExecutor& ex, const std::vector<NDArray>& inputs) 
     TESSERA_CHECK(a.dtype() == input_dtypes_[i] && a.shape() == info.shape, "input '", info.name, "' expects ",
                   info.dtype, " ", runtime::ShapeToString(info.shape), ", got ", a.dtype().str(), " ",
                   runtime::ShapeToString(a.shape()));
-    ex.BindInput(static_cast<int>(i), a);
+    if (auto* graph = dynamic_cast<GraphExecutor*>(&ex)) graph->BindInput(static_cast<int>(i), a);
+    else ex.SetInput(static_cast<int>(i), a);  // the VM keeps a handle, copies nothing
   }
 }
 
 std::vector<NDArray> Session::Run(const std::vector<NDArray>& inputs) {
   Lease ex(*this);
   BindInputs(*ex, inputs);
+  if (VirtualMachine* vm = ex.vm()) return vm->Invoke(inputs);  // fresh outputs, no copy
+  GraphExecutor& graph = *ex.graph();
   std::vector<NDArray> outputs(outputs_.size());
   std::vector<bool> bound(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    outputs[i] = NDArray::Empty(ex->OutputShape(static_cast<int>(i)), ex->OutputDType(static_cast<int>(i)));
-    bound[i] = ex->BindOutput(static_cast<int>(i), outputs[i]);
+    outputs[i] = NDArray::Empty(graph.OutputShape(static_cast<int>(i)), graph.OutputDType(static_cast<int>(i)));
+    bound[i] = graph.BindOutput(static_cast<int>(i), outputs[i]);
   }
-  ex->Run();
+  graph.Run();
   for (size_t i = 0; i < outputs_.size(); ++i)
     if (!bound[i]) outputs[i] = ex->GetOutput(static_cast<int>(i));
   return outputs;
@@ -104,11 +114,14 @@ std::vector<double> Session::Benchmark(const std::vector<NDArray>& inputs, int w
 std::vector<GraphExecutor::NodeProfile> Session::Profile(const std::vector<NDArray>& inputs, int runs) {
   TESSERA_CHECK(runs > 0, "profile: runs must be positive, got ", runs);
   Lease ex(*this);
-  BindInputs(*ex, inputs);
-  ex->Run();  // warm-up: first touch of the storages, launch calibration
-  ex->SetProfiling(true);
-  for (int i = 0; i < runs; ++i) ex->Run();
-  return ex->Profile();
+  GraphExecutor* graph = ex.graph();
+  TESSERA_CHECK(graph != nullptr, "model '", path_, "' is a VM program (it has control flow): per-kernel profiles are "
+                "only available for graph programs; time it with benchmark()");
+  BindInputs(*graph, inputs);
+  graph->Run();  // warm-up: first touch of the storages, launch calibration
+  graph->SetProfiling(true);
+  for (int i = 0; i < runs; ++i) graph->Run();
+  return graph->Profile();
 }
 
 }  // namespace tessera::python

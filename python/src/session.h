@@ -1,11 +1,13 @@
 // Session: a loaded model for the Python package (python/tessera/_model.py's CompiledModel): one
-// runtime::Module and a pool of GraphExecutors, so that several Python threads can run the same
-// model at once (each call leases an executor; graph_executor.h, "Threads").
+// runtime::Module and a pool of executors (runtime::MakeExecutor: a GraphExecutor for a static
+// program, a VirtualMachine for one with control flow), so that several Python threads can run the
+// same model at once (each call leases an executor; graph_executor.h, "Threads").
 //
-// Run() binds the caller's input arrays and fresh output arrays to the executor (BindInput /
-// BindOutput): kernels read the inputs from the caller's memory and write the outputs into the
-// arrays it returns; an input that is not 64-byte aligned, or an output that cannot be bound, is
-// copied instead. Errors are tessera::UserError (wrong count, name, dtype or shape of an input)
+// Run() on a graph program binds the caller's input arrays and fresh output arrays to the executor
+// (BindInput / BindOutput): kernels read the inputs from the caller's memory and write the outputs
+// into the arrays it returns; an input that is not 64-byte aligned, or an output that cannot be
+// bound, is copied instead. On a VM program the kernels read the caller's inputs and the outputs
+// are the VM's fresh arrays (vm.h); Profile() is for graph programs only (UserError otherwise). Errors are tessera::UserError (wrong count, name, dtype or shape of an input)
 // or tessera::Error (a failing kernel), naming the model.
 #pragma once
 
@@ -14,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/vm.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/ndarray.h"
 
@@ -51,16 +55,16 @@ class Session {
 
  private:
   class Lease;
-  std::unique_ptr<runtime::GraphExecutor> Acquire();
-  void Release(std::unique_ptr<runtime::GraphExecutor> executor);
-  void BindInputs(runtime::GraphExecutor& ex, const std::vector<runtime::NDArray>& inputs) const;
+  std::unique_ptr<runtime::Executor> Acquire();
+  void Release(std::unique_ptr<runtime::Executor> executor);
+  void BindInputs(runtime::Executor& ex, const std::vector<runtime::NDArray>& inputs) const;
 
   std::string path_;
   runtime::Module module_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<runtime::DataType> input_dtypes_;  // inputs_[i].dtype, parsed (checked every call)
   std::mutex mu_;
-  std::vector<std::unique_ptr<runtime::GraphExecutor>> idle_;  // guarded by mu_
+  std::vector<std::unique_ptr<runtime::Executor>> idle_;  // guarded by mu_
 };
 
 }  // namespace tessera::python

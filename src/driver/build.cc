@@ -14,6 +14,7 @@
 #include "tessera/driver/constant_evaluator.h"
 #include "tessera/driver/graph_executor_codegen.h"
 #include "tessera/driver/resolve_target.h"
+#include "tessera/driver/vm_codegen.h"
 #include "tessera/graph/transform/alter_op_layout.h"
 #include "tessera/graph/transform/dead_code_elimination.h"
 #include "tessera/graph/transform/eliminate_common_subexpr.h"
@@ -78,6 +79,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
 // The steps after the graph passes change the module's type, so they run as RunStep's.
 const ir::PassInfo kGraphExecutorCodegen{"GraphExecutorCodegen",
                                          "executor graph JSON, params, memory plan and kernels", 0, true};
+const ir::PassInfo kVMCodegen{"VMCodegen", "VM executable (bytecode with control flow), params and kernels", 0, true};
 const ir::PassInfo kLowerPrimitiveFunctions{"LowerPrimitiveFunctions",
                                             "each primitive function -> a scheduled TensorIR PrimFunc", 0, true};
 const ir::PassInfo kExternalCodegen{"ExternalCodegen", "BYOC: each backend's source for its external functions", 0,
@@ -91,7 +93,8 @@ std::set<std::string> KnownPassNames(const BuildOptions& options, const target::
   const tir::transform::Sequential tir_passes = tir::transform::LowerToFlatPasses();
   for (const auto& p : graph_passes.passes()) names.insert(p.info().name);
   for (const auto& p : tir_passes.passes()) names.insert(p.info().name);
-  for (const ir::PassInfo* info : {&kGraphExecutorCodegen, &kLowerPrimitiveFunctions, &kExternalCodegen, &kCodegenLLVM})
+  for (const ir::PassInfo* info :
+       {&kGraphExecutorCodegen, &kVMCodegen, &kLowerPrimitiveFunctions, &kExternalCodegen, &kCodegenLLVM})
     names.insert(info->name);
   return names;
 }
@@ -146,14 +149,20 @@ std::string PrintExternal(const std::vector<byoc::ExternalSource>& sources) {
   return text;
 }
 
-// The graph passes and GraphExecutorCodegen: the executor plan with its primitive functions.
+// The graph passes and GraphExecutorCodegen (VMCodegen for a main with control flow): the
+// executor plan with its primitive functions.
 ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
                        const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   graph_lower::RegisterComputes();
   graph::IRModule mod = GraphPasses(options, target)(input, ctx);
   ExecutorPlan plan;
-  ctx.RunStep(kGraphExecutorCodegen, [&] { plan = GraphExecutorCodegen(mod, output_names, options.input_guards); },
-              [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
+  if (HasControlFlow(mod)) {
+    ctx.RunStep(kVMCodegen, [&] { plan = VMCodegen(mod, output_names, options.input_guards); },
+                [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
+  } else {
+    ctx.RunStep(kGraphExecutorCodegen, [&] { plan = GraphExecutorCodegen(mod, output_names, options.input_guards); },
+                [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
+  }
   return plan;
 }
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "primitive_call.h"
 #include "tessera/driver/memory_plan.h"
 #include "tessera/graph/functor.h"
-#include "tessera/graph/printer.h"
 #include "tessera/graph/transform/partition_graph.h"
 #include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
@@ -48,85 +48,14 @@ struct Node {
   std::vector<std::string> checks;  // the model nodes whose run-time checks the kernel makes
 };
 
-std::vector<int64_t> StaticShapeOf(const graph::Type& type, const std::string& what) {
-  const auto* tt = type ? type->as<graph::TensorTypeNode>() : nullptr;
-  TESSERA_ICHECK(tt != nullptr, what, " is not a tensor (type ", type ? type->str() : "<none>", ")");
-  auto shape = graph::StaticShape(tt->shape);
-  if (!shape) {
-    TESSERA_THROW(UnsupportedError, what, " has the symbolic shape ", graph::ShapeStr(tt->shape),
-                  ": the graph executor needs static shapes; bind the symbolic dimensions at import");
-  }
-  return *shape;
-}
-
-/// "fused_conv2d_add_relu": the ops of a primitive function, in order, at most four.
-std::string KernelBaseName(const graph::Function& fn) {
-  std::vector<std::string> ops;
-  graph::PostOrderVisit(fn->body, [&](const Expr& e) {
-    if (const auto* c = e->as<graph::CallNode>()) {
-      if (const auto* op = c->op->as<graph::OpNode>()) {
-        std::string n = op->name;
-        if (n.rfind("nn.", 0) == 0) n = n.substr(3);
-        for (char& ch : n) if (ch == '.') ch = '_';
-        ops.push_back(n);
-      }
-    }
-  });
-  std::string name = "fused";
-  for (size_t i = 0; i < ops.size() && i < 4; ++i) name += "_" + ops[i];
-  return name;
-}
-
-/// True when `fn` only reshapes its one parameter (reshape / expand_dims / squeeze chains):
-/// its output is the input's bytes under another shape, so it needs no kernel.
-bool IsReshapeOnly(const graph::FunctionNode* fn) {
-  if (fn->params.size() != 1) return false;
-  Expr e = fn->body;
-  while (const auto* c = e->as<graph::CallNode>()) {
-    const auto* op = c->op->as<graph::OpNode>();
-    if (!op || (op->name != "reshape" && op->name != "expand_dims" && op->name != "squeeze") || c->args.size() != 1)
-      return false;
-    e = c->args[0];
-  }
-  return e == fn->params[0];
-}
-
-/// The `source` attrs of fn's op calls (the model nodes of ops that check their indices at run
-/// time), in post order.
-std::vector<std::string> RuntimeChecks(const graph::Function& fn) {
-  std::vector<std::string> checks;
-  graph::PostOrderVisit(fn->body, [&](const Expr& e) {
-    if (const auto* c = e->as<graph::CallNode>(); c && c->attrs.Has("source"))
-      checks.push_back(c->attrs.GetString("source"));
-  });
-  return checks;
-}
-
-bool IsExternalCall(const Expr& e) {
-  const auto* c = e->as<graph::CallNode>();
-  const auto* fn = c ? c->op->as<graph::FunctionNode>() : nullptr;
-  return fn && graph::IsExternalFunction(*fn);
-}
-
 class Builder {
  public:
   ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names,
                      const std::map<std::string, runtime::NDArray>& input_guards) {
-    for (const auto& [name, value] : input_guards) {
-      auto p = std::find_if(main->params.begin(), main->params.end(),
-                            [&](const graph::Var& v) { return v->name_hint == name; });
-      TESSERA_CHECK(p != main->params.end(), "input guard '", name, "' names no graph input");
-      TESSERA_ICHECK(DType((*p)->checked_type()) == value.dtype() &&
-                         StaticShapeOf((*p)->checked_type(), "graph input '" + name + "'") == value.shape(),
-                     "the guard of input '", name, "' is ", value.dtype().str(), " ", runtime::ShapeToString(value.shape()),
-                     ", not of the input's type ", (*p)->checked_type()->str());
-      const std::string param = "p" + std::to_string(params_.size());
-      params_[param] = value;
-      guards_.emplace_back(name, param);
-    }
+    guards_ = GuardParams(main, input_guards, params_);
     for (const auto& p : main->params) {
       int id = NewValue(Value::Make(ValueKind::kInput, StaticShapeOf(p->checked_type(), "graph input '" + p->name_hint + "'"),
-                         DType(p->checked_type())));
+                         DTypeOf(p->checked_type())));
       value_of_[p.get()] = id;
       inputs_.push_back({p->name_hint, id});
     }
@@ -143,12 +72,6 @@ class Builder {
   }
 
  private:
-  static DataType DType(const graph::Type& t) {
-    const auto* tt = t->as<graph::TensorTypeNode>();
-    TESSERA_ICHECK(tt != nullptr, "expected a tensor type, got ", t->str());
-    return tt->dtype;
-  }
-
   int NewValue(Value v) {
     values_.push_back(std::move(v));
     return static_cast<int>(values_.size()) - 1;
@@ -193,19 +116,18 @@ class Builder {
       // Zero-copy reshape: same storage, offset 0, no kernel call. The root's lifetime grows
       // to cover the alias's readers (VisitCall updates the root's last_reader).
       int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a reshape output"),
-                          DType(call->checked_type())));
+                          DTypeOf(call->checked_type())));
       values_[out].alias_of = Root(args[0]);
       return out;
     }
     const int node_index = static_cast<int>(nodes_.size());
     for (int a : args) values_[a].last_reader = values_[Root(a)].last_reader = node_index;
     int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(call->checked_type(), "a kernel output"),
-                        DType(call->checked_type())));
+                        DTypeOf(call->checked_type())));
     values_[out].writer = node_index;
     args.push_back(out);
     graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
-    std::string kernel = KernelFor(fn_ref);
-    ++kernel_calls_[kernel];
+    std::string kernel = kernels_.KernelFor(fn_ref);
     nodes_.push_back({kernel + "_n" + std::to_string(node_index), kernel, std::move(args), RuntimeChecks(fn_ref)});
     return out;
   }
@@ -228,7 +150,7 @@ class Builder {
     else results.push_back(call->checked_type());
     std::vector<int> outs;
     for (const auto& t : results) {
-      int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(t, "an output of " + symbol), DType(t)));
+      int out = NewValue(Value::Make(ValueKind::kIntermediate, StaticShapeOf(t, "an output of " + symbol), DTypeOf(t)));
       values_[out].writer = node_index;
       outs.push_back(out);
       args.push_back(out);
@@ -243,15 +165,6 @@ class Builder {
     }
     nodes_.push_back({symbol + "_n" + std::to_string(node_index), symbol, std::move(args)});
     return outs.size() == 1 && !call->checked_type()->as<graph::TupleTypeNode>() ? outs[0] : -1;
-  }
-
-  std::string KernelFor(const graph::Function& fn) {
-    std::string key = graph::PrintExpr(fn);
-    if (auto it = kernel_by_key_.find(key); it != kernel_by_key_.end()) return it->second;
-    std::string name = KernelBaseName(fn) + "_" + std::to_string(kernels_.size());
-    kernel_by_key_[key] = name;
-    kernels_.push_back({name, fn});
-    return name;
   }
 
   /// The bytes of value v; UserError naming it when they overflow int64.
@@ -339,10 +252,10 @@ class Builder {
     ExecutorPlan out;
     out.graph_json = j.dump();
     out.params = std::move(params_);
-    out.kernels = std::move(kernels_);
+    out.kernels = std::move(kernels_.kernels());
     out.externals = std::move(externals_);
     out.num_nodes = static_cast<int>(nodes_.size());
-    out.kernel_calls = kernel_calls_;
+    out.kernel_calls = kernels_.calls();
     out.storage_bytes = plan.TotalBytes();
     out.unplanned_bytes = unplanned;
     return out;
@@ -353,9 +266,7 @@ class Builder {
   std::vector<std::pair<std::string, int>> inputs_;
   std::unordered_map<const ExprNode*, int> value_of_;
   std::map<std::string, runtime::NDArray> params_;
-  std::map<std::string, std::string> kernel_by_key_;
-  std::vector<std::pair<std::string, graph::Function>> kernels_;
-  std::map<std::string, int> kernel_calls_;
+  KernelTable kernels_;
   std::vector<ExternalFunction> externals_;
   std::vector<std::pair<std::string, std::string>> guards_;  // input name, param holding its value
   std::unordered_map<const ExprNode*, std::vector<int>> fields_of_;  // a tuple-typed external call's outputs

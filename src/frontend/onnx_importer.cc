@@ -310,6 +310,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
   if (outs.empty()) TESSERA_THROW(UserError, source, ": the graph has no outputs");
   graph::Expr body = outs.size() == 1 ? outs[0] : graph::TupleNode::make(outs);
   result.module = graph::InferType(graph::IRModule::FromMain(graph::FunctionNode::make(params, body)));
+  result.warnings = std::move(state.warnings);
   return result;
 }
 

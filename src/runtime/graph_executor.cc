@@ -4,11 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 
+#include "executor_common.h"
 #include "tessera/runtime/graph_plan.h"
-#include "tessera/runtime/param_io.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 
@@ -111,49 +110,14 @@ struct GraphExecutor::Impl {
 
   // Every input the model was specialized for holds its value (graph JSON "guards").
   void CheckGuards() const {
-    for (const Guard& g : guards) {
-      const NDArray given = Current(inputs[g.input]);
-      if (std::memcmp(given.raw_data(), g.value.raw_data(), g.value.NBytes()) == 0) continue;
-      const std::string& name = inputs[g.input].name;
-      TESSERA_THROW(UserError, "input '", name, "' is ", ValuesToString(given), " but module '", module.origin(),
-                    "' was compiled for ", ValuesToString(g.value), " only (tessera compile --input-value ", name,
-                    "=...: the model was specialized for that value); pass that value, or compile again for this "
-                    "one");
-    }
+    for (const Guard& g : guards) CheckGuard(module.origin(), inputs[g.input].name, Current(inputs[g.input]), g.value);
   }
 
   // Throws the error of a kernel that returned `status` (kernel_abi.h).
   [[noreturn]] void Fail(const Node& node, int32_t status) const {
-    const std::string where = "node '" + node.name + "' (kernel '" + node.kernel_name + "') of module '" +
-                              module.origin() + "'";
-    if (status == kKernelIndexOutOfRange) {
-      std::string who;
-      for (const std::string& c : node.checks) who += (who.empty() ? "" : ", ") + c;
-      if (node.checks.empty()) who = "an index input";
-      else if (node.checks.size() > 1) who = "one of " + who;
-      TESSERA_THROW(UserError, "an index is out of range in ", who, ": an input of this run holds an index outside "
-                    "[-n, n) of the axis it indexes (n its extent); computed by ", where,
-                    ". Check the index values given to the model");
-    }
-    if (status == kKernelOutOfMemory)
-      TESSERA_THROW(UserError, where, " could not allocate its scratch memory: the machine is out of memory");
-    TESSERA_THROW(Error, where, " failed with status ", status);
-  }
-
-  int CheckIndex(int index, const std::vector<IO>& list, const char* what) const {
-    TESSERA_CHECK(index >= 0 && index < static_cast<int>(list.size()), what, " index ", index,
-                  " is out of range: the model has ", list.size(), " ", what, "s");
-    return index;
-  }
-  static std::string Names(const std::vector<IO>& list) {
-    std::string s;
-    for (const IO& io : list) s += (s.empty() ? "'" : ", '") + io.name + "'";
-    return s.empty() ? "(none)" : s;
-  }
-  static int Find(const std::vector<IO>& list, const std::string& name) {
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i].name == name) return static_cast<int>(i);
-    return -1;
+    ThrowKernelFailure(status, "node '" + node.name + "' (kernel '" + node.kernel_name + "') of module '" +
+                                   module.origin() + "'",
+                       node.checks);
   }
 };
 
@@ -164,14 +128,7 @@ GraphExecutor::GraphExecutor(Module module, int num_threads)
   const std::string& origin = m.module.origin();
   GraphPlan plan = ParseGraphPlan(m.module.GraphJson(), origin);
 
-  std::string_view blob = m.module.ParamsBlob();
-  if (!blob.empty()) {
-    try {
-      m.params = LoadParams(blob.data(), blob.size());
-    } catch (const UserError& e) {
-      TESSERA_THROW(UserError, "module '", origin, "': ", e.what());
-    }
-  }
+  m.params = LoadModuleParams(m.module);
 
   for (const auto& s : plan.storages)
     m.storages.push_back(NDArray::Empty({static_cast<int64_t>(s.size_bytes)}, DataType::UInt(8)));
@@ -259,40 +216,36 @@ size_t GraphExecutor::StorageBytes() const {
 }
 
 const std::string& GraphExecutor::InputName(int i) const {
-  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].name;
+  return impl_->inputs[CheckIndex(i, impl_->inputs, "input")].name;
 }
 const std::string& GraphExecutor::OutputName(int i) const {
-  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].name;
+  return impl_->outputs[CheckIndex(i, impl_->outputs, "output")].name;
 }
 const std::vector<int64_t>& GraphExecutor::InputShape(int i) const {
-  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].planned.shape();
+  return impl_->inputs[CheckIndex(i, impl_->inputs, "input")].planned.shape();
 }
 const std::vector<int64_t>& GraphExecutor::OutputShape(int i) const {
-  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].planned.shape();
+  return impl_->outputs[CheckIndex(i, impl_->outputs, "output")].planned.shape();
 }
 DataType GraphExecutor::InputDType(int i) const {
-  return impl_->inputs[impl_->CheckIndex(i, impl_->inputs, "input")].planned.dtype();
+  return impl_->inputs[CheckIndex(i, impl_->inputs, "input")].planned.dtype();
 }
 DataType GraphExecutor::OutputDType(int i) const {
-  return impl_->outputs[impl_->CheckIndex(i, impl_->outputs, "output")].planned.dtype();
+  return impl_->outputs[CheckIndex(i, impl_->outputs, "output")].planned.dtype();
 }
-int GraphExecutor::InputIndex(const std::string& name) const { return Impl::Find(impl_->inputs, name); }
-int GraphExecutor::OutputIndex(const std::string& name) const { return Impl::Find(impl_->outputs, name); }
+int GraphExecutor::InputIndex(const std::string& name) const { return FindByName(impl_->inputs, name); }
+int GraphExecutor::OutputIndex(const std::string& name) const { return FindByName(impl_->outputs, name); }
 
 void GraphExecutor::SetInput(const std::string& name, const NDArray& value) {
   int i = InputIndex(name);
   TESSERA_CHECK(i >= 0, "SetInput: the model has no input named '", name,
-                "'; its inputs are: ", Impl::Names(impl_->inputs));
+                "'; its inputs are: ", QuotedNames(impl_->inputs));
   SetInput(i, value);
 }
 
 void GraphExecutor::SetInput(int index, const NDArray& value) {
-  const Impl::IO& in = impl_->inputs[impl_->CheckIndex(index, impl_->inputs, "input")];
-  TESSERA_CHECK(value.defined(), "SetInput: the array given for input '", in.name, "' is null");
-  TESSERA_CHECK(value.dtype() == in.planned.dtype(), "SetInput: input '", in.name, "' expects dtype ",
-                in.planned.dtype().str(), ", got ", value.dtype().str());
-  TESSERA_CHECK(value.shape() == in.planned.shape(), "SetInput: input '", in.name, "' expects shape ",
-                ShapeToString(in.planned.shape()), ", got ", ShapeToString(value.shape()));
+  const Impl::IO& in = impl_->inputs[CheckIndex(index, impl_->inputs, "input")];
+  CheckInputValue("SetInput", in.name, in.planned.dtype(), in.planned.shape(), value);
   if (impl_->bound[in.root].defined()) impl_->Repoint(in.root, NDArray(), in.planned);  // undo a BindInput
   in.planned.CopyFrom(value);
 }
@@ -302,21 +255,18 @@ bool Aligned(const NDArray& a) { return reinterpret_cast<uintptr_t>(a.raw_data()
 }  // namespace
 
 bool GraphExecutor::BindInput(int index, const NDArray& value) {
-  Impl::IO& io = impl_->inputs[impl_->CheckIndex(index, impl_->inputs, "input")];
+  Impl::IO& io = impl_->inputs[CheckIndex(index, impl_->inputs, "input")];
   if (!value.defined() || !Aligned(value)) {
     SetInput(index, value);  // checks, then copies
     return false;
   }
-  TESSERA_CHECK(value.dtype() == io.planned.dtype(), "BindInput: input '", io.name, "' expects dtype ",
-                io.planned.dtype().str(), ", got ", value.dtype().str());
-  TESSERA_CHECK(value.shape() == io.planned.shape(), "BindInput: input '", io.name, "' expects shape ",
-                ShapeToString(io.planned.shape()), ", got ", ShapeToString(value.shape()));
+  CheckInputValue("BindInput", io.name, io.planned.dtype(), io.planned.shape(), value);
   impl_->Repoint(io.root, value, io.planned);
   return true;
 }
 
 bool GraphExecutor::BindOutput(int index, const NDArray& value) {
-  Impl::IO& io = impl_->outputs[impl_->CheckIndex(index, impl_->outputs, "output")];
+  Impl::IO& io = impl_->outputs[CheckIndex(index, impl_->outputs, "output")];
   TESSERA_CHECK(value.defined(), "BindOutput: the array given for output '", io.name, "' is null");
   TESSERA_CHECK(value.dtype() == io.planned.dtype(), "BindOutput: output '", io.name, "' is ", io.planned.dtype().str(),
                 ", got an array of ", value.dtype().str());
@@ -391,13 +341,13 @@ std::vector<GraphExecutor::NodeProfile> GraphExecutor::Profile() const { return 
 int64_t GraphExecutor::ProfiledRuns() const { return impl_->profiled_runs; }
 
 NDArray GraphExecutor::GetOutput(int index) const {
-  return impl_->Current(impl_->outputs[impl_->CheckIndex(index, impl_->outputs, "output")]).Clone();
+  return impl_->Current(impl_->outputs[CheckIndex(index, impl_->outputs, "output")]).Clone();
 }
 
 NDArray GraphExecutor::GetOutput(const std::string& name) const {
   int i = OutputIndex(name);
   TESSERA_CHECK(i >= 0, "GetOutput: the model has no output named '", name,
-                "'; its outputs are: ", Impl::Names(impl_->outputs));
+                "'; its outputs are: ", QuotedNames(impl_->outputs));
   return GetOutput(i);
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_fields.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 
@@ -13,44 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// Field accessors that turn a missing or mistyped field into a UserError saying
-// which entry of which module's graph is wrong.
-class Ctx {
- public:
-  explicit Ctx(const std::string& origin) : origin_(origin) {}
-
-  [[noreturn]] void Fail(const std::string& where, const std::string& what) const {
-    TESSERA_THROW(UserError, "invalid graph JSON in module '", origin_, "': ", where, ": ", what,
-                  ". The graph and the library do not match or the library is corrupt; rebuild the model");
-  }
-  const json& Field(const json& obj, const char* key, const std::string& where) const {
-    if (!obj.is_object()) Fail(where, "expected a JSON object");
-    auto it = obj.find(key);
-    if (it == obj.end()) Fail(where, std::string("missing field \"") + key + "\"");
-    return *it;
-  }
-  const json& Array(const json& obj, const char* key, const std::string& where) const {
-    const json& v = Field(obj, key, where);
-    if (!v.is_array()) Fail(where, std::string("field \"") + key + "\" must be an array");
-    return v;
-  }
-  int64_t IntValue(const json& v, const std::string& where, const char* key) const {
-    if (!v.is_number_integer()) Fail(where, std::string("field \"") + key + "\" must be an integer");
-    return v.get<int64_t>();
-  }
-  int64_t Int(const json& obj, const char* key, const std::string& where) const {
-    return IntValue(Field(obj, key, where), where, key);
-  }
-  std::string String(const json& obj, const char* key, const std::string& where) const {
-    const json& v = Field(obj, key, where);
-    if (!v.is_string()) Fail(where, std::string("field \"") + key + "\" must be a string");
-    return v.get<std::string>();
-  }
-
- private:
-  const std::string& origin_;
-};
-
 // Elements of a shape whose byte size was already checked not to overflow.
 size_t NumElementsOf(const std::vector<int64_t>& shape) {
   size_t n = 1;
@@ -58,25 +21,12 @@ size_t NumElementsOf(const std::vector<int64_t>& shape) {
   return n;
 }
 
-std::string Entry(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
-
 }  // namespace
 
 GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
-  Ctx ctx(origin);
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large
-    ctx.Fail("the text", std::string("not valid JSON (") + e.what() + ")");
-  }
-  if (!root.is_object()) ctx.Fail("the root", "expected a JSON object");
-  if (ctx.String(root, "format", "the root") != "tessera-graph")
-    ctx.Fail("\"format\"", "expected \"tessera-graph\"");
-  int64_t version = ctx.Int(root, "version", "the root");
-  if (version != 1)
-    ctx.Fail("\"version\"", "version " + std::to_string(version) +
-                                " is not supported by this runtime (it reads version 1)");
+  const JsonFields ctx(origin, "graph JSON",
+                       "The graph and the library do not match or the library is corrupt; rebuild the model");
+  const json root = ctx.ParseRoot(text, "tessera-graph");
 
   GraphPlan plan;
   std::map<int64_t, int> storage_index, value_index;
@@ -99,28 +49,9 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     PlanValue v;
     v.id = ctx.Int(jv, "id", where);
     where = "value " + std::to_string(v.id);
-    try {
-      v.dtype = DataType::Parse(ctx.String(jv, "dtype", where));
-    } catch (const UserError& e) {
-      ctx.Fail(where, e.what());
-    }
-    if (v.dtype.is_void() || v.dtype.is_handle()) ctx.Fail(where, "dtype must be a tensor element type");
-    const json& shape = ctx.Array(jv, "shape", where);
-    for (const json& d : shape) {
-      int64_t extent = ctx.IntValue(d, where, "shape");
-      if (extent < 0) ctx.Fail(where, "negative extent in shape");
-      v.shape.push_back(extent);
-    }
-    size_t nbytes = 0;
-    try {
-      size_t n = 1;
-      for (int64_t d : v.shape)
-        if (__builtin_mul_overflow(n, static_cast<size_t>(d), &n)) throw UserError("overflow");
-      if (__builtin_mul_overflow(n, static_cast<size_t>(v.dtype.bytes()), &nbytes))
-        throw UserError("overflow");
-    } catch (const UserError&) {
-      ctx.Fail(where, "shape " + ShapeToString(v.shape) + " is too large");
-    }
+    v.dtype = ctx.TensorDType(jv, "dtype", where);
+    v.shape = ctx.Shape(jv, "shape", where);
+    const size_t nbytes = ctx.NBytes(v.shape, v.dtype, where);
     std::string kind = ctx.String(jv, "kind", where);
     if (kind == "param") {
       v.kind = PlanValue::Kind::kParam;
@@ -211,12 +142,7 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     where = "node \"" + n.name + "\"";
     n.kernel = ctx.String(nodes[i], "kernel", where);
     for (const json& a : ctx.Array(nodes[i], "args", where)) n.args.push_back(value_ref(a, where, "args"));
-    if (nodes[i].contains("checks")) {
-      for (const json& c : ctx.Array(nodes[i], "checks", where)) {
-        if (!c.is_string()) ctx.Fail(where, "\"checks\" must hold strings");
-        n.checks.push_back(c.get<std::string>());
-      }
-    }
+    if (nodes[i].contains("checks")) n.checks = ctx.Strings(nodes[i], "checks", where);
     if (!node_names.insert(n.name).second) ctx.Fail(Entry("nodes", i), "duplicate node name \"" + n.name + "\"");
     plan.nodes.push_back(std::move(n));
   }
@@ -240,10 +166,7 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
       PlanExternal x;
       x.symbol = ctx.String(ext[i], "symbol", where);
       x.compiler = ctx.String(ext[i], "compiler", where);
-      for (const json& op : ctx.Array(ext[i], "ops", where)) {
-        if (!op.is_string()) ctx.Fail(where, "\"ops\" must hold strings");
-        x.ops.push_back(op.get<std::string>());
-      }
+      x.ops = ctx.Strings(ext[i], "ops", where);
       plan.external.push_back(std::move(x));
     }
   }

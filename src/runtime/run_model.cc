@@ -3,15 +3,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
-#include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
 namespace {
 
-double MedianMs(GraphExecutor& exec, int n) {
+double MedianMs(Executor& exec, int n) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < std::max(3, n / 10); ++i) exec.Run();  // warm-up
   std::vector<double> ms;
@@ -33,7 +34,8 @@ RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& in
   TESSERA_CHECK(options.bench >= 0, "'", module.origin(), "': the number of timed runs must be >= 0, not ",
                 options.bench);
   if (options.threads > 0) SetNumThreads(options.threads, options.force_threads);
-  GraphExecutor exec(module);
+  std::unique_ptr<Executor> executor = MakeExecutor(module);  // a graph or a VM, by the program's format
+  Executor& exec = *executor;
   std::vector<bool> given(exec.NumInputs(), false);
   for (const NamedTensor& in : inputs) {
     const int index = exec.InputIndex(in.name);

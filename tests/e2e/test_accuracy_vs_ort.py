@@ -34,10 +34,7 @@ EXPORTED = ["resnet50", "mobilenetv2", "bert-base", "lstm", "gru"]
 # Models Tessera cannot compile yet, with the UnsupportedError recorded when they were listed. The xfail
 # reason is the exact error `tessera compile` gives at collection time (it moves as ops land); when the
 # model compiles and matches, the strict xfail turns into a failure: remove the model from this dict.
-UNSUPPORTED = {
-    "silero-vad": "node 'If_0' (op If, domain ai.onnx, opset 16): an If whose condition (input 'Equal_0_C') is computed "
-                  "at run time is not supported",
-}
+UNSUPPORTED = {}
 
 
 def _is_unsupported(proc):
@@ -128,7 +125,10 @@ def test_matches_onnxruntime(name, exported_dir, tmp_path):
     onnx_path, inputs, outputs = model_case(name, exported_dir)
 
     so = tmp_path / f"{name}.so"
-    proc = run_cli("compile", onnx_path, "-o", so, check=False)
+    # The inputs' shapes as the data has them (silero-vad's are symbolic; its If on the run-time sample
+    # rate runs in the VM).
+    shapes = [a for n, _, v in inputs if v.ndim > 0 for a in ("--input-shape", f"{n}={','.join(map(str, v.shape))}")]
+    proc = run_cli("compile", onnx_path, "-o", so, *shapes, check=False)
     if proc.returncode != 0:
         unsupported, msg = _is_unsupported(proc)
         if name in UNSUPPORTED and unsupported:

@@ -1,8 +1,10 @@
-"""ONNX control flow decided at import, against the ONNX reference implementation (If) and ONNX Runtime
+"""ONNX control flow, against the ONNX reference implementation (If) and ONNX Runtime
 (Scan, whose axes and directions the reference lacks): If whose condition
 folds at import (from a shape, as exporters emit) imports its taken branch, with outer-scope values; Scan
 with a static extent is unrolled (states, several scan inputs and outputs, axes, reverse directions, and
-Scan-8's batch axis). A run-time condition is refused with a message naming the VM."""
+Scan-8's batch axis). An If on a run-time condition compiles to a VM program (runtime/vm.h) that runs the
+taken branch: conditions of every dtype and of one element, nested Ifs, conditions computed from the data,
+values of the outer scope used in the branches and the If's outputs used after it."""
 import numpy as np
 import onnx
 import onnx.reference
@@ -47,15 +49,132 @@ def test_if_with_a_condition_known_at_import(tmp_path, rank_test):
     np.testing.assert_array_equal(y, _reference(model, {"x": x})[0])
 
 
-def test_if_with_a_run_time_condition_is_refused(tmp_path):
-    model = _if_model(2)
-    model.graph.node.pop(2)  # c becomes a graph input
-    model.graph.input.append(helper.make_tensor_value_info("c", TensorProto.BOOL, []))
-    onnx.save(model, tmp_path / "m.onnx")
+def _compile(tmp_path, model, *extra):
+    onnx_path, so = tmp_path / "m.onnx", tmp_path / "m.so"
+    onnx.save(model, onnx_path)
+    run_cli("compile", onnx_path, "-o", so, *extra)
+    return so
+
+
+def _run(tmp_path, so, feeds, tag, names=("y", "b")):
+    args = []
+    for name, value in feeds.items():
+        np.save(tmp_path / f"{tag}_{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
+    out = tmp_path / f"{tag}_out.npz"
+    run_cli("run", so, *args, "--output", out)
+    got = np.load(out)
+    return [got[k] for k in names]
+
+
+def _branch(name, nodes, outputs, initializers=()):
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+                             list(initializers))
+
+
+def _run_time_if_model(cond_dtype=TensorProto.BOOL, cond_shape=(), nested=False):
+    # Outer: h = Relu(x @ w); If(c): then (a, b) = (Tanh(h @ w) + w0, h * 2) [nested: a from an inner If on d]
+    #                                  else (a, b) = (Sigmoid(h) - 1, h + x); y = a + b (after the If).
+    then_nodes = [helper.make_node("MatMul", ["h", "w"], ["tm"]), helper.make_node("Tanh", ["tm"], ["tt"]),
+                  helper.make_node("Add", ["tt", "w0"], ["ta"]), helper.make_node("Mul", ["h", "two"], ["tb"])]
+    then_init = [onnx.numpy_helper.from_array(np.array(2.0, np.float32), "two")]
+    if nested:
+        inner_then = _branch("inner_then", [helper.make_node("Neg", ["ta"], ["it"])], ["it"])
+        inner_else = _branch("inner_else", [helper.make_node("Abs", ["tm"], ["ie"])], ["ie"])
+        then_nodes.append(helper.make_node("If", ["d"], ["ta2"], then_branch=inner_then, else_branch=inner_else))
+        then_g = _branch("then_g", then_nodes, ["ta2", "tb"], then_init)
+    else:
+        then_g = _branch("then_g", then_nodes, ["ta", "tb"], then_init)
+    else_g = _branch("else_g", [helper.make_node("Sigmoid", ["h"], ["es"]), helper.make_node("Sub", ["es", "one"], ["ea"]),
+                                helper.make_node("Add", ["h", "x"], ["eb"])], ["ea", "eb"],
+                     [onnx.numpy_helper.from_array(np.array(1.0, np.float32), "one")])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["xm"]), helper.make_node("Relu", ["xm"], ["h"]),
+             helper.make_node("If", ["c"], ["a", "b"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Add", ["a", "b"], ["y"])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+              helper.make_tensor_value_info("c", cond_dtype, list(cond_shape))]
+    if nested:
+        inputs.append(helper.make_tensor_value_info("d", TensorProto.BOOL, []))
+    rng = np.random.default_rng(0)
+    graph = helper.make_graph(nodes, "run_time_if", inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
+                               helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 8])],
+                              [onnx.numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w"),
+                               onnx.numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "w0")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def _cond(value, dtype, shape):
+    return np.full(shape, value, dtype)
+
+
+@pytest.mark.parametrize("cond_dtype,np_dtype,cond_shape", [(TensorProto.BOOL, np.bool_, ()),
+                                                            (TensorProto.INT64, np.int64, (1,)),
+                                                            (TensorProto.FLOAT, np.float32, (1, 1))])
+def test_if_with_a_run_time_condition_runs_the_taken_branch(tmp_path, cond_dtype, np_dtype, cond_shape):
+    # One library (a VM program) for both conditions; each run matches the ONNX reference.
+    model = _run_time_if_model(cond_dtype, cond_shape)
+    so = _compile(tmp_path, model)
+    x = np.random.default_rng(1).standard_normal((4, 8)).astype(np.float32)
+    for i, value in enumerate([1, 0, 3, 0]):  # 3: any non-zero value takes the then branch
+        feeds = {"x": x, "c": _cond(value, np_dtype, cond_shape)}
+        got = _run(tmp_path, so, feeds, f"r{i}")
+        want = _reference(model, feeds)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_nested_run_time_ifs(tmp_path):
+    model = _run_time_if_model(nested=True)
+    so = _compile(tmp_path, model)
+    x = np.random.default_rng(2).standard_normal((4, 8)).astype(np.float32)
+    for i, (c, d) in enumerate([(True, True), (True, False), (False, True), (False, False)]):
+        feeds = {"x": x, "c": np.array(c), "d": np.array(d)}
+        got = _run(tmp_path, so, feeds, f"r{i}")
+        for g, w in zip(got, _reference(model, feeds)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_if_on_a_condition_computed_from_data(tmp_path):
+    # c = ReduceSum(x) > 0: the branch depends on the values, not on an input flag.
+    model = _run_time_if_model()
+    nodes = list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend([helper.make_node("ReduceSum", ["x"], ["sx"], keepdims=0),
+                             helper.make_node("Greater", ["sx", "zero"], ["c"])] + nodes)
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array(0.0, np.float32), "zero"))
+    del model.graph.input[1]
+    so = _compile(tmp_path, model)
+    x = np.random.default_rng(3).standard_normal((4, 8)).astype(np.float32)
+    for i, sign in enumerate([1.0, -1.0]):
+        feeds = {"x": sign * np.abs(x)}
+        got = _run(tmp_path, so, feeds, f"r{i}")
+        for g, w in zip(got, _reference(model, feeds)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_if_whose_branches_differ_in_shape_is_refused(tmp_path):
+    then_g = _branch("then_g", [helper.make_node("Identity", ["x"], ["t"])], ["t"])
+    else_g = _branch("else_g", [helper.make_node("Concat", ["x", "x"], ["e"], axis=0)], ["e"])
+    graph = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                               helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), tmp_path / "m.onnx")
     proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
     assert proc.returncode == 1
-    assert "an If whose condition (input 'c') is computed at run time is not supported" in proc.stderr
-    assert "VM" in proc.stderr
+    assert ("output 0 ('y') has type Tensor[(2, 3), float32] in the then branch and Tensor[(4, 3), float32] in the else "
+            "branch") in proc.stderr, proc.stderr
+    assert "Any" in proc.stderr
+
+
+def test_run_time_if_rejects_a_condition_of_the_wrong_shape_at_run_time(tmp_path):
+    so = _compile(tmp_path, _run_time_if_model())
+    np.save(tmp_path / "x.npy", np.zeros((4, 8), np.float32))
+    np.save(tmp_path / "c.npy", np.array([True, False]))
+    proc = run_cli("run", so, "--input", f"x={tmp_path / 'x.npy'}", "--input", f"c={tmp_path / 'c.npy'}", check=False)
+    assert proc.returncode == 1
+    assert "'c'" in proc.stderr and "[2]" in proc.stderr, proc.stderr
 
 
 def _scan_body():
@@ -102,3 +221,11 @@ def test_scan8_batch(tmp_path):
     got = compile_and_run(tmp_path, model, feeds)
     for g, w in zip(got, _onnxruntime(model, feeds)):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
+def test_inspect_describes_a_vm_program(tmp_path):
+    so = _compile(tmp_path, _run_time_if_model())
+    out = run_cli("inspect", so).stdout
+    assert "program: VM bytecode (control flow)" in out and "1 If" in out, out
+    assert "c: [] bool" in out and "y: [4, 8] float32" in out, out
+    assert "matches the program and parameters" in out, out

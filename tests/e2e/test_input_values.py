@@ -4,7 +4,8 @@ on it imports one branch), the input stays an input, and the library refuses any
 time (UserError naming the input, exit 1): never a silently wrong answer.
 
 silero-vad (../shared) branches on its sample rate `sr`: specialized for 16000 it compiles, matches
-both reference data sets, and carries its LSTM state across calls as ONNX Runtime does."""
+both reference data sets, and carries its LSTM state across calls as ONNX Runtime does. Compiled without
+the specialization, the If on `sr` runs in the VM: one library serves 16 kHz and 8 kHz calls."""
 import numpy as np
 import onnx
 import onnx.helper as oh
@@ -79,9 +80,10 @@ def test_inspect_shows_the_specialized_input(silero):
     assert "sr: [] int64 (compiled for the value [16000] only" in out, out
 
 
-def test_without_the_value_the_error_suggests_it(tmp_path, models_dir):
+def test_without_shapes_neither_branch_runs_and_the_error_suggests_them(tmp_path, models_dir):
+    # Its symbolic dims bound to 1, the input is one sample: no branch can take it.
     proc = run_cli("compile", models_dir / "silero-vad" / "model.onnx", "-o", tmp_path / "m.so", check=False)
-    expect_error(proc, "If_0", "--input-value NAME=VALUE")
+    expect_error(proc, "If_0", "neither branch can run with these input shapes", "--input-shape NAME=D0,D1,...")
 
 
 def small_model(tmp_path):
@@ -141,3 +143,57 @@ def test_a_number_literal_takes_the_inputs_dtype(tmp_path):
     np.testing.assert_array_equal(got["y"], 2 * x)
     _, proc = run_outputs(tmp_path, tmp_path / "f.so", {"x": x, "k": np.array(3, np.float32)}, "bad", check=False)
     expect_error(proc, "input 'k' is [3]", "compiled for [2] only")
+
+
+def _compile_silero(tmp_path_factory, models_dir, samples):
+    # No --input-value: `sr` stays a run-time input and the If on it a VM program (runtime/vm.h).
+    tmp = tmp_path_factory.mktemp(f"silero_vm_{samples}")
+    so = tmp / "silero.so"
+    proc = run_cli("compile", models_dir / "silero-vad" / "model.onnx", "-o", so, "--input-shape",
+                   f"input=1,{samples}", "--input-shape", "state=2,1,128")
+    return so, proc
+
+
+@pytest.fixture(scope="module")
+def silero_any_rate(tmp_path_factory, models_dir):
+    # 576 samples: a 16 kHz chunk (512 + 64 of context). The 8 kHz branch cannot run on it (ONNX Runtime
+    # fails there at run time too): the compile warns, and a run that takes it fails with that reason.
+    return _compile_silero(tmp_path_factory, models_dir, 576)
+
+
+@pytest.mark.parametrize("data_set", [0, 1])
+def test_silero_vad_with_a_run_time_rate_matches_the_reference(tmp_path, models_dir, silero_any_rate, data_set):
+    d = models_dir / "silero-vad" / f"derived_data_set_{data_set}"
+    feeds = {n: read_pb(d / f"input_{i}.pb") for i, n in enumerate(["input", "state", "sr"])}
+    got, _ = run_outputs(tmp_path, silero_any_rate[0], feeds, "run")
+    for i, name in enumerate(["output", "stateN"]):
+        np.testing.assert_allclose(got[name], read_pb(d / f"output_{i}.pb"), atol=ATOL, rtol=RTOL, err_msg=name)
+
+
+def test_silero_vad_branch_that_cannot_run_warns_and_fails_when_taken(tmp_path, models_dir, silero_any_rate):
+    so, proc = silero_any_rate
+    assert "warning:" in proc.stderr and "node 'If_0'" in proc.stderr, proc.stderr
+    assert "the else branch cannot run with these input shapes" in proc.stderr, proc.stderr
+    d = models_dir / "silero-vad" / "derived_data_set_0"
+    feeds = {"input": read_pb(d / "input_0.pb"), "state": read_pb(d / "input_1.pb"), "sr": np.array(8000, np.int64)}
+    _, run = run_outputs(tmp_path, so, feeds, "bad", check=False)
+    assert run.returncode == 1
+    expect_error(run, "node 'If_0' (op If, domain ai.onnx, opset 16): the else branch cannot run with the input "
+                      "shapes this model was compiled for", "LSTM", "instruction")
+
+
+def test_silero_vad_one_library_runs_both_rates_like_onnx_runtime(tmp_path, tmp_path_factory, models_dir):
+    # 288 samples run at either rate (as in ONNX Runtime): one library, a stream alternating 16 kHz and
+    # 8 kHz calls, each against ONNX Runtime with the state carried across calls.
+    so, _ = _compile_silero(tmp_path_factory, models_dir, 288)
+    sess = ort.InferenceSession(str(models_dir / "silero-vad" / "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    ours = theirs = np.zeros((2, 1, 128), np.float32)
+    for step, rate in enumerate([16000, 8000, 8000, 16000]):
+        chunk = (0.1 * rng.standard_normal((1, 288))).astype(np.float32)
+        sr = np.array(rate, np.int64)
+        got, _ = run_outputs(tmp_path, so, {"input": chunk, "state": ours, "sr": sr}, f"s{step}")
+        ref_out, ref_state = sess.run(None, {"input": chunk, "state": theirs, "sr": sr})
+        np.testing.assert_allclose(got["output"], ref_out, atol=ATOL, rtol=RTOL, err_msg=f"step {step} ({rate} Hz)")
+        np.testing.assert_allclose(got["stateN"], ref_state, atol=ATOL, rtol=RTOL, err_msg=f"step {step} ({rate} Hz)")
+        ours, theirs = got["stateN"], ref_state

@@ -169,6 +169,48 @@ TEST(FuseOps, DenseFusesIntoAnAddWhoseOtherOperandIsASlice) {
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
+TEST(FuseOps, CallsInsideIfBranchesAreGroupedAndTheIfStays) {
+  // main(x, c) = add(if c { exp(relu(x)) } else { negative(x) }, x): each branch's chain fuses into
+  // one function inside its branch; the If itself, its condition and the add after it stay outside
+  // (the add reads the If's result as a whole: nothing fuses across the If).
+  Var x = VarNode::make("x", F32({8}));
+  Var c = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Expr branch_if = IfNode::make(c, Call1("exp", {Call1("nn.relu", {x})}), Call1("negative", {x}));
+  IRModule after = InferType(transform::FuseOps(
+      InferType(IRModule::FromMain(FunctionNode::make({x, c}, Call1("add", {branch_if, x}))))));
+
+  Var x2 = VarNode::make("x", F32({8}));
+  Var c2 = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Var p0 = VarNode::make("p0", F32({8}));
+  Var q0 = VarNode::make("p0", F32({8}));
+  Var a0 = VarNode::make("p0", F32({8}));
+  Var a1 = VarNode::make("p1", F32({8}));
+  Expr expected_if = IfNode::make(c2, CallNode::make(Primitive({p0}, Call1("exp", {Call1("nn.relu", {p0})})), {x2}),
+                                  CallNode::make(Primitive({q0}, Call1("negative", {q0})), {x2}));
+  IRModule expected = InferType(IRModule::FromMain(
+      FunctionNode::make({x2, c2}, CallNode::make(Primitive({a0, a1}, Call1("add", {a0, a1})), {expected_if, x2}))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
+TEST(FuseOps, AProducerUsedOnlyInsideABranchJoinsTheBranchsGroup) {
+  // h = relu(x) is used only by exp(h) in the then branch: it fuses there, so it runs only when
+  // that branch is taken. k = sigmoid(x) is used in both branches: it keeps its own function outside.
+  Var x = VarNode::make("x", F32({8}));
+  Var c = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Expr h = Call1("nn.relu", {x});
+  Expr k = Call1("sigmoid", {x});
+  Expr body = IfNode::make(c, Call1("add", {Call1("exp", {h}), k}), Call1("negative", {k}));
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({x, c}, body)))));
+  const std::string text = PrintModule(after);
+  int primitives = 0;
+  const std::string exp_fn = PrimitiveCalling(after, "exp", &primitives);
+  EXPECT_EQ(primitives, 3) << text;
+  EXPECT_NE(exp_fn.find("nn.relu"), std::string::npos) << exp_fn;
+  EXPECT_EQ(exp_fn.find("sigmoid"), std::string::npos) << exp_fn;
+  EXPECT_EQ(PrimitiveCalling(after, "negative", &primitives).find("sigmoid"), std::string::npos) << text;
+  EXPECT_NE(text.find("if ("), std::string::npos) << text;
+}
+
 TEST(FuseOps, DenseIsNotFusedIntoAReductionOfItsOutput) {
   // LayerNorm after a dense: y = dense(x, w) + b; y - mean(y). y's uses are both in the
   // subtract's group, but that group reduces y: the dense keeps its own function (bias epilogue),

@@ -11,7 +11,7 @@
 #include "tessera/driver/build.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/frontend/tensor_proto.h"
-#include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/executor.h"
 #include "tessera/support/error.h"
 
 namespace tessera::conformance {
@@ -86,11 +86,11 @@ CaseResult RunCase(const CaseInfo& info, const CaseOptions& options) {
   driver::BuildOptions build_options;
   build_options.opt_level = options.opt_level;
   build_options.target = options.target;
-  std::optional<runtime::GraphExecutor> exec;
+  std::unique_ptr<runtime::Executor> exec;
   try {
     runtime::Module module = driver::BuildJIT(imported.module, imported.output_names, build_options);
     try {
-      exec.emplace(std::move(module), options.num_threads);
+      exec = runtime::MakeExecutor(std::move(module), options.num_threads);
     } catch (...) {
       return Classify("executor", Status::kCrash);
     }

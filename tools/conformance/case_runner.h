@@ -11,7 +11,7 @@ namespace tessera::conformance {
 
 struct CaseOptions {
   Tolerance tolerance;
-  int num_threads = 1;     ///< GraphExecutor threads
+  int num_threads = 1;     ///< executor threads (thread pool size)
   int opt_level = 3;       ///< driver::BuildOptions::opt_level
   std::string target = "llvm -mcpu=native";
 };

@@ -1,5 +1,5 @@
 // tessera_conformance: runs the ONNX backend conformance cases through Tessera
-// (frontend::FromONNX -> driver::BuildJIT -> runtime::GraphExecutor), each case in its own
+// (frontend::FromONNX -> driver::BuildJIT -> runtime::MakeExecutor: a graph or the VM), each case in its own
 // child process, and reports pass / fail / unsupported / crash per case and per op type.
 // See --help, and conformance.h for what each status means.
 #include <signal.h>

@@ -114,6 +114,7 @@ int Compile(const CompileOptions& o) {
     std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value
               << " (set it with --input-shape NAME=D0,D1,...)\n";
   }
+  for (const std::string& w : imported.warnings) std::cerr << "warning: " << w << "\n";
   driver::BuildOptions build_options;
   build_options.target = o.target;
   build_options.dump_ir_dir = o.dump_ir;

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "output_names.h"
@@ -12,9 +14,11 @@
 #include "tessera/graph/functor.h"
 #include "tessera/runtime/artifact_file.h"
 #include "tessera/runtime/artifact_info.h"
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/graph_plan.h"
 #include "tessera/runtime/kernel_abi.h"
 #include "tessera/runtime/param_io.h"
+#include "tessera/runtime/vm_executable.h"
 #include "tessera/support/error.h"
 #include "tessera/support/version.h"
 
@@ -62,7 +66,48 @@ int InspectLibrary(const std::string& path) {
                 "): it is corrupt or was built by a Tessera older than ", TESSERA_VERSION, " (it says ", info.version,
                 "); compile it again");
   runtime::CheckContentHash(a.content_hash, a.graph_json, a.params_blob, path);
-  const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);
+  const bool vm = runtime::ProgramFormat(a.graph_json, path) == "tessera-vm";
+  // What inspect shows of either program (graph_executor.h or vm.h): inputs, outputs, guards, kernel calls.
+  struct Tensor {
+    std::string name;
+    std::vector<int64_t> shape;
+    DataType dtype;
+  };
+  std::vector<Tensor> inputs, outputs;
+  std::vector<std::pair<int, std::string>> guards;  // input index, param
+  std::map<std::string, int> kernel_calls;
+  int calls = 0;
+  std::string memory;
+  std::vector<runtime::PlanExternal> external;
+  if (vm) {
+    const runtime::VMExecutable exe = runtime::ParseVMExecutable(a.graph_json, path);
+    for (const auto& t : exe.inputs) inputs.push_back({t.name, t.shape, t.dtype});
+    for (const auto& t : exe.outputs) outputs.push_back({t.name, t.shape, t.dtype});
+    for (const auto& g : exe.guards) guards.emplace_back(g.input, g.param);
+    int branches = 0;
+    for (const auto& in : exe.instructions) {
+      if (in.op == runtime::VMOpcode::kInvokePacked) kernel_calls[in.name]++, calls++;
+      if (in.op == runtime::VMOpcode::kIf) branches++;
+    }
+    memory = "program: VM bytecode (control flow), " + std::to_string(exe.instructions.size()) + " instructions, " +
+             std::to_string(branches) + " If, " + std::to_string(exe.num_registers) +
+             " registers; activation memory from the VM's storage pool at run time";
+  } else {
+    const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);
+    auto tensor = [&](const runtime::PlanIO& io) {
+      const runtime::PlanValue& v = plan.values[io.value];
+      return Tensor{io.name, v.shape, v.dtype};
+    };
+    for (const auto& io : plan.inputs) inputs.push_back(tensor(io));
+    for (const auto& io : plan.outputs) outputs.push_back(tensor(io));
+    for (const auto& g : plan.guards) guards.emplace_back(g.input, g.param);
+    for (const auto& n : plan.nodes) kernel_calls[n.kernel]++, calls++;
+    size_t storage = 0;
+    for (const auto& s : plan.storages) storage += s.size_bytes;
+    memory = "peak activation memory: " + std::to_string(storage) + " bytes (" + std::to_string(plan.storages.size()) +
+             " storages)";
+    external = plan.external;
+  }
   std::map<std::string, runtime::NDArray> params;
   try {
     params = runtime::LoadParams(a.params_blob.data(), a.params_blob.size());
@@ -75,39 +120,35 @@ int InspectLibrary(const std::string& path) {
   std::cout << path << ": Tessera model library (" << a.arch << ", read without loading it)\ntarget: " << info.triple
             << " (" << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera "
             << info.version << "\ninputs:\n";
-  auto describe = [&](const runtime::PlanIO& io, const std::string& note) {
-    const runtime::PlanValue& v = plan.values[io.value];
-    std::cout << "  " << cli::Printable(io.name) << ": " << runtime::ShapeToString(v.shape) << " " << v.dtype.str()
+  auto describe = [&](const Tensor& t, const std::string& note) {
+    std::cout << "  " << cli::Printable(t.name) << ": " << runtime::ShapeToString(t.shape) << " " << t.dtype.str()
               << note << "\n";
   };
-  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
     std::string note;
-    for (const runtime::PlanGuard& g : plan.guards) {
-      auto p = params.find(g.param);
-      if (g.input == static_cast<int>(i) && p != params.end())
+    for (const auto& [input, param] : guards) {
+      auto p = params.find(param);
+      if (input == static_cast<int>(i) && p != params.end())
         note = " (compiled for the value " + runtime::ValuesToString(p->second) + " only: --input-value)";
     }
-    describe(plan.inputs[i], note);
+    describe(inputs[i], note);
   }
   std::cout << "outputs:\n";
-  for (const auto& out : plan.outputs) describe(out, "");
-  std::map<std::string, int> kernel_calls;
-  for (const auto& n : plan.nodes) kernel_calls[n.kernel]++;
-  size_t storage = 0;
-  for (const auto& s : plan.storages) storage += s.size_bytes;
+  for (const auto& out : outputs) describe(out, "");
   size_t param_bytes = 0;
   for (const auto& [name, p] : params) param_bytes += p.NBytes();
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(a.content_hash));
-  std::cout << "kernels: " << kernel_calls.size() << " distinct, " << plan.nodes.size() << " calls per run\n"
-            << "peak activation memory: " << storage << " bytes (" << plan.storages.size() << " storages)\n"
+  std::cout << "kernels: " << kernel_calls.size() << " distinct, " << calls
+            << (vm ? " calls in the program (a run makes those of the branches it takes)\n" : " calls per run\n")
+            << memory << "\n"
             << "parameters: " << params.size() << " tensors, " << param_bytes << " bytes\n"
-            << "content hash: " << hash << " (matches the graph and parameters)\n"
+            << "content hash: " << hash << " (matches the " << (vm ? "program" : "graph") << " and parameters)\n"
             << "kernel calls:\n";
   for (const auto& [name, n] : kernel_calls) std::cout << "  " << cli::Printable(name) << " x" << n << "\n";
-  if (!plan.external.empty()) {
-    std::cout << "external functions (BYOC): " << plan.external.size() << "\n";
-    for (const runtime::PlanExternal& x : plan.external) {
+  if (!external.empty()) {
+    std::cout << "external functions (BYOC): " << external.size() << "\n";
+    for (const runtime::PlanExternal& x : external) {
       std::string ops;
       for (const std::string& op : x.ops) ops += (ops.empty() ? "" : ", ") + op;
       std::cout << "  " << cli::Printable(x.symbol) << " [" << cli::Printable(x.compiler) << "]: " << cli::Printable(ops)

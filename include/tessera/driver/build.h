@@ -17,7 +17,9 @@
 //           (graph/transform/pass.h lists each pass's opt_level)
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
 //           reshape-only functions become zero-copy aliases; external functions become nodes
-//           calling their global_symbol)
+//           calling their global_symbol); for a main with control flow (an If on a run-time
+//           condition) VMCodegen instead: a VM executable (runtime/vm.h) in the same place
+//           of the library, run by the VirtualMachine (runtime::MakeExecutor picks it)
 //   external: ExternalCodegen: each --byoc backend's source for its external functions
 //           (byoc/external_codegen.h), compiled by the system compiler (byoc/compile_external.h):
 //           linked into the library beside the LLVM object, or for the JIT loaded from a

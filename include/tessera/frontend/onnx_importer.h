@@ -65,6 +65,9 @@ struct ImportResult {
   /// ONNX op type -> number of nodes of the main graph using it (before any folding).
   std::map<std::string, int> onnx_op_counts;
   std::string producer;  ///< producer_name and version, e.g. "pytorch 1.13.1"
+  /// What the user should know about the compiled model, each naming the node (e.g. an If branch
+  /// that cannot run with the compiled input shapes and fails the run when taken).
+  std::vector<std::string> warnings;
 };
 
 /// Imports the model file at `path`. UserError for a missing, unreadable, truncated or corrupt

@@ -76,36 +76,38 @@
 #include <string>
 #include <vector>
 
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/ndarray.h"
 
 namespace tessera::runtime {
 
-class GraphExecutor {
+/// The Executor (executor.h) of "tessera-graph" programs.
+class GraphExecutor final : public Executor {
  public:
   /// Builds the executor for `module`'s graph. num_threads > 0 sets the process-wide
   /// thread pool size (SetNumThreads); 0 leaves it unchanged.
   explicit GraphExecutor(Module module, int num_threads = 0);
-  ~GraphExecutor();
+  ~GraphExecutor() override;
   GraphExecutor(GraphExecutor&&) noexcept;
   GraphExecutor& operator=(GraphExecutor&&) noexcept;
 
-  int NumInputs() const;
-  int NumOutputs() const;
-  const std::string& InputName(int index) const;
-  const std::string& OutputName(int index) const;
-  const std::vector<int64_t>& InputShape(int index) const;
-  const std::vector<int64_t>& OutputShape(int index) const;
-  DataType InputDType(int index) const;
-  DataType OutputDType(int index) const;
+  int NumInputs() const override;
+  int NumOutputs() const override;
+  const std::string& InputName(int index) const override;
+  const std::string& OutputName(int index) const override;
+  const std::vector<int64_t>& InputShape(int index) const override;
+  const std::vector<int64_t>& OutputShape(int index) const override;
+  DataType InputDType(int index) const override;
+  DataType OutputDType(int index) const override;
   /// Index of an input / output by name, or -1.
-  int InputIndex(const std::string& name) const;
-  int OutputIndex(const std::string& name) const;
+  int InputIndex(const std::string& name) const override;
+  int OutputIndex(const std::string& name) const override;
 
   /// Copies `value` into input `name`'s storage. UserError on an unknown name (the
   /// message lists the inputs) or a dtype / shape differing from the graph's.
-  void SetInput(const std::string& name, const NDArray& value);
-  void SetInput(int index, const NDArray& value);
+  void SetInput(const std::string& name, const NDArray& value) override;
+  void SetInput(int index, const NDArray& value) override;
 
   /// Zero-copy SetInput: until the next SetInput / BindInput of this input, the kernels read it
   /// from `value`'s memory, which the executor keeps alive (a handle) but does not copy; the
@@ -125,10 +127,10 @@ class GraphExecutor {
   void ReleaseBindings();
 
   /// Calls every node's kernel in order. tessera::Error naming the node on failure.
-  void Run();
+  void Run() override;
 
   /// A fresh copy of output `index` / `name` (UserError when out of range / unknown).
-  NDArray GetOutput(int index) const;
+  NDArray GetOutput(int index) const override;
   NDArray GetOutput(const std::string& name) const;
 
   /// Starts (true: counters reset) or stops timing every node of the following Run()s.

@@ -5,10 +5,14 @@
 // runs max(3, N / 10) warm-up runs and N timed runs and reports the median wall time of the
 // timed ones, in milliseconds (steady clock; the mean of the middle two for even N).
 //
-// Errors (UserError, naming `module.origin()`): an input name the graph does not have (the
-// message lists them), a dtype or shape other than the graph's, an input given twice, an input
-// the graph needs that was not given, bench < 0 or threads < 0; a failing kernel makes it throw
-// tessera::Error naming the node (graph_executor.h).
+// The model's program is a static graph or a VM executable (control flow): MakeExecutor
+// (executor.h) picks the GraphExecutor or the VirtualMachine by its format.
+//
+// Errors (UserError, naming `module.origin()`): an input name the program does not have (the
+// message lists them), a dtype or shape other than the program's, an input given twice, an input
+// the program needs that was not given, bench < 0 or threads < 0, a program of no known format;
+// a failing kernel makes it throw tessera::Error naming the node (graph_executor.h) or the
+// instruction (vm.h).
 #pragma once
 
 #include <string>
@@ -19,7 +23,7 @@
 
 namespace tessera::runtime {
 
-/// A tensor with its graph input / output name.
+/// A tensor with its program input / output name.
 struct NamedTensor {
   std::string name;
   NDArray value;
@@ -32,11 +36,11 @@ struct RunModelOptions {
 };
 
 struct RunModelResult {
-  std::vector<NamedTensor> outputs;  ///< every graph output, in graph order
+  std::vector<NamedTensor> outputs;  ///< every program output, in program order
   double median_ms = -1;             ///< median latency in ms; < 0 when not measured (bench 0)
 };
 
-/// Runs `module`'s graph on `inputs` (see the header comment).
+/// Runs `module`'s program on `inputs` (see the header comment).
 RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& inputs,
                         const RunModelOptions& options = {});
 

@@ -24,6 +24,7 @@ std::string NodeContext::Label() const {
 
 void NodeContext::Fail(const std::string& msg) const { throw UserError(Where() + ": " + msg); }
 void NodeContext::Unsupported(const std::string& msg) const { throw UnsupportedError(Where() + ": " + msg); }
+void NodeContext::Warn(const std::string& msg) const { state_.warnings.push_back(Where() + ": " + msg); }
 
 bool NodeContext::HasInput(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
 
@@ -228,6 +229,7 @@ std::vector<Value> NodeContext::ImportSubgraph(const onnx::GraphProto& g, const 
   }
   for (int i = 0; i < g.input_size(); ++i) inner.values[g.input(i).name()] = inputs[i];
   for (int i = 0; i < g.node_size(); ++i) ConvertNode(inner, g.node(i), i);
+  state_.warnings = std::move(inner.warnings);  // the outer ones, and what the subgraph added
   std::vector<Value> outs;
   for (const auto& o : g.output()) {
     auto it = inner.values.find(o.name());

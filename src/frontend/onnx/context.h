@@ -31,6 +31,7 @@ struct ImportState {
   std::string source;  ///< file name for messages
   int64_t opset = 0;
   std::map<std::string, Value> values;
+  std::vector<std::string> warnings;  ///< ImportResult::warnings
 };
 
 class NodeContext {
@@ -104,6 +105,8 @@ class NodeContext {
 
   [[noreturn]] void Fail(const std::string& msg) const;
   [[noreturn]] void Unsupported(const std::string& msg) const;
+  /// Records a warning for the user (ImportResult::warnings), prefixed with Where().
+  void Warn(const std::string& msg) const;
   /// The graph-valued attribute `name` (If's branches, Scan's body); UserError when absent.
   const onnx::GraphProto& AttrGraph(const std::string& name) const;
   /// Imports subgraph `g` in place (control flow known at import: If's taken branch, an unrolled

@@ -1,7 +1,10 @@
-// ONNX control flow that is decided at import (run-time control flow is the VM's):
+// ONNX control flow:
 //   If-1/11/13/16/19/21/23/24/25: when the condition is known at import (a constant, or folded
 //     from shapes, as exporters emit for rank or size checks), the taken branch is imported in
-//     place of the node; its outputs become the node's.
+//     place of the node; its outputs become the node's. A condition computed at run time becomes
+//     a graph If over the two branches (a tuple of the node's outputs each; names of the enclosing
+//     graph stay visible to both), run by the VM (runtime/vm.h); both branches must then give each
+//     output the same type (static shapes: a branch-dependent shape needs Any).
 //   Scan-8/9/11/16/19/21/23/24/25: when the scanned extent is static and at most
 //     kMaxScanUnroll, the body is imported once per step (unrolled): step t reads slice t of
 //     each scan input (from the end with scan_input_directions = 1), carries the N state values
@@ -10,6 +13,8 @@
 //     axis (scanned along axis 1) and an optional sequence_lens, which must be constant and full.
 // Spec: onnx/docs/Operators.md (If, Scan).
 #include <algorithm>
+#include <optional>
+#include <tuple>
 
 #include "const_eval.h"
 #include "context.h"
@@ -35,23 +40,85 @@ Value Typed(NodeContext& ctx, Expr e) {
   }
 }
 
-void ConvertIf(NodeContext& ctx) {
-  runtime::NDArray cond = ctx.InputConst(0);
-  if (!ctx.HasInput(0)) ctx.Fail("the condition (input 0) is required but absent");
-  if (!cond.defined()) {
-    ctx.Unsupported("an If whose condition (input '" + ctx.node().input(0) +
-                    "') is computed at run time is not supported: Tessera imports an If whose condition is known at "
-                    "import (run-time control flow needs the VM, which Tessera does not have yet). When it depends on "
-                    "graph inputs whose value you know (a sample rate, a mode flag), specialize the model for them: "
-                    "tessera compile --input-value NAME=VALUE");
-  }
-  if (cond.NumElements() != 1) ctx.Fail("the condition must hold exactly one element");
-  const bool taken = ToInts(cond)[0] != 0;
-  std::vector<Value> outs = ctx.ImportSubgraph(ctx.AttrGraph(taken ? "then_branch" : "else_branch"), {});
+/// The outputs of `branch`, checked against the node's output count.
+std::vector<Value> ImportBranch(NodeContext& ctx, const char* which) {
+  std::vector<Value> outs = ctx.ImportSubgraph(ctx.AttrGraph(std::string(which) + "_branch"), {});
   if (static_cast<int>(outs.size()) != ctx.node().output_size())
-    ctx.Fail("the " + std::string(taken ? "then" : "else") + " branch has " + std::to_string(outs.size()) +
-             " outputs, the node " + std::to_string(ctx.node().output_size()));
-  for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
+    ctx.Fail("the " + std::string(which) + " branch has " + std::to_string(outs.size()) + " outputs, the node " +
+             std::to_string(ctx.node().output_size()));
+  return outs;
+}
+
+void ConvertIf(NodeContext& ctx) {
+  if (!ctx.HasInput(0)) ctx.Fail("the condition (input 0) is required but absent");
+  runtime::NDArray cond = ctx.InputConst(0);
+  if (cond.defined()) {
+    if (cond.NumElements() != 1) ctx.Fail("the condition must hold exactly one element");
+    const bool taken = ToInts(cond)[0] != 0;
+    std::vector<Value> outs = ImportBranch(ctx, taken ? "then" : "else");
+    for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
+    return;
+  }
+  // A run-time condition: both branches, one graph If; the VM runs the taken one.
+  const graph::TensorTypeNode& ct = ctx.InputType(0);
+  auto known = graph::StaticShape(ct.shape);
+  if (!known) ctx.Unsupported("a condition of symbolic shape " + graph::ShapeStr(ct.shape) + " is not supported");
+  int64_t n = 1;
+  for (int64_t d : *known) n *= d;
+  if (n != 1) ctx.Fail("the condition must hold exactly one element, its shape is " + graph::ShapeStr(ct.shape));
+  Expr c = ctx.Input(0);
+  if (!known->empty()) c = Reshape(ctx, c, {});
+  if (!ct.dtype.is_bool()) c = ctx.Call("not_equal", {c, ctx.ScalarConst(0, ct.dtype)});
+  // A branch that cannot run with the compiled shapes (its import fails with a UserError: e.g.
+  // silero-vad's 8 kHz branch on a 16 kHz chunk) fails the run when taken, as ONNX Runtime does;
+  // ops Tessera lacks (UnsupportedError) still fail the compile.
+  std::optional<std::vector<Value>> then_outs, else_outs;
+  std::string then_error, else_error;
+  for (auto [which, outs, error] : {std::tuple{"then", &then_outs, &then_error},
+                                    std::tuple{"else", &else_outs, &else_error}}) {
+    try {
+      *outs = ImportBranch(ctx, which);
+    } catch (const UnsupportedError&) {
+      throw;
+    } catch (const UserError& e) {
+      *error = e.what();
+    }
+  }
+  if (!then_outs && !else_outs)
+    ctx.Fail("neither branch can run with these input shapes (set them with --input-shape NAME=D0,D1,...); the "
+             "then branch: " + then_error + "; the else branch: " + else_error);
+  for (auto [which, outs, other, error] : {std::tuple{"then", &then_outs, &else_outs, &then_error},
+                                           std::tuple{"else", &else_outs, &then_outs, &else_error}}) {
+    if (*outs) continue;
+    const std::string message = ctx.Label() + ": the " + std::string(which) +
+                                " branch cannot run with the input shapes this model was compiled for: " + *error;
+    ctx.Warn(std::string("the ") + which + " branch cannot run with these input shapes; a run that takes it fails (" +
+             *error + ")");
+    std::vector<Value> fatal;
+    for (const Value& v : **other) {
+      const auto* tt = v.type->as<graph::TensorTypeNode>();
+      auto shape = tt ? graph::StaticShape(tt->shape) : std::nullopt;
+      if (!shape) ctx.Unsupported("an If output of type " + v.type->str() + " (not a static tensor) is not supported");
+      fatal.push_back(Typed(ctx, ctx.Call("vm.fatal", {c}, Attrs{{"message", message}, {"shape", *shape},
+                                                               {"dtype", tt->dtype.str()}})));
+    }
+    *outs = std::move(fatal);
+  }
+  std::vector<Expr> t, f;
+  for (size_t i = 0; i < then_outs->size(); ++i) {
+    Value& tv = (*then_outs)[i];
+    Value& ev = (*else_outs)[i];
+    if (!graph::StructuralEqual(tv.type, ev.type))
+      ctx.Unsupported("output " + std::to_string(i) + " ('" + ctx.node().output(static_cast<int>(i)) +
+                      "') has type " + tv.type->str() + " in the then branch and " + ev.type->str() +
+                      " in the else branch: branches whose shapes differ need dynamic shapes (Any), which Tessera "
+                      "does not have yet; fix the input shapes (--input-shape) so that both agree");
+    t.push_back(ExprOf(tv));
+    f.push_back(ExprOf(ev));
+  }
+  Expr node = Typed(ctx, graph::IfNode::make(c, graph::TupleNode::make(t), graph::TupleNode::make(f))).expr;
+  for (size_t i = 0; i < t.size(); ++i)
+    ctx.SetOutputValue(static_cast<int>(i), Typed(ctx, graph::TupleGetItemNode::make(node, static_cast<int>(i))));
 }
 
 int64_t NormAxis(NodeContext& ctx, int64_t axis, int64_t rank, const char* what) {

@@ -15,5 +15,6 @@ void RegisterActivationOps(OpRegistry& r); // activation.cc
 void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax
 void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample
 void RegisterAnnotationOps(OpRegistry& r);  // annotation.cc: BYOC compiler_begin / compiler_end
+void RegisterVMOps(OpRegistry& r);          // vm.cc: vm.fatal
 
 }  // namespace tessera::graph::op

@@ -80,9 +80,12 @@ class GroupPlanner {
       for (const auto& f : t->fields) use(f);
     } else if (const auto* g = n->as<TupleGetItemNode>()) {
       use(g->tuple);
-    } else if (n->as<LetNode>() || n->as<IfNode>()) {
-      TESSERA_THROW(UnsupportedError,
-                    "FuseOps: control flow (Let / If) in the main function is not supported yet");
+    } else if (const auto* i = n->as<IfNode>()) {
+      // The If reads its condition and its branches' results as a whole (as a tuple's fields):
+      // none is fused into it, and a call inside a branch groups with its own producers only.
+      use(i->cond), use(i->true_branch), use(i->false_branch);
+    } else if (n->as<LetNode>()) {
+      TESSERA_THROW(UnsupportedError, "FuseOps: let bindings in the main function are not supported yet");
     }
   }
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tessera/runtime/artifact_info.h"
-#include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/run_model.h"
 #include "tessera/support/version.h"
@@ -140,8 +140,8 @@ class Session {
       Module module = Module::LoadFromFile(path);
       std::filesystem::remove_all(dir);  // the mapping stays valid
       module_ = std::make_unique<Module>(std::move(module));
-      GraphExecutor exec(*module_);  // checks the graph now, not at the first Run
-      ModuleLoaded loaded{static_cast<uint32_t>(exec.NumInputs()), static_cast<uint32_t>(exec.NumOutputs())};
+      std::unique_ptr<Executor> exec = MakeExecutor(*module_);  // checks the program now, not at the first Run
+      ModuleLoaded loaded{static_cast<uint32_t>(exec->NumInputs()), static_cast<uint32_t>(exec->NumOutputs())};
       SendMessage(conn_, MessageType::kModuleLoaded, Encode(loaded));
     } catch (const Error& e) {
       std::error_code ec;

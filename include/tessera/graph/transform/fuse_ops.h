@@ -17,7 +17,10 @@
 // After the pass, main's body calls only functions with attribute "Primitive" = 1, whose
 // parameters are the group's external inputs (graph inputs, constants, other groups'
 // outputs) in first-use order. Requires types (run InferType first); the result needs
-// InferType again. Let / If (control flow) are not supported here: UnsupportedError.
+// InferType again. An If stays as it is: its condition and each branch's result are used by it
+// as a whole (nothing fuses into the If), the calls inside a branch are grouped like any others
+// (a producer outside joins a group in a branch only when every use of it is in that group, so it
+// then runs only when the branch is taken). Let is not supported here: UnsupportedError.
 #pragma once
 
 #include "tessera/graph/module.h"

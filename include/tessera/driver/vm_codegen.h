@@ -1,0 +1,48 @@
+// VM codegen: turns a fused main function that holds control flow into a VM executable
+// (runtime/vm.h: bytecode over registers, Relay VM, arXiv 2006.03031 §4), with its params and the
+// primitive functions to lower, one kernel each, as GraphExecutorCodegen does for static graphs.
+//
+// main's parameters are registers 0..n-1; each constant is a LoadConst of a param "pN"; each call
+// of a primitive function is an AllocTensor of its output and an InvokePacked of its kernel
+// (structurally identical functions share a kernel; a reshape-only function is a zero-copy
+// ReshapeTensor); tuples and TupleGetItem only regroup registers. An If compiles to
+//
+//     If cond, +1, +k        ; then block: what only the then branch needs, Moves into the join registers
+//     ...                    ; Goto past the else block
+//     ...                    ; else block, ending with the same Moves
+//
+// so a value that only a branch needs is computed only when that branch is taken (a value first
+// needed inside a branch and again after the If is computed again there). Registers are killed
+// right after their last use on every path (a liveness analysis over the structured code: a register
+// live before an If but not in one of its branches is killed at that branch's start), so the VM's
+// storage pool reuses memory as the graph executor's static plan does.
+//
+// A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
+// shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.
+//
+// Not supported here (UnsupportedError with the reason): external functions (BYOC) in a program
+// with control flow, Let, functions as values, symbolic shapes (Any).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/driver/graph_executor_codegen.h"
+#include "tessera/graph/module.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::driver {
+
+/// Whether `mod`'s main holds control flow (If, Let): what the graph executor cannot run and the
+/// VM can.
+bool HasControlFlow(const graph::IRModule& mod);
+
+/// The VM executable of `fused` (FuseOps and InferType run): ExecutorPlan::graph_json holds the
+/// "tessera-vm" JSON; params, kernels and kernel_calls as GraphExecutorCodegen's; num_nodes is the
+/// number of InvokePacked instructions, storage_bytes = unplanned_bytes the bytes of all
+/// AllocTensor instructions. `output_names` and `input_guards` as GraphExecutorCodegen's.
+ExecutorPlan VMCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names,
+                       const std::map<std::string, runtime::NDArray>& input_guards = {});
+
+}  // namespace tessera::driver

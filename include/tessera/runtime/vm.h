@@ -1,0 +1,147 @@
+// VirtualMachine: runs a compiled program with control flow (the Relay VM, arXiv 2006.03031 §4:
+// a register-based bytecode interpreter whose instructions call compiled kernels).
+//
+// A model whose main function holds control flow (an ONNX If on a run-time condition) cannot
+// be a static executor graph: `tessera compile` then writes a VM executable instead of a graph
+// (driver/vm_codegen.h), in the same symbol (__tessera_graph_json, kernel_abi.h) and with the same
+// params blob, kernels, target record and content hash. MakeExecutor (executor.h) picks the
+// executor by the JSON's "format".
+//
+// VM executable JSON, version 1:
+//
+//   {"format": "tessera-vm", "version": 1,
+//    "num_registers": 12,
+//    "inputs":  [{"name": "input", "dtype": "float32", "shape": [1, 576]}, ...],
+//    "outputs": [{"name": "output", "dtype": "float32", "shape": [1, 1]}, ...],
+//    "instructions": [ {"op": ...}, ... ],
+//    "guards":  [{"input": "sr", "param": "p9"}]}    // optional, as the graph executor's
+//
+// Input i is in register i when the program starts (number of inputs <= num_registers <= 2^20).
+// "inputs" and "outputs" names are unique within each list; dtypes are DataType::str() names of
+// tensor element types (not void or handle), extents are >= 0. The instructions (pc: the index of
+// the running one; offsets are relative to it, as Relay VM's; a jump to itself, offset 0, is
+// refused):
+//
+//   {"op": "LoadConst", "dst": r, "param": "p3"}
+//       r = the params-blob tensor "p3" (shared, read-only: no kernel writes it).
+//   {"op": "AllocTensor", "dst": r, "dtype": "float32", "shape": [1, 64]}
+//       r = a new uninitialized tensor (64-byte aligned, from the VM's storage pool).
+//   {"op": "InvokePacked", "kernel": "fused_conv2d_3", "args": [r0, r1, r2], "num_outputs": 1,
+//    "checks": ["node 'g' (op Gather, domain ai.onnx, opset 13)"]}       // checks optional
+//       calls the kernel (kernel_abi.h) with the data pointers of the registers, inputs then the
+//       last num_outputs registers (0 <= num_outputs <= number of args), which it writes: they
+//       must hold tensors of AllocTensor (directly, moved or reshaped), never a param or an input.
+//   {"op": "ReshapeTensor", "dst": r, "src": s, "shape": [64]}
+//       r = a zero-copy view of s with another shape (same dtype, same element count).
+//   {"op": "Move", "dst": r, "src": s}
+//       r = s (the same tensor; no copy).
+//   {"op": "If", "cond": r, "true_offset": 1, "false_offset": 5}
+//       r holds one scalar element of any dtype: pc += true_offset when it is non-zero (NaN is
+//       non-zero, -0.0 is zero), else pc += false_offset.
+//   {"op": "Goto", "offset": 3}
+//       pc += offset.
+//   {"op": "Kill", "regs": [r, ...]}
+//       drops the registers' tensors (storage goes back to the pool when no register holds it);
+//       the registers are unassigned until written again.
+//   {"op": "Ret", "results": [r, ...]}
+//       ends the run; output k is register results[k] (its dtype and shape are checked against
+//       "outputs" k).
+//   {"op": "Fatal", "message": "..."}
+//       ends the run with a UserError: the message, then the instruction and module (as Relay VM's
+//       Fatal: e.g. an If branch that cannot run with the shapes the model was compiled for).
+//
+// Validation at load (ParseVMExecutable, vm_executable.h; then the VirtualMachine's constructor for
+// the kernels and params): the fields above; every register < num_registers; every jump lands
+// inside the program; the program cannot fall off its end (the last instruction is a Ret, a Fatal
+// or a Goto); Ret returns as many results as there are outputs; every register read (InvokePacked args,
+// ReshapeTensor / Move src, If cond, Ret results) is written on every path reaching the read
+// (inputs are written at entry, Kill unwrites; a forward "definitely assigned" analysis over the
+// control-flow graph; code no path reaches is not checked); no InvokePacked output may hold a
+// param or an input on any path; every kernel exists in the module (Module::GetKernel, looked up
+// once), every LoadConst and guard param exists in the blob (a guard's with its input's type).
+// A malformed executable is a UserError naming the module and the instruction (index and op:
+// "instruction 3 (InvokePacked)"), or the entry ("inputs[1]", "\"version\""); never a crash.
+//
+// Run time: Invoke checks the number of inputs and each input's dtype and shape against "inputs"
+// (UserError naming the input, the expected and the given type), then the guards, copies nothing
+// (an input's register holds the caller's array, which kernels only read; only an input whose data
+// is not 64-byte aligned is copied into the pool, kernel_abi.h), runs from pc 0 to a Ret and
+// returns the outputs, each an array the caller owns alone (the VM keeps no handle to it): a
+// result that is a pool tensor is handed over as it is (its storage returns to the pool when the
+// caller drops it); a param, an input, or a tensor sharing its storage with an earlier output is
+// copied. The run-time checks are UserErrors naming the instruction: a Ret result whose dtype or
+// shape is not its output's, a ReshapeTensor to another element count, an If condition that is no
+// single scalar. A register read that holds no tensor (impossible after validation) is a
+// tessera::Error naming the instruction. A kernel failure is reported as the graph executor's
+// (UserError for kKernelIndexOutOfRange naming `checks`, and kKernelOutOfMemory; tessera::Error
+// for other statuses), naming the instruction and its kernel ("instruction 5 (InvokePacked,
+// kernel 'k') of module 'm'"). On any error the registers are cleared, the pool keeps its
+// storage, and the VM can run again.
+//
+// Memory: AllocTensor takes a storage from the pool (the smallest free one whose size is at least
+// the tensor's bytes rounded up to a multiple of 64, at least 64, and at most twice that; else a
+// new allocation of that size); a storage returns to the pool when no register and no returned
+// output holds it (Kill, a register overwritten, the end of a run, the caller dropping an output).
+// So a program that runs again and again with the same shapes, its caller keeping no outputs,
+// allocates nothing after its first run. The pool frees nothing before the VM goes.
+// PoolBytes() / PoolAllocations() report it (tests).
+//
+// Threads: a VirtualMachine is not thread-safe, as GraphExecutor (one Invoke at a time); kernels'
+// parallel loops use the process-wide thread pool (thread_pool.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/runtime/executor.h"
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
+
+namespace tessera::runtime {
+
+class VirtualMachine final : public Executor {
+ public:
+  /// Loads `module`'s VM executable (UserError when its JSON is no valid "tessera-vm" program,
+  /// see above). num_threads > 0 sets the process-wide thread pool size (SetNumThreads).
+  explicit VirtualMachine(Module module, int num_threads = 0);
+  ~VirtualMachine() override;
+  VirtualMachine(VirtualMachine&&) noexcept;
+  VirtualMachine& operator=(VirtualMachine&&) noexcept;
+
+  /// Runs the program on `inputs` (one per "inputs" entry, in order) and returns the outputs.
+  std::vector<NDArray> Invoke(const std::vector<NDArray>& inputs);
+
+  // Executor: SetInput checks the array and keeps a handle to it (no copy: the following Run()s
+  // read its current contents); Run() invokes with the inputs set (UserError naming the first
+  // input not set) and keeps the outputs until the next Run(); GetOutput copies one of them
+  // (UserError when the last Run() failed or there was none).
+  int NumInputs() const override;
+  int NumOutputs() const override;
+  const std::string& InputName(int index) const override;
+  const std::string& OutputName(int index) const override;
+  const std::vector<int64_t>& InputShape(int index) const override;
+  const std::vector<int64_t>& OutputShape(int index) const override;
+  DataType InputDType(int index) const override;
+  DataType OutputDType(int index) const override;
+  int InputIndex(const std::string& name) const override;
+  int OutputIndex(const std::string& name) const override;
+  void SetInput(const std::string& name, const NDArray& value) override;
+  void SetInput(int index, const NDArray& value) override;
+  void Run() override;
+  NDArray GetOutput(int index) const override;
+
+  /// Bytes held by the storage pool (free and in use) and the number of allocations it made
+  /// since the VM was built.
+  size_t PoolBytes() const;
+  int64_t PoolAllocations() const;
+  /// Number of instructions of the program.
+  int NumInstructions() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::runtime

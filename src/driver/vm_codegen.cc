@@ -1,0 +1,359 @@
+// VM codegen: see include/tessera/driver/vm_codegen.h.
+#include "tessera/driver/vm_codegen.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "primitive_call.h"
+#include "tessera/graph/functor.h"
+#include "tessera/support/checked_math.h"
+#include "tessera/support/error.h"
+
+namespace tessera::driver {
+namespace {
+
+using graph::Expr;
+using graph::ExprNode;
+using nlohmann::json;
+
+/// A value in registers: a tensor's register, or a tuple's fields.
+struct RegValue {
+  int reg = -1;
+  std::vector<RegValue> fields;
+};
+
+/// Structured code: a plain instruction, or an If with its two blocks.
+struct Item;
+using Block = std::vector<Item>;
+struct Item {
+  json instr;                    // plain
+  std::vector<int> reads, writes;
+  bool is_if = false;
+  int cond = -1;
+  Block then_block, else_block;  // is_if
+};
+
+Item Plain(json instr, std::vector<int> reads, std::vector<int> writes) {
+  Item it;
+  it.instr = std::move(instr);
+  it.reads = std::move(reads);
+  it.writes = std::move(writes);
+  return it;
+}
+
+Item KillItem(const std::set<int>& regs) {
+  return Plain({{"op", "Kill"}, {"regs", std::vector<int>(regs.begin(), regs.end())}}, {}, {});
+}
+
+/// Inserts a Kill after the last use of every register on every path through `block`, given the
+/// registers live after it; returns the registers live before it.
+std::set<int> InsertKills(Block& block, std::set<int> live) {
+  Block out;
+  for (auto it = block.rbegin(); it != block.rend(); ++it) {
+    Item& item = *it;
+    if (!item.is_if && item.instr["op"] == "Ret") {  // the run ends: nothing to kill after it
+      live.insert(item.reads.begin(), item.reads.end());
+      out.push_back(std::move(item));
+      continue;
+    }
+    if (!item.is_if) {
+      std::set<int> dead;
+      for (int r : item.reads) if (!live.count(r)) dead.insert(r);
+      for (int r : item.writes) if (!live.count(r)) dead.insert(r);
+      if (!dead.empty()) out.push_back(KillItem(dead));
+      for (int r : item.writes) live.erase(r);
+      for (int r : item.reads) live.insert(r);
+      out.push_back(std::move(item));
+      continue;
+    }
+    const std::set<int> live_then = InsertKills(item.then_block, live);
+    const std::set<int> live_else = InsertKills(item.else_block, live);
+    std::set<int> live_in = live_then;
+    live_in.insert(live_else.begin(), live_else.end());
+    live_in.insert(item.cond);
+    for (auto [blk, live_b] : {std::pair{&item.then_block, &live_then}, std::pair{&item.else_block, &live_else}}) {
+      std::set<int> dead;
+      for (int r : live_in) if (!live_b->count(r)) dead.insert(r);
+      if (!dead.empty()) blk->insert(blk->begin(), KillItem(dead));
+    }
+    live = std::move(live_in);
+    out.push_back(std::move(item));
+  }
+  std::reverse(out.begin(), out.end());
+  block = std::move(out);
+  return live;
+}
+
+/// Appends `block` to `code` with each If's relative offsets.
+void Flatten(const Block& block, json& code) {
+  for (const Item& item : block) {
+    if (!item.is_if) {
+      code.push_back(item.instr);
+      continue;
+    }
+    const size_t at_if = code.size();
+    code.push_back(json{});
+    Flatten(item.then_block, code);
+    const size_t at_goto = code.size();
+    code.push_back(json{});
+    const size_t else_start = code.size();
+    Flatten(item.else_block, code);
+    code[at_if] = {{"op", "If"}, {"cond", item.cond}, {"true_offset", 1},
+                   {"false_offset", static_cast<int64_t>(else_start - at_if)}};
+    code[at_goto] = {{"op", "Goto"}, {"offset", static_cast<int64_t>(code.size() - at_goto)}};
+  }
+}
+
+/// The nodes `root` needs whatever branch an If in it takes: reachable without entering a branch.
+std::unordered_set<const ExprNode*> NeededOutsideBranches(const Expr& root) {
+  std::unordered_set<const ExprNode*> needed;
+  std::vector<const ExprNode*> stack{root.get()};
+  while (!stack.empty()) {
+    const ExprNode* e = stack.back();
+    stack.pop_back();
+    if (!needed.insert(e).second) continue;
+    if (const auto* c = e->as<graph::CallNode>()) {
+      for (const auto& a : c->args) stack.push_back(a.get());
+    } else if (const auto* t = e->as<graph::TupleNode>()) {
+      for (const auto& f : t->fields) stack.push_back(f.get());
+    } else if (const auto* g = e->as<graph::TupleGetItemNode>()) {
+      stack.push_back(g->tuple.get());
+    } else if (const auto* i = e->as<graph::IfNode>()) {
+      stack.push_back(i->cond.get());
+    }
+  }
+  return needed;
+}
+
+/// The vm.fatal call that is `fn`'s whole body (FuseOps gives the opaque op its own function), or nullptr.
+const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
+  const auto* c = fn->body->as<graph::CallNode>();
+  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
+  return op && op->name == "vm.fatal" ? c : nullptr;
+}
+
+/// A block being compiled: what it has computed, what it needs on every path, and its enclosing
+/// block's scope.
+struct Scope {
+  Scope* parent = nullptr;
+  Block* block = nullptr;
+  std::unordered_set<const ExprNode*> needed;  // NeededOutsideBranches of the block's root
+  std::unordered_map<const ExprNode*, RegValue> memo;
+
+  const RegValue* Find(const ExprNode* e) const {
+    for (const Scope* s = this; s; s = s->parent)
+      if (auto it = s->memo.find(e); it != s->memo.end()) return &it->second;
+    return nullptr;
+  }
+  /// Where `e` is computed: the outermost enclosing scope that needs it on every path (so that a
+  /// value also needed after an If is computed once, before it), else this one.
+  Scope& Home(const ExprNode* e) {
+    Scope* home = this;
+    for (Scope* s = this; s; s = s->parent)
+      if (s->needed.count(e)) home = s;
+    return *home;
+  }
+};
+
+class Compiler {
+ public:
+  ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names,
+                     const std::map<std::string, runtime::NDArray>& input_guards) {
+    guards_ = GuardParams(main, input_guards, params_);
+    Block root_block;
+    Scope root{nullptr, &root_block, NeededOutsideBranches(main->body), {}};
+    json inputs = json::array();
+    for (const auto& p : main->params) {
+      const std::string what = "graph input '" + p->name_hint + "'";
+      inputs.push_back({{"name", p->name_hint},
+                        {"dtype", DTypeOf(p->checked_type()).str()},
+                        {"shape", StaticShapeOf(p->checked_type(), what)}});
+      root.memo[p.get()] = RegValue{NewReg(), {}};
+    }
+    std::vector<Expr> result_exprs;
+    if (const auto* tuple = main->body->as<graph::TupleNode>()) result_exprs = tuple->fields;
+    else result_exprs.push_back(main->body);
+    TESSERA_ICHECK(result_exprs.size() == output_names.size(), "main has ", result_exprs.size(), " results but ",
+                   output_names.size(), " output names were given");
+    std::vector<int> results;
+    json outputs = json::array();
+    for (size_t i = 0; i < result_exprs.size(); ++i) {
+      const RegValue v = Compile(result_exprs[i], root);
+      TESSERA_ICHECK(v.reg >= 0, "output '", output_names[i], "' is a tuple");
+      results.push_back(v.reg);
+      const graph::Type& t = result_exprs[i]->checked_type();
+      outputs.push_back({{"name", output_names[i]},
+                         {"dtype", DTypeOf(t).str()},
+                         {"shape", StaticShapeOf(t, "output '" + output_names[i] + "'")}});
+    }
+    root_block.push_back(Plain({{"op", "Ret"}, {"results", results}}, results, {}));
+    InsertKills(root_block, {});
+
+    json j;
+    j["format"] = "tessera-vm";
+    j["version"] = 1;
+    j["num_registers"] = num_regs_;
+    j["inputs"] = std::move(inputs);
+    j["outputs"] = std::move(outputs);
+    j["instructions"] = json::array();
+    Flatten(root_block, j["instructions"]);
+    if (!guards_.empty()) {
+      j["guards"] = json::array();
+      for (const auto& [input, param] : guards_) j["guards"].push_back({{"input", input}, {"param", param}});
+    }
+    ExecutorPlan out;
+    out.graph_json = j.dump();
+    out.params = std::move(params_);
+    out.kernels = std::move(kernels_.kernels());
+    out.kernel_calls = kernels_.calls();
+    out.num_nodes = num_invokes_;
+    out.storage_bytes = out.unplanned_bytes = alloc_bytes_;
+    return out;
+  }
+
+ private:
+  int NewReg() { return num_regs_++; }
+
+  RegValue Compile(const Expr& e, Scope& where) {
+    if (const RegValue* known = where.Find(e.get())) return *known;
+    Scope& scope = where.Home(e.get());
+    RegValue v;
+    if (const auto* c = e->as<graph::ConstantNode>()) {
+      // One param per constant, however many blocks load it.
+      auto [it, added] = param_of_.try_emplace(c, "p" + std::to_string(params_.size()));
+      const std::string& name = it->second;
+      if (added) params_[name] = c->data;
+      v.reg = NewReg();
+      scope.block->push_back(Plain({{"op", "LoadConst"}, {"dst", v.reg}, {"param", name}}, {}, {v.reg}));
+    } else if (const auto* call = e->as<graph::CallNode>()) {
+      v = CompileCall(call, scope);
+    } else if (const auto* t = e->as<graph::TupleNode>()) {
+      for (const auto& f : t->fields) v.fields.push_back(Compile(f, scope));
+    } else if (const auto* g = e->as<graph::TupleGetItemNode>()) {
+      const RegValue tuple = Compile(g->tuple, scope);
+      TESSERA_ICHECK(g->index >= 0 && g->index < static_cast<int>(tuple.fields.size()), "tuple index ", g->index,
+                     " out of range");
+      v = tuple.fields[g->index];
+    } else if (const auto* i = e->as<graph::IfNode>()) {
+      v = CompileIf(i, e->checked_type(), scope);
+    } else if (e->as<graph::VarNode>()) {
+      TESSERA_THROW(InternalError, "VM codegen: free variable in main");
+    } else {
+      TESSERA_THROW(UnsupportedError, "VM codegen: main may hold calls of primitive functions, constants, tuples "
+                    "and If; Let bindings and function values are not supported yet");
+    }
+    scope.memo[e.get()] = v;
+    return v;
+  }
+
+  RegValue CompileCall(const graph::CallNode* call, Scope& scope) {
+    const auto* fn = call->op->as<graph::FunctionNode>();
+    if (fn && graph::IsExternalFunction(*fn))
+      TESSERA_THROW(UnsupportedError, "an external function (BYOC backend '", fn->attrs.GetString("Compiler"),
+                    "') in a program with control flow is not supported yet: compile without --byoc");
+    TESSERA_ICHECK(fn != nullptr && fn->attrs.GetInt("Primitive", 0) == 1,
+                   "VM codegen expects calls of primitive functions: run FuseOps first");
+    std::vector<int> args;
+    for (const auto& a : call->args) {
+      const RegValue r = Compile(a, scope);
+      TESSERA_ICHECK(r.reg >= 0, "a primitive function's argument is a tuple");
+      args.push_back(r.reg);
+    }
+    const std::vector<int64_t> shape = StaticShapeOf(call->checked_type(), "a kernel output");
+    const DataType dtype = DTypeOf(call->checked_type());
+    const int out = NewReg();
+    if (const graph::CallNode* fatal = FatalCall(fn)) {
+      // The run ends here with the op's message; the AllocTensor after it is never reached and only
+      // gives `out` a writer on this path, as every register read needs.
+      scope.block->push_back(Plain({{"op", "Fatal"}, {"message", fatal->attrs.GetString("message")}}, {}, {}));
+      scope.block->push_back(
+          Plain({{"op", "AllocTensor"}, {"dst", out}, {"dtype", dtype.str()}, {"shape", shape}}, {}, {out}));
+      return RegValue{out, {}};
+    }
+    if (IsReshapeOnly(fn)) {
+      scope.block->push_back(
+          Plain({{"op", "ReshapeTensor"}, {"dst", out}, {"src", args[0]}, {"shape", shape}}, {args[0]}, {out}));
+      return RegValue{out, {}};
+    }
+    int64_t bytes = dtype.bytes();
+    for (int64_t d : shape) bytes = CheckedMul(bytes, d, "the size of a kernel output " + runtime::ShapeToString(shape));
+    alloc_bytes_ += static_cast<size_t>((bytes + 63) / 64 * 64);
+    scope.block->push_back(
+        Plain({{"op", "AllocTensor"}, {"dst", out}, {"dtype", dtype.str()}, {"shape", shape}}, {}, {out}));
+    graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
+    const std::string kernel = kernels_.KernelFor(fn_ref);
+    args.push_back(out);
+    json instr = {{"op", "InvokePacked"}, {"kernel", kernel}, {"args", args}, {"num_outputs", 1}};
+    if (auto checks = RuntimeChecks(fn_ref); !checks.empty()) instr["checks"] = checks;
+    scope.block->push_back(Plain(std::move(instr), args, {}));
+    ++num_invokes_;
+    return RegValue{out, {}};
+  }
+
+  /// Fresh registers shaped as `type` (a tensor, or a tuple of them).
+  RegValue JoinRegisters(const graph::Type& type) {
+    RegValue v;
+    if (const auto* tt = type->as<graph::TupleTypeNode>()) {
+      for (const auto& f : tt->fields) v.fields.push_back(JoinRegisters(f));
+    } else {
+      v.reg = NewReg();
+    }
+    return v;
+  }
+
+  static void EmitMoves(const RegValue& from, const RegValue& to, Block& block) {
+    if (to.reg >= 0) {
+      TESSERA_ICHECK(from.reg >= 0, "an If branch gives a tuple where a tensor is expected");
+      block.push_back(Plain({{"op", "Move"}, {"dst", to.reg}, {"src", from.reg}}, {from.reg}, {to.reg}));
+      return;
+    }
+    TESSERA_ICHECK(from.fields.size() == to.fields.size(), "If branches of different tuple sizes");
+    for (size_t i = 0; i < to.fields.size(); ++i) EmitMoves(from.fields[i], to.fields[i], block);
+  }
+
+  RegValue CompileIf(const graph::IfNode* node, const graph::Type& type, Scope& scope) {
+    const RegValue cond = Compile(node->cond, scope);
+    TESSERA_ICHECK(cond.reg >= 0, "an If condition is a tuple");
+    const RegValue join = JoinRegisters(type);
+    Item item;
+    item.is_if = true;
+    item.cond = cond.reg;
+    for (auto [branch, block] : {std::pair{&node->true_branch, &item.then_block},
+                                 std::pair{&node->false_branch, &item.else_block}}) {
+      Scope inner{&scope, block, NeededOutsideBranches(*branch), {}};
+      const RegValue r = Compile(*branch, inner);
+      EmitMoves(r, join, *block);
+    }
+    scope.block->push_back(std::move(item));
+    return join;
+  }
+
+  int num_regs_ = 0;
+  int num_invokes_ = 0;
+  size_t alloc_bytes_ = 0;
+  std::map<std::string, runtime::NDArray> params_;
+  std::unordered_map<const graph::ConstantNode*, std::string> param_of_;
+  KernelTable kernels_;
+  std::vector<std::pair<std::string, std::string>> guards_;
+};
+
+}  // namespace
+
+bool HasControlFlow(const graph::IRModule& mod) {
+  bool found = false;
+  graph::PostOrderVisit(mod.main()->body, [&](const Expr& e) {
+    found |= e->as<graph::IfNode>() != nullptr || e->as<graph::LetNode>() != nullptr;
+  });
+  return found;
+}
+
+ExecutorPlan VMCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names,
+                       const std::map<std::string, runtime::NDArray>& input_guards) {
+  return Compiler().Build(fused.main(), output_names, input_guards);
+}
+
+}  // namespace tessera::driver

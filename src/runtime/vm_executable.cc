@@ -1,0 +1,200 @@
+#include "tessera/runtime/vm_executable.h"
+
+#include <set>
+
+#include "json_fields.h"
+#include "vm_dataflow.h"
+
+namespace tessera::runtime {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr struct {
+  VMOpcode op;
+  const char* name;
+} kOpcodes[] = {
+    {VMOpcode::kLoadConst, "LoadConst"},   {VMOpcode::kAllocTensor, "AllocTensor"},
+    {VMOpcode::kInvokePacked, "InvokePacked"}, {VMOpcode::kReshapeTensor, "ReshapeTensor"},
+    {VMOpcode::kMove, "Move"},             {VMOpcode::kIf, "If"},
+    {VMOpcode::kGoto, "Goto"},             {VMOpcode::kKill, "Kill"},
+    {VMOpcode::kRet, "Ret"},               {VMOpcode::kFatal, "Fatal"},
+};
+
+// Reads the fields of one instruction, checking registers and jump targets.
+class InstructionReader {
+ public:
+  InstructionReader(const JsonFields& ctx, const VMExecutable& exe, size_t num_instructions)
+      : ctx_(ctx), exe_(exe), n_(static_cast<int64_t>(num_instructions)) {}
+
+  VMInstruction Read(const json& j, size_t pc) {
+    const std::string at = "instruction " + std::to_string(pc);
+    const std::string op = ctx_.String(j, "op", at);
+    VMInstruction in;
+    bool known = false;
+    for (const auto& o : kOpcodes) {
+      if (op != o.name) continue;
+      in.op = o.op;
+      known = true;
+    }
+    if (!known)
+      ctx_.Fail(at, "unknown op \"" + op + "\" (expected LoadConst, AllocTensor, InvokePacked, ReshapeTensor, "
+                                            "Move, If, Goto, Kill, Ret or Fatal)");
+    const std::string where = at + " (" + op + ")";
+    const int64_t here = static_cast<int64_t>(pc);
+    switch (in.op) {
+      case VMOpcode::kLoadConst:
+        in.dst = Register(j, "dst", where);
+        in.name = ctx_.String(j, "param", where);
+        break;
+      case VMOpcode::kAllocTensor:
+        in.dst = Register(j, "dst", where);
+        in.dtype = ctx_.TensorDType(j, "dtype", where);
+        in.shape = ctx_.Shape(j, "shape", where);
+        ctx_.NBytes(in.shape, in.dtype, where);
+        break;
+      case VMOpcode::kInvokePacked: {
+        in.name = ctx_.String(j, "kernel", where);
+        in.regs = Registers(j, "args", where);
+        const int64_t outputs = ctx_.Int(j, "num_outputs", where);
+        if (outputs < 0 || outputs > static_cast<int64_t>(in.regs.size()))
+          ctx_.Fail(where, "num_outputs " + std::to_string(outputs) + " must be in [0, " +
+                               std::to_string(in.regs.size()) + "] (the number of args)");
+        in.num_outputs = static_cast<int>(outputs);
+        if (j.contains("checks")) in.checks = ctx_.Strings(j, "checks", where);
+        break;
+      }
+      case VMOpcode::kReshapeTensor:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        in.shape = ctx_.Shape(j, "shape", where);
+        ctx_.NBytes(in.shape, DataType::UInt(8), where);  // the element count fits
+        break;
+      case VMOpcode::kMove:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        break;
+      case VMOpcode::kIf:
+        in.cond = Register(j, "cond", where);
+        in.offset = Offset(j, "true_offset", here, where);
+        in.false_offset = Offset(j, "false_offset", here, where);
+        break;
+      case VMOpcode::kGoto: in.offset = Offset(j, "offset", here, where); break;
+      case VMOpcode::kKill: in.regs = Registers(j, "regs", where); break;
+      case VMOpcode::kFatal: in.name = ctx_.String(j, "message", where); break;
+      case VMOpcode::kRet:
+        in.regs = Registers(j, "results", where);
+        if (in.regs.size() != exe_.outputs.size())
+          ctx_.Fail(where, "returns " + std::to_string(in.regs.size()) + " results but the program has " +
+                               std::to_string(exe_.outputs.size()) + " outputs");
+        break;
+    }
+    return in;
+  }
+
+ private:
+  int RegisterValue(const json& v, const char* key, const std::string& where) const {
+    const int64_t r = ctx_.IntValue(v, where, key);
+    if (r < 0 || r >= exe_.num_registers)
+      ctx_.Fail(where, "register " + std::to_string(r) + " of \"" + key + "\" is out of range: the program has " +
+                           std::to_string(exe_.num_registers) + " registers (num_registers)");
+    return static_cast<int>(r);
+  }
+  int Register(const json& j, const char* key, const std::string& where) const {
+    return RegisterValue(ctx_.Field(j, key, where), key, where);
+  }
+  std::vector<int> Registers(const json& j, const char* key, const std::string& where) const {
+    std::vector<int> regs;
+    for (const json& r : ctx_.Array(j, key, where)) regs.push_back(RegisterValue(r, key, where));
+    return regs;
+  }
+  // A relative jump from `pc` that lands inside the program and is no jump to itself.
+  int64_t Offset(const json& j, const char* key, int64_t pc, const std::string& where) const {
+    const int64_t offset = ctx_.Int(j, key, where);
+    if (offset < -pc || offset >= n_ - pc)
+      ctx_.Fail(where, std::string("\"") + key + "\" " + std::to_string(offset) + " jumps outside the program (to " +
+                           (offset < -pc ? "before instruction 0" : "past its last instruction, " +
+                                                                        std::to_string(n_ - 1)) + ")");
+    if (offset == 0)
+      ctx_.Fail(where, std::string("\"") + key + "\" 0 jumps to the instruction itself (a loop forever)");
+    return offset;
+  }
+
+  const JsonFields& ctx_;
+  const VMExecutable& exe_;
+  int64_t n_;
+};
+
+std::vector<VMTensorInfo> ParseTensors(const JsonFields& ctx, const json& root, const char* list) {
+  std::vector<VMTensorInfo> out;
+  std::set<std::string> names;
+  const json& arr = ctx.Array(root, list, "the root");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const std::string where = Entry(list, i);
+    VMTensorInfo t;
+    t.name = ctx.String(arr[i], "name", where);
+    t.dtype = ctx.TensorDType(arr[i], "dtype", where);
+    t.shape = ctx.Shape(arr[i], "shape", where);
+    ctx.NBytes(t.shape, t.dtype, where);
+    if (!names.insert(t.name).second) ctx.Fail(where, "duplicate name \"" + t.name + "\"");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* VMOpcodeName(VMOpcode op) {
+  for (const auto& o : kOpcodes)
+    if (o.op == op) return o.name;
+  return "?";
+}
+
+std::string DescribeInstruction(const VMExecutable& exe, size_t pc) {
+  return "instruction " + std::to_string(pc) + " (" +
+         (pc < exe.instructions.size() ? VMOpcodeName(exe.instructions[pc].op) : "none") + ")";
+}
+
+VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin) {
+  const JsonFields ctx(origin, "VM executable",
+                       "The executable and the library do not match or the library is corrupt; rebuild the model");
+  const json root = ctx.ParseRoot(text, "tessera-vm");
+
+  VMExecutable exe;
+  const int64_t registers = ctx.Int(root, "num_registers", "the root");
+  exe.inputs = ParseTensors(ctx, root, "inputs");
+  exe.outputs = ParseTensors(ctx, root, "outputs");
+  if (registers < static_cast<int64_t>(exe.inputs.size()) || registers > kMaxVMRegisters)
+    ctx.Fail("\"num_registers\"", std::to_string(registers) + " must be in [" + std::to_string(exe.inputs.size()) +
+                                      ", " + std::to_string(kMaxVMRegisters) +
+                                      "] (input i is register i; at most 2^20 registers)");
+  exe.num_registers = static_cast<int>(registers);
+
+  const json& code = ctx.Array(root, "instructions", "the root");
+  if (code.empty()) ctx.Fail("\"instructions\"", "the program has no instructions (it must end with a Ret)");
+  InstructionReader reader(ctx, exe, code.size());
+  for (size_t pc = 0; pc < code.size(); ++pc) exe.instructions.push_back(reader.Read(code[pc], pc));
+  const size_t last = exe.instructions.size() - 1;
+  const VMOpcode end = exe.instructions[last].op;
+  if (end != VMOpcode::kRet && end != VMOpcode::kGoto && end != VMOpcode::kFatal)
+    ctx.Fail(DescribeInstruction(exe, last), "the program can run past its last instruction: it must end with a Ret, "
+                                             "a Fatal or a Goto");
+
+  if (root.contains("guards")) {  // inputs specialized at compile time (optional)
+    const json& guards = ctx.Array(root, "guards", "the root");
+    for (size_t i = 0; i < guards.size(); ++i) {
+      const std::string where = Entry("guards", i);
+      VMGuard g;
+      const std::string input = ctx.String(guards[i], "input", where);
+      for (size_t k = 0; k < exe.inputs.size(); ++k)
+        if (exe.inputs[k].name == input) g.input = static_cast<int>(k);
+      if (g.input < 0) ctx.Fail(where, "input \"" + input + "\" is not a program input");
+      g.param = ctx.String(guards[i], "param", where);
+      exe.guards.push_back(std::move(g));
+    }
+  }
+  if (auto error = FindDataflowError(exe)) ctx.Fail(error->where, error->what);
+  return exe;
+}
+
+}  // namespace tessera::runtime

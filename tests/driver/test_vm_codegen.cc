@@ -1,0 +1,210 @@
+// VM codegen: the bytecode of small fused programs with If (expected instructions), and programs
+// built end to end (BuildJIT) run by the VirtualMachine against C++ references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "driver_test_util.h"
+#include "tessera/driver/build.h"
+#include "tessera/driver/vm_codegen.h"
+#include "tessera/graph/infer_type.h"
+#include "tessera/graph/transform/fuse_ops.h"
+#include "tessera/runtime/executor.h"
+#include "tessera/runtime/vm.h"
+#include "tessera/support/error.h"
+
+namespace tessera::driver {
+namespace {
+
+using namespace tessera::graph;
+using testing::Call;
+using testing::F32;
+using testing::Random;
+
+IRModule Fused(Function main) { return InferType(transform::FuseOps(InferType(IRModule::FromMain(std::move(main))))); }
+
+Type Bool() { return TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()); }
+
+/// One line per instruction, e.g. "InvokePacked fused_exp_0 [0, 3]", "If 1 +1 +6", "Kill [3]".
+std::string Listing(const nlohmann::json& j) {
+  std::string out;
+  for (const auto& in : j["instructions"]) {
+    const std::string op = in["op"];
+    std::string line = op;
+    if (op == "If") {
+      line += " " + in["cond"].dump() + " +" + in["true_offset"].dump() + " +" + in["false_offset"].dump();
+    } else if (op == "Goto") {
+      line += " +" + in["offset"].dump();
+    } else if (op == "InvokePacked") {
+      line += " " + in["kernel"].get<std::string>() + " " + in["args"].dump();
+    } else if (op == "AllocTensor" || op == "LoadConst" || op == "ReshapeTensor" || op == "Move") {
+      line += " " + in["dst"].dump();
+      if (in.contains("src")) line += " <- " + in["src"].dump();
+      if (in.contains("param")) line += " " + in["param"].get<std::string>();
+    } else if (op == "Kill") {
+      line += " " + in["regs"].dump();
+    } else if (op == "Ret") {
+      line += " " + in["results"].dump();
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(VMCodegen, IfCompilesToTwoBlocksJoinedByMovesWithKillsAfterLastUses) {
+  // main(x, c) = add(if c { exp(x) } else { negative(relu(x)) }, x)
+  Var x = VarNode::make("x", F32({8}));
+  Var c = VarNode::make("c", Bool());
+  Expr branch = IfNode::make(c, Call("exp", {x}), Call("negative", {Call("nn.relu", {x})}));
+  IRModule mod = Fused(FunctionNode::make({x, c}, Call("add", {branch, x})));
+  ASSERT_TRUE(HasControlFlow(mod));
+  ExecutorPlan plan = VMCodegen(mod, {"y"});
+  const auto j = nlohmann::json::parse(plan.graph_json);
+  EXPECT_EQ(j["format"], "tessera-vm");
+  EXPECT_EQ(j["num_registers"], 6);
+  // Registers: x 0, c 1, the If's result 2, then 3, else 4, the add 5. The condition dies at the If
+  // (killed at the start of both blocks); each branch's tensor dies at its Move into the join
+  // register; x and the If's result die at the add.
+  EXPECT_EQ(Listing(j),
+            "If 1 +1 +7\n"
+            "Kill [1]\n"
+            "AllocTensor 3\n"
+            "InvokePacked fused_exp_0 [0,3]\n"
+            "Move 2 <- 3\n"
+            "Kill [3]\n"
+            "Goto +6\n"
+            "Kill [1]\n"
+            "AllocTensor 4\n"
+            "InvokePacked fused_relu_negative_1 [0,4]\n"
+            "Move 2 <- 4\n"
+            "Kill [4]\n"
+            "AllocTensor 5\n"
+            "InvokePacked fused_add_2 [2,0,5]\n"
+            "Kill [0,2]\n"
+            "Ret [5]\n");
+  EXPECT_EQ(plan.num_nodes, 3);
+  EXPECT_EQ(plan.kernels.size(), 3u);
+  EXPECT_EQ(j["inputs"][1]["dtype"], "bool");
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::array({8}));
+}
+
+TEST(VMCodegen, AValueUsedOnlyInOneBranchIsKilledAtTheOtherBranchsStart) {
+  // main(x, z, c) = if c { exp(x) } else { negative(z) }: x is live into the If but only the then
+  // branch reads it, z only the else branch: each block first kills what it does not read.
+  Var x = VarNode::make("x", F32({4}));
+  Var z = VarNode::make("z", F32({4}));
+  Var c = VarNode::make("c", Bool());
+  ExecutorPlan plan =
+      VMCodegen(Fused(FunctionNode::make({x, z, c}, IfNode::make(c, Call("exp", {x}), Call("negative", {z})))), {"y"});
+  EXPECT_EQ(Listing(nlohmann::json::parse(plan.graph_json)),
+            "If 2 +1 +8\n"
+            "Kill [1,2]\n"
+            "AllocTensor 4\n"
+            "InvokePacked fused_exp_0 [0,4]\n"
+            "Kill [0]\n"
+            "Move 3 <- 4\n"
+            "Kill [4]\n"
+            "Goto +7\n"
+            "Kill [0,2]\n"
+            "AllocTensor 5\n"
+            "InvokePacked fused_negative_1 [1,5]\n"
+            "Kill [1]\n"
+            "Move 3 <- 5\n"
+            "Kill [5]\n"
+            "Ret [3]\n");
+}
+
+TEST(VMCodegen, AValueNeededAfterTheIfIsComputedOnceBeforeIt) {
+  // k = sigmoid(x) is read by the then branch and by the add after the If: it is computed once,
+  // before the If, even though the If (the first output) asks for it first.
+  Var x = VarNode::make("x", F32({4}));
+  Var c = VarNode::make("c", Bool());
+  Expr k = Call("sigmoid", {x});
+  Expr body = TupleNode::make({IfNode::make(c, Call("exp", {k}), Call("negative", {x})), Call("add", {k, k})});
+  ExecutorPlan plan = VMCodegen(Fused(FunctionNode::make({x, c}, body)), {"a", "b"});
+  const std::string listing = Listing(nlohmann::json::parse(plan.graph_json));
+  const size_t sigmoid = listing.find("InvokePacked fused_sigmoid");
+  ASSERT_NE(sigmoid, std::string::npos) << listing;
+  EXPECT_EQ(listing.find("InvokePacked fused_sigmoid", sigmoid + 1), std::string::npos) << listing;
+  EXPECT_LT(sigmoid, listing.find("If ")) << listing;
+  EXPECT_EQ(plan.num_nodes, 4);
+}
+
+TEST(VMCodegen, AConstantReadInBothBranchesIsOneParam) {
+  // w is loaded in each block that reads it, from one param of the blob.
+  Var x = VarNode::make("x", F32({4}));
+  Var c = VarNode::make("c", Bool());
+  Constant w = ConstantNode::make(Random({4}, 3));
+  ExecutorPlan plan = VMCodegen(
+      Fused(FunctionNode::make({x, c}, IfNode::make(c, Call("add", {x, w}), Call("multiply", {x, w})))), {"y"});
+  EXPECT_EQ(plan.params.size(), 1u);
+  const std::string listing = Listing(nlohmann::json::parse(plan.graph_json));
+  const size_t first = listing.find("LoadConst");
+  ASSERT_NE(first, std::string::npos) << listing;
+  const size_t second = listing.find("LoadConst", first + 1);
+  ASSERT_NE(second, std::string::npos) << listing;
+  EXPECT_NE(listing.find(" p0\n", first), std::string::npos) << listing;
+  EXPECT_EQ(listing.find(" p1\n"), std::string::npos) << listing;
+}
+
+TEST(VMCodegen, StaticProgramsHaveNoControlFlow) {
+  Var x = VarNode::make("x", F32({4}));
+  EXPECT_FALSE(HasControlFlow(Fused(FunctionNode::make({x}, Call("exp", {x})))));
+}
+
+TEST(VMCodegen, ExternalFunctionsInAProgramWithControlFlowAreRefused) {
+  Var x = VarNode::make("x", F32({4}));
+  Var c = VarNode::make("c", Bool());
+  Var p = VarNode::make("p", F32({4}));
+  Attrs attrs;
+  attrs.Set("Compiler", std::string("dnnl"));
+  attrs.Set("global_symbol", std::string("dnnl_0"));
+  Function ext = FunctionNode::make({p}, Call("exp", {p}), nullptr, attrs);
+  IRModule mod = Fused(FunctionNode::make({x, c}, IfNode::make(c, CallNode::make(ext, {x}), Call("negative", {x}))));
+  try {
+    VMCodegen(mod, {"y"});
+    FAIL() << "expected UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("compile without --byoc"), std::string::npos) << e.what();
+  }
+}
+
+runtime::NDArray Scalar(bool v) {
+  auto a = runtime::NDArray::Empty({}, DataType::Bool());
+  *static_cast<uint8_t*>(a.raw_data()) = v ? 1 : 0;
+  return a;
+}
+
+TEST(VMCodegen, BuiltProgramRunsTheTakenBranchInTheVM) {
+  // y = (if c { exp(x) * 2 } else { relu(x) - 1 }) + x, built and JIT-compiled, run by the VM.
+  Var x = VarNode::make("x", F32({64}));
+  Var c = VarNode::make("c", Bool());
+  auto two = runtime::NDArray::Empty({}, DataType::Float(32));
+  *two.data<float>() = 2.f;
+  auto one = runtime::NDArray::Empty({}, DataType::Float(32));
+  *one.data<float>() = 1.f;
+  Expr branch = IfNode::make(c, Call("multiply", {Call("exp", {x}), ConstantNode::make(two)}),
+                             Call("subtract", {Call("nn.relu", {x}), ConstantNode::make(one)}));
+  IRModule mod = IRModule::FromMain(FunctionNode::make({x, c}, Call("add", {branch, x})));
+  runtime::Module module = BuildJIT(mod, {"y"});
+  ASSERT_EQ(runtime::ProgramFormat(module), "tessera-vm");
+  std::unique_ptr<runtime::Executor> exec = runtime::MakeExecutor(module);
+  auto* vm = dynamic_cast<runtime::VirtualMachine*>(exec.get());
+  ASSERT_NE(vm, nullptr);
+  const runtime::NDArray in = Random({64}, 7, -2.f, 2.f);
+  for (int run = 0; run < 4; ++run) {
+    const bool taken = run % 2 == 0;
+    std::vector<runtime::NDArray> out = vm->Invoke({in, Scalar(taken)});
+    ASSERT_EQ(out.size(), 1u);
+    for (int i = 0; i < 64; ++i) {
+      const float v = in.data<float>()[i];
+      const float want = (taken ? std::exp(v) * 2.f : std::max(v, 0.f) - 1.f) + v;
+      EXPECT_NEAR(out[0].data<float>()[i], want, 1e-5f * std::max(1.f, std::fabs(want))) << "run " << run << " i " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::driver
