@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz/) with clang-19, AddressSanitizer and UBSan in build-fuzz/
 # and runs each for SECONDS (default 60), TESSERA_FUZZ_JOBS at a time (default: one per core).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx_import tensor_proto npy npz artifact
-#                                              graph_executor rpc_messages (default: all)
+#                                              graph_executor vm rpc_messages (default: all)
 # Each run starts from the seeds in tests/fuzz/corpus/<target>/ plus what earlier runs found
 # (build-fuzz/fuzz-corpus/<target>/, where new inputs go). A crash, leak, timeout (> 10 s for one
 # input) or out-of-memory (> 4 GiB) leaves its input in build-fuzz/fuzz-findings/<target>/ and makes
@@ -13,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
-all=(onnx_import tensor_proto npy npz artifact graph_executor rpc_messages)
+all=(onnx_import tensor_proto npy npz artifact graph_executor vm rpc_messages)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 build=$root/build-fuzz
 lock=/tmp/tessera-build.lock

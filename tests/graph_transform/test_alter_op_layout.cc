@@ -78,6 +78,21 @@ TEST(AlterOpLayout, ConvChainStaysBlocked) {
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
+TEST(AlterOpLayout, ConvolutionsInsideIfBranchesAreBlockedAndTheIfKeepsItsType) {
+  // main(x, c) = if c { relu(conv(x, W)) } else { x }: the then branch becomes a blocked conv whose
+  // result goes back to NCHW inside the branch, so both branches (and the If) stay NCHW.
+  Var x = VarNode::make("x", F32({1, 16, 6, 6}));
+  Var c = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Expr conv = Call("nn.relu", {Call("nn.conv2d", {x, ConstantNode::make(Random({16, 16, 3, 3}, 9))}, ConvAttrs(1))});
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x, c}, IfNode::make(c, conv, x))));
+  Var x2 = VarNode::make("x", F32({1, 16, 6, 6}));
+  Var c2 = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Expr blocked = Call("nn.relu", {Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW16c", 16), Zeros({1, 1, 3, 3, 16, 16})},
+                                       Blocked(ConvAttrs(1), 16, 16))});
+  Expr expected = IfNode::make(c2, LT(blocked, "NCHW16c", "NCHW", 16), x2);
+  EXPECT_EQ(PrintModule(after), PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2, c2}, expected)))));
+}
+
 TEST(AlterOpLayout, PacksWeightsAtCompileTime) {
   runtime::NDArray w = Random({20, 3, 3, 3}, 5);
   Var x = VarNode::make("x", F32({1, 3, 6, 6}));

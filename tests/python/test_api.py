@@ -208,6 +208,25 @@ def test_input_values_specialize_silero_vad():
         model(x, state, np.array(8000, np.int64))
 
 
+def test_run_time_if_runs_in_the_vm_from_python():
+    # silero-vad without input_values: the If on `sr` stays, the library is a VM program; calls from
+    # Python match the reference, benchmark() times it, profile() says it is for graph programs.
+    from conftest import load_pb, shared_dir
+
+    d = shared_dir() / "models" / "silero-vad"
+    model = tessera.compile(d / "model.onnx", input_shapes={"input": [1, 576], "state": [2, 1, 128]})
+    for ds in sorted(d.glob("derived_data_set_*")):
+        x, state, sr = (load_pb(ds / f"input_{i}.pb") for i in range(3))
+        out, state_n = model(x, state, sr)
+        np.testing.assert_allclose(out, load_pb(ds / "output_0.pb"), atol=1e-4, rtol=1e-3)
+        np.testing.assert_allclose(state_n, load_pb(ds / "output_1.pb"), atol=1e-4, rtol=1e-3)
+    assert model.benchmark(x, state, sr, repeat=5, warmup=1).median_ms > 0
+    with pytest.raises(tessera.UserError, match="VM program"):
+        model.profile(x, state, sr, runs=1)
+    with pytest.raises(tessera.UserError, match="else branch cannot run with the input shapes"):
+        model(x, state, np.array(8000, np.int64))
+
+
 def test_temporary_library_removed_with_the_model(mnist_dir):
     m = tessera.compile(mnist_dir / "model.onnx")
     path = m.library_path

@@ -133,6 +133,10 @@ class Rewriter {
       return Value{TupleNode::make(fields), {}, 0, 0};
     }
     if (const auto* g = e->as<TupleGetItemNode>()) return Value{TupleGetItemNode::make(NCHW(g->tuple), g->index), {}, 0, 0};
+    if (const auto* i = e->as<IfNode>()) {
+      // Each branch is rewritten like the rest; its result leaves in NCHW, so the If keeps its type.
+      return Value{IfNode::make(NCHW(i->cond), NCHW(i->true_branch), NCHW(i->false_branch)), {}, 0, 0};
+    }
     const auto* call = e->as<CallNode>();
     if (const auto* fn = call ? call->op->as<FunctionNode>() : nullptr; fn && IsExternalFunction(*fn)) {
       // An external function (BYOC) takes and returns NCHW: its backend sees the original layout.
@@ -297,7 +301,7 @@ bool Supported(const Function& fn) {
   bool ok = true;
   PostOrderVisit(fn->body, [&](const Expr& e) {
     const auto* f = e->as<FunctionNode>();
-    ok &= !(e->as<LetNode>() || e->as<IfNode>() || (f && !IsExternalFunction(*f)));
+    ok &= !(e->as<LetNode>() || (f && !IsExternalFunction(*f)));
     if (const auto* c = e->as<CallNode>()) {
       const auto* callee = c->op->as<FunctionNode>();
       ok &= c->op->as<OpNode>() != nullptr || (callee && IsExternalFunction(*callee));

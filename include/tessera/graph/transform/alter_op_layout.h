@@ -29,8 +29,9 @@
 // Channels past C of a padded blocked tensor hold finite values that no consumer reads
 // (packed weights are zero there; NCHW conversion drops them).
 //
-// Only float32 4-D convolutions with static shapes are rewritten; functions with let, if or
-// nested functions are left unchanged. Runs InferType first and returns a typed module.
+// Only float32 4-D convolutions with static shapes are rewritten. Inside an If's branches the
+// rules are the same; each branch's result goes back to NCHW, so the If keeps its type. Functions
+// with let or nested functions are left unchanged. Runs InferType first and returns a typed module.
 #pragma once
 
 #include "tessera/graph/module.h"
