@@ -7,6 +7,7 @@
 #include <map>
 
 #include "executor_common.h"
+#include "launch_calibration.h"
 #include "tessera/runtime/graph_plan.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
@@ -51,23 +52,9 @@ struct GraphExecutor::Impl {
   std::vector<double> node_seconds;
   int64_t profiled_runs = 0;
 
-  // Per-node launch mode, calibrated on the first runs when the pool has workers: run 0 is a
-  // cold run and is not timed; in runs 1-4 half of the nodes (alternating, so the workers stay
-  // awake for their neighbours) launch serially, and each node gets its best time in both modes.
-  // A small node (parallel best under kSmallNodeSeconds) whose serial time is clearly lower runs
-  // serially from then on (tiny kernels, where waking a worker costs more than it saves).
-  // Serial launches run the same tasks, so the results are identical. Short, so it ends within
-  // a benchmark's warm-up.
-  // TESSERA_LAUNCH_CALIBRATION=0 turns it off (every launch parallel).
-  static constexpr int kCalibrationRuns = 5;
-  static constexpr double kSmallNodeSeconds = 30e-6;
-  int calibration_runs = LaunchCalibrationDisabled() ? kCalibrationRuns : 0;
-  static bool LaunchCalibrationDisabled() {
-    const char* env = std::getenv("TESSERA_LAUNCH_CALIBRATION");
-    return env && std::string(env) == "0";
-  }
-  std::vector<double> best_parallel, best_serial;
-  std::vector<uint8_t> serial;
+  // Per-node launch mode, calibrated on the first runs when the pool has workers
+  // (launch_calibration.h): short, so it ends within a benchmark's warm-up.
+  LaunchCalibration calibration;
 
   // TESSERA_PROFILE=1 prints the table when the executor goes.
   bool print_profile = profile;
@@ -77,7 +64,7 @@ struct GraphExecutor::Impl {
     if (profiled_runs == 0) return rows;
     for (size_t i = 0; i < nodes.size(); ++i)
       rows.push_back({nodes[i].name, nodes[i].kernel_name, nodes[i].arg_shapes,
-                      1e3 * node_seconds[i] / static_cast<double>(profiled_runs), i < serial.size() && serial[i] != 0});
+                      1e3 * node_seconds[i] / static_cast<double>(profiled_runs), i < calibration.sites() && calibration.Serial(i)});
     std::stable_sort(rows.begin(), rows.end(),
                      [](const NodeProfile& a, const NodeProfile& b) { return a.ms_per_run > b.ms_per_run; });
     return rows;
@@ -280,44 +267,33 @@ bool GraphExecutor::BindOutput(int index, const NDArray& value) {
 void GraphExecutor::Run() {
   Impl& m = *impl_;
   const size_t n = m.nodes.size();
-  if (m.serial.size() != n) m.serial.assign(n, 0);
+  if (m.calibration.sites() != n) m.calibration = LaunchCalibration(n);
   auto check = [&](const Impl::Node& node, int32_t r) {
     if (r != kKernelOk) m.Fail(node, r);
   };
   m.CheckGuards();
-  const bool calibrating = m.calibration_runs < Impl::kCalibrationRuns && NumThreads() > 1;
-  if (!calibrating && !m.profile) {
+  const bool multi_threaded = NumThreads() > 1;
+  if ((m.calibration.Finished() || !multi_threaded) && !m.profile) {
     for (size_t i = 0; i < n; ++i) {
       const Impl::Node& node = m.nodes[i];
-      ScopedSerialLaunches serial(m.serial[i] != 0);
+      ScopedSerialLaunches serial(m.calibration.Serial(i));
       check(node, node.kernel(node.args.data()));
     }
     return;
   }
-  const bool timed_calibration = calibrating && m.calibration_runs > 0;
-  if (calibrating && m.best_parallel.size() != n) {
-    m.best_parallel.assign(n, 1e30);
-    m.best_serial.assign(n, 1e30);
-  }
   if (m.profile) m.node_seconds.resize(n, 0.0);
   for (size_t i = 0; i < n; ++i) {
     const Impl::Node& node = m.nodes[i];
-    const bool serial_run = timed_calibration && (i + static_cast<size_t>(m.calibration_runs)) % 2 == 0;
-    ScopedSerialLaunches serial(calibrating ? serial_run : m.serial[i] != 0);
+    const LaunchCalibration::Call call = m.calibration.Next(i, multi_threaded);
+    ScopedSerialLaunches serial(call.serial);
     auto t0 = std::chrono::steady_clock::now();
     int32_t r = node.kernel(node.args.data());
     const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     check(node, r);
-    if (timed_calibration) {
-      double& best = serial_run ? m.best_serial[i] : m.best_parallel[i];
-      best = std::min(best, dt);
-    }
+    m.calibration.Done(i, call, dt);
     if (m.profile) m.node_seconds[i] += dt;
   }
   if (m.profile) ++m.profiled_runs;
-  if (calibrating && ++m.calibration_runs == Impl::kCalibrationRuns)
-    for (size_t i = 0; i < n; ++i)
-      m.serial[i] = m.best_parallel[i] < Impl::kSmallNodeSeconds && m.best_serial[i] < 0.9 * m.best_parallel[i];
 }
 
 void GraphExecutor::ReleaseBindings() {

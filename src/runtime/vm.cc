@@ -1,9 +1,11 @@
 #include "tessera/runtime/vm.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "executor_common.h"
+#include "launch_calibration.h"
 #include "storage_pool.h"
 #include "tessera/runtime/float_formats.h"
 #include "tessera/runtime/thread_pool.h"
@@ -25,6 +27,8 @@ struct VirtualMachine::Impl {
   std::vector<NDArray> consts;
   std::vector<NDArray> guard_values;  // per exe.guards entry
   StoragePool pool;
+  // Per InvokePacked (by pc): serial or parallel launches (launch_calibration.h).
+  LaunchCalibration calibration;
   // The register file, empty between runs; pooled[r]: regs[r] is a view of a pool storage.
   std::vector<NDArray> regs;
   std::vector<uint8_t> pooled;
@@ -95,6 +99,7 @@ std::vector<NDArray> VirtualMachine::Impl::Invoke(const std::vector<NDArray>& in
 }
 
 std::vector<NDArray> VirtualMachine::Impl::Execute() {
+  const bool multi_threaded = NumThreads() > 1;
   size_t pc = 0;
   for (;;) {
     const VMInstruction& in = exe.instructions[pc];
@@ -104,7 +109,17 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
       case VMOpcode::kInvokePacked: {
         std::vector<void*>& a = args[pc];
         for (size_t k = 0; k < in.regs.size(); ++k) a[k] = Read(pc, in.regs[k]).raw_data();
-        const int32_t status = kernels[pc](a.data());
+        const LaunchCalibration::Call call = calibration.Next(pc, multi_threaded);
+        int32_t status;
+        if (call.calibrating) {
+          ScopedSerialLaunches serial(call.serial);
+          const auto t0 = std::chrono::steady_clock::now();
+          status = kernels[pc](a.data());
+          calibration.Done(pc, call, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        } else {
+          ScopedSerialLaunches serial(call.serial);
+          status = kernels[pc](a.data());
+        }
         if (status != kKernelOk)
           ThrowKernelFailure(status, "instruction " + std::to_string(pc) + " (InvokePacked, kernel '" + in.name +
                                          "') of module '" + module.origin() + "'",
@@ -168,6 +183,7 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
   Impl& m = *impl_;
   const std::string& origin = m.module.origin();
   m.exe = ParseVMExecutable(m.module.GraphJson(), origin);
+  m.calibration = LaunchCalibration(m.exe.instructions.size());
   m.params = LoadModuleParams(m.module);
   const size_t n = m.exe.instructions.size();
   m.kernels.resize(n);

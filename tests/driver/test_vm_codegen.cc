@@ -12,6 +12,7 @@
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/transform/fuse_ops.h"
 #include "tessera/runtime/executor.h"
+#include "tessera/runtime/thread_pool.h"
 #include "tessera/runtime/vm.h"
 #include "tessera/support/error.h"
 
@@ -194,7 +195,11 @@ TEST(VMCodegen, BuiltProgramRunsTheTakenBranchInTheVM) {
   auto* vm = dynamic_cast<runtime::VirtualMachine*>(exec.get());
   ASSERT_NE(vm, nullptr);
   const runtime::NDArray in = Random({64}, 7, -2.f, 2.f);
-  for (int run = 0; run < 4; ++run) {
+  // Two threads: each InvokePacked's first calls calibrate its launches (launch_calibration.h);
+  // every run, during and after, gives the same outputs.
+  const int threads = runtime::NumThreads();
+  runtime::SetNumThreads(2);
+  for (int run = 0; run < 16; ++run) {
     const bool taken = run % 2 == 0;
     std::vector<runtime::NDArray> out = vm->Invoke({in, Scalar(taken)});
     ASSERT_EQ(out.size(), 1u);
@@ -204,6 +209,7 @@ TEST(VMCodegen, BuiltProgramRunsTheTakenBranchInTheVM) {
       EXPECT_NEAR(out[0].data<float>()[i], want, 1e-5f * std::max(1.f, std::fabs(want))) << "run " << run << " i " << i;
     }
   }
+  runtime::SetNumThreads(threads);
 }
 
 TEST(VMCodegen, TenThousandRunsAlternatingBranchesAllocateNothingAfterWarmUp) {

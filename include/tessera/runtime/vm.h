@@ -78,6 +78,10 @@
 // kernel 'k') of module 'm'"). On any error the registers are cleared, the pool keeps its
 // storage, and the VM can run again.
 //
+// Launches: with more than one thread, each InvokePacked's first calls calibrate whether its
+// parallel loops run on the calling thread, as the graph executor's nodes (launch_calibration.h;
+// TESSERA_LAUNCH_CALIBRATION=0 turns it off).
+//
 // Memory: AllocTensor takes a storage from the pool (the smallest free one whose size is at least
 // the tensor's bytes rounded up to a multiple of 64, at least 64, and at most twice that; else a
 // new allocation of that size); a storage returns to the pool when no register and no returned
