@@ -4,7 +4,8 @@ folds at import (from a shape, as exporters emit) imports its taken branch, with
 with a static extent is unrolled (states, several scan inputs and outputs, axes, reverse directions, and
 Scan-8's batch axis). An If on a run-time condition compiles to a VM program (runtime/vm.h) that runs the
 taken branch: conditions of every dtype and of one element, nested Ifs, conditions computed from the data,
-values of the outer scope used in the branches and the If's outputs used after it."""
+values of the outer scope used in the branches and the If's outputs used after it. A small run-time integer
+operand whose value does not change the output type (CumSum's axis) selects among branches the same way."""
 import numpy as np
 import onnx
 import onnx.reference
@@ -229,3 +230,26 @@ def test_inspect_describes_a_vm_program(tmp_path):
     assert "program: VM bytecode (control flow)" in out and "1 If" in out, out
     assert "c: [] bool" in out and "y: [4, 8] float32" in out, out
     assert "matches the program and parameters" in out, out
+
+
+@pytest.mark.parametrize("op,attrs", [("CumSum", {}), ("CumSum", {"exclusive": 1, "reverse": 1}), ("CumProd", {})])
+def test_cumulation_along_a_run_time_axis(tmp_path, op, attrs):
+    # The axis is an input read at run time: one library selects the cumulation per call (a chain of
+    # Ifs in the VM, one branch per axis; negative axes count from the end), as ONNX Runtime does.
+    opset = 26 if op == "CumProd" else 14
+    graph = helper.make_graph([helper.make_node(op, ["x", "axis"], ["y"], **attrs)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+                               helper.make_tensor_value_info("axis", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    so = _compile(tmp_path, model)
+    x = np.random.default_rng(4).uniform(0.5, 1.5, (2, 3, 4)).astype(np.float32)
+    for i, axis in enumerate([0, 1, 2, -1, -3]):
+        feeds = {"x": x, "axis": np.array(axis, np.int64)}
+        (got,) = _run(tmp_path, so, feeds, f"r{i}", names=("y",))
+        np.testing.assert_allclose(got, _reference(model, feeds)[0], rtol=1e-5, atol=1e-5, err_msg=f"axis {axis}")
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "a.npy", np.array(3, np.int64))
+    proc = run_cli("run", so, "--input", f"x={tmp_path / 'x.npy'}", "--input", f"axis={tmp_path / 'a.npy'}", check=False)
+    assert proc.returncode == 1
+    assert f"{op}'s axis is out of range [-3, 2] at run time" in proc.stderr, proc.stderr

@@ -90,7 +90,8 @@ void NodeContext::RefuseRunTimeOperand(int i, const std::string& what) const {
   if (!HasInput(i)) Fail(what + " (input " + std::to_string(i) + ") is required but absent");
   Unsupported(what + " (input '" + node_.input(i) +
               "') is computed at run time; Tessera needs it to be a constant or foldable at import "
-              "(run-time shapes and shape operands need the VM, which Tessera does not have yet)");
+              "(an operand that decides a shape at run time needs dynamic shapes (Any), which Tessera's VM does not "
+              "have yet)");
 }
 
 std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {

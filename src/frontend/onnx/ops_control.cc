@@ -147,7 +147,7 @@ std::vector<Value> RunScan(NodeContext& ctx, const onnx::GraphProto& body, std::
   if (steps < 1) ctx.Unsupported("a Scan over 0 steps (empty scan outputs) is not supported");
   if (steps > kMaxScanUnroll)
     ctx.Unsupported("a Scan over " + std::to_string(steps) + " steps is longer than Tessera unrolls (" +
-                    std::to_string(kMaxScanUnroll) + "); run-time loops need the VM, which Tessera does not have yet");
+                    std::to_string(kMaxScanUnroll) + "); run-time loops need loops in the VM, which it does not have yet");
   const int k = body.output_size() - static_cast<int>(n);
   if (k < 0 || body.input_size() != static_cast<int>(n + m))
     ctx.Fail("the body must take the " + std::to_string(n) + " states and " + std::to_string(m) +

@@ -4,6 +4,7 @@
 // TopK, CumSum / CumProd.
 #include "const_eval.h"
 #include "context.h"
+#include "run_time_switch.h"
 #include "tessera/graph/infer_type.h"
 
 namespace tessera::frontend::onnx_import {
@@ -109,14 +110,23 @@ void ConvertTopK(NodeContext& ctx) {
   ctx.SetOutput(1, idx);
 }
 
-// CumSum-11/14 and CumProd-26: x, axis (a scalar input, known at import); attrs exclusive,
-// reverse.
-Converter Cumulative(const char* op) {
-  return [op](NodeContext& ctx) {
-    std::vector<int64_t> axis = ctx.InputInts(1, std::string(op) + "'s axis");
+// CumSum-11/14 and CumProd-26: x, axis (a scalar input); attrs exclusive, reverse. An axis
+// computed at run time selects among one cumulation per axis (run_time_switch.h: the output type
+// does not depend on it).
+Converter Cumulative(const char* op, const char* onnx_op) {
+  return [op, onnx_op](NodeContext& ctx) {
+    auto along = [&](int64_t axis) {
+      return ctx.Call(op, {ctx.Input(0)}, Attrs{{"axis", axis}, {"exclusive", ctx.AttrInt("exclusive", 0)},
+                                                 {"reverse", ctx.AttrInt("reverse", 0)}});
+    };
+    if (!ctx.InputConst(1).defined() && ctx.HasInput(1)) {
+      const int64_t rank = ctx.InputType(0).ndim();
+      ctx.SetOutput(0, SwitchOnRunTimeInt(ctx, 1, rank, true, std::string(onnx_op) + "'s axis", along));
+      return;
+    }
+    std::vector<int64_t> axis = ctx.InputInts(1, std::string(onnx_op) + "'s axis");
     if (axis.size() != 1) ctx.Fail("axis must hold one value, got " + std::to_string(axis.size()));
-    Attrs attrs{{"axis", axis[0]}, {"exclusive", ctx.AttrInt("exclusive", 0)}, {"reverse", ctx.AttrInt("reverse", 0)}};
-    ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)}, attrs));
+    ctx.SetOutput(0, along(axis[0]));
   };
 }
 
@@ -124,8 +134,8 @@ Converter Cumulative(const char* op) {
 
 void RegisterReduceConverters(ConverterTable& t) {
   t["TopK"] = ConvertTopK;
-  t["CumSum"] = Cumulative("cumsum");
-  t["CumProd"] = Cumulative("cumprod");
+  t["CumSum"] = Cumulative("cumsum", "CumSum");
+  t["CumProd"] = Cumulative("cumprod", "CumProd");
   t["ReduceSum"] = R(Kind::kSum, 13);
   t["ReduceMean"] = R(Kind::kMean);
   t["ReduceMax"] = R(Kind::kMax);

@@ -1,0 +1,48 @@
+// SwitchOnRunTimeInt: see run_time_switch.h.
+#include "run_time_switch.h"
+
+#include "graph_build.h"
+#include "tessera/graph/infer_type.h"
+
+namespace tessera::frontend::onnx_import {
+
+graph::Expr SwitchOnRunTimeInt(NodeContext& ctx, int input, int64_t count, bool negative_wraps,
+                               const std::string& what, const std::function<graph::Expr(int64_t)>& branch) {
+  const graph::TensorTypeNode& t = ctx.InputType(input);
+  auto shape = graph::StaticShape(t.shape);
+  int64_t n = 1;
+  for (int64_t d : shape ? *shape : std::vector<int64_t>{}) n *= d;
+  if (!shape || n != 1 || t.dtype.is_floating() || t.dtype.is_bool())
+    ctx.Fail(what + " must be one integer, got " + t.dtype.str() + " " + graph::ShapeStr(t.shape));
+  if (count < 1) ctx.Fail(what + " has no valid value for this input");
+  graph::Expr x = ctx.Input(input);
+  if (!shape->empty()) x = Reshape(ctx, x, {});
+  if (t.dtype != DataType::Int(64)) x = ctx.Call("cast", {x}, graph::Attrs{{"dtype", std::string("int64")}});
+  if (negative_wraps)  // v < 0: v + count
+    x = ctx.Call("where", {ctx.Call("less", {x, ctx.ScalarConst(0, DataType::Int(64))}),
+                           ctx.Call("add", {x, ctx.ScalarConst(static_cast<double>(count), DataType::Int(64))}), x});
+  std::vector<graph::Expr> branches;
+  for (int64_t v = 0; v < count; ++v) branches.push_back(branch(v));
+  const graph::Type type = branches[0]->checked_type();
+  const auto* tt = type->as<graph::TensorTypeNode>();
+  auto out_shape = tt ? graph::StaticShape(tt->shape) : std::nullopt;
+  if (!out_shape) ctx.Unsupported(what + " read at run time needs a static tensor result, got " + type->str());
+  for (const graph::Expr& b : branches)
+    if (!graph::StructuralEqual(b->checked_type(), type))
+      ctx.Unsupported("the result's type depends on " + what + " (" + type->str() + " or " + b->checked_type()->str() +
+                      "), which is computed at run time: that needs dynamic shapes (Any)");
+  const std::string range = negative_wraps ? "[" + std::to_string(-count) + ", " + std::to_string(count - 1) + "]"
+                                           : "[0, " + std::to_string(count - 1) + "]";
+  graph::Expr out = ctx.Call("vm.fatal", {x}, graph::Attrs{{"message", ctx.Label() + ": " + what + " is out of range " +
+                                                                      range + " at run time"},
+                                                          {"shape", *out_shape},
+                                                          {"dtype", tt->dtype.str()}});
+  for (int64_t v = count - 1; v >= 0; --v) {
+    graph::Expr cond = ctx.Call("equal", {x, ctx.ScalarConst(static_cast<double>(v), DataType::Int(64))});
+    out = graph::IfNode::make(cond, branches[v], out);
+    graph::InferExprType(out);
+  }
+  return out;
+}
+
+}  // namespace tessera::frontend::onnx_import
