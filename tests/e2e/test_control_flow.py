@@ -253,3 +253,26 @@ def test_cumulation_along_a_run_time_axis(tmp_path, op, attrs):
     proc = run_cli("run", so, "--input", f"x={tmp_path / 'x.npy'}", "--input", f"axis={tmp_path / 'a.npy'}", check=False)
     assert proc.returncode == 1
     assert f"{op}'s axis is out of range [-3, 2] at run time" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("inverse", [0, 1])
+def test_dft_along_a_run_time_axis(tmp_path, inverse):
+    # DFT-20's axis input read at run time: one DFT per axis in [0, r-2] (or [-r, -2]), chosen per call;
+    # the signal axes have equal extents, so every branch has one type. Axis -1 (the complex axis) is
+    # invalid and fails the run.
+    graph = helper.make_graph([helper.make_node("DFT", ["x", "", "axis"], ["y"], inverse=inverse)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 6, 2]),
+                               helper.make_tensor_value_info("axis", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    so = _compile(tmp_path, model)
+    x = np.random.default_rng(5).standard_normal((2, 6, 6, 2)).astype(np.float32)
+    for i, axis in enumerate([1, 2, -2, -3]):
+        feeds = {"x": x, "axis": np.array(axis, np.int64)}
+        (got,) = _run(tmp_path, so, feeds, f"r{i}", names=("y",))
+        np.testing.assert_allclose(got, _reference(model, feeds)[0], rtol=1e-4, atol=1e-4, err_msg=f"axis {axis}")
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "a.npy", np.array(-1, np.int64))
+    proc = run_cli("run", so, "--input", f"x={tmp_path / 'x.npy'}", "--input", f"axis={tmp_path / 'a.npy'}", check=False)
+    assert proc.returncode == 1
+    assert "DFT's axis is out of range [-4, -2] or [0, 2] at run time" in proc.stderr, proc.stderr

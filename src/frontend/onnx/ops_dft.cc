@@ -11,7 +11,8 @@
 //   inverse + onesided: IRFFT (numpy.fft.irfft): the first L / 2 + 1 bins extended by conjugate
 //                       symmetry, real output [.., L, .., 1]; the imaginary parts of bin 0 and
 //                       (L even) bin L / 2 are ignored.
-// axis: opset 17 attribute (default 1); opset 20 input (default -2), which must be known at import.
+// axis: opset 17 attribute (default 1); opset 20 input (default -2); one read at run time selects
+// among one DFT per axis (run_time_switch.h; the output types must agree).
 // With the signal axis moved last, (re, im) [B, n] -> re @ A + im @ B for each output part.
 //
 // STFT: signal [batch, len, 1 | 2], frame_step, window [W] (optional), frame_length (optional,
@@ -20,10 +21,12 @@
 // [batch, frames, bins, 2].
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "const_eval.h"
 #include "context.h"
 #include "graph_build.h"
+#include "run_time_switch.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -111,8 +114,29 @@ void ConvertDFT(NodeContext& ctx) {
   if (!dt.is_float()) ctx.Fail("input must be a float tensor, got " + dt.str());
   if (rank < 2 || (xs[rank - 1] != 1 && xs[rank - 1] != 2))
     ctx.Fail("input must be [.., 1] (real) or [.., 2] (complex) of rank >= 2");
+  DftSpec spec;
+  spec.inverse = ctx.AttrInt("inverse", 0) != 0;
+  spec.onesided = ctx.AttrInt("onesided", 0) != 0;
+  if (spec.inverse && spec.onesided && xs[rank - 1] != 2) ctx.Fail("IRFFT (inverse with onesided) needs a complex input");
+  std::optional<int64_t> length;
+  if (ctx.HasInput(1)) {
+    const std::vector<int64_t> l = ctx.InputInts(1, "dft_length");
+    if (l.size() != 1) ctx.Fail("dft_length must be a scalar");
+    if (l[0] < 1) ctx.Fail("dft_length must be >= 1, got " + std::to_string(l[0]));
+    length = l[0];
+  }
+  auto along = [&](int64_t axis) {  // axis in [0, rank - 2]
+    DftSpec s = spec;
+    s.length = length ? *length : spec.inverse && spec.onesided ? 2 * (xs[axis] - 1) : xs[axis];
+    if (s.length < 1) ctx.Fail("the DFT length along axis " + std::to_string(axis) + " must be >= 1");
+    return EmitDft(ctx, ctx.Input(0), axis, s);
+  };
   int64_t axis = ctx.opset() >= 20 ? -2 : ctx.AttrInt("axis", 1);
   if (ctx.opset() >= 20 && ctx.HasInput(2)) {
+    if (!ctx.InputConst(2).defined()) {  // one DFT per axis, chosen at run time (run_time_switch.h)
+      ctx.SetOutput(0, SwitchOnRunTimeInt(ctx, 2, rank - 1, rank, "DFT's axis", along));
+      return;
+    }
     const std::vector<int64_t> a = ctx.InputInts(2, "axis");
     if (a.size() != 1) ctx.Fail("axis must be a scalar");
     axis = a[0];
@@ -120,18 +144,7 @@ void ConvertDFT(NodeContext& ctx) {
   if (axis < -rank || axis > rank - 2 || axis == -1)
     ctx.Fail("axis " + std::to_string(axis) + " is out of range [-r, -2] U [0, r-2] for rank " + std::to_string(rank));
   if (axis < 0) axis += rank;
-  DftSpec spec;
-  spec.inverse = ctx.AttrInt("inverse", 0) != 0;
-  spec.onesided = ctx.AttrInt("onesided", 0) != 0;
-  if (spec.inverse && spec.onesided && xs[rank - 1] != 2) ctx.Fail("IRFFT (inverse with onesided) needs a complex input");
-  spec.length = spec.inverse && spec.onesided ? 2 * (xs[axis] - 1) : xs[axis];
-  if (ctx.HasInput(1)) {
-    const std::vector<int64_t> l = ctx.InputInts(1, "dft_length");
-    if (l.size() != 1) ctx.Fail("dft_length must be a scalar");
-    spec.length = l[0];
-  }
-  if (spec.length < 1) ctx.Fail("dft_length must be >= 1, got " + std::to_string(spec.length));
-  ctx.SetOutput(0, EmitDft(ctx, ctx.Input(0), axis, spec));
+  ctx.SetOutput(0, along(axis));
 }
 
 void ConvertSTFT(NodeContext& ctx) {

@@ -121,7 +121,7 @@ Converter Cumulative(const char* op, const char* onnx_op) {
     };
     if (!ctx.InputConst(1).defined() && ctx.HasInput(1)) {
       const int64_t rank = ctx.InputType(0).ndim();
-      ctx.SetOutput(0, SwitchOnRunTimeInt(ctx, 1, rank, true, std::string(onnx_op) + "'s axis", along));
+      ctx.SetOutput(0, SwitchOnRunTimeInt(ctx, 1, rank, rank, std::string(onnx_op) + "'s axis", along));
       return;
     }
     std::vector<int64_t> axis = ctx.InputInts(1, std::string(onnx_op) + "'s axis");
