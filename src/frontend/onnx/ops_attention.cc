@@ -1,4 +1,4 @@
-// ONNX Attention-23/24 as graph ops, in the order of
+// ONNX Attention-23/24 and FlexAttention-1 (ai.onnx.preview; below) as graph ops. Attention, in the order of
 // the spec's function body and reference implementation (onnx/reference/ops/op_attention.py):
 //
 //   Q [B, Sq, Hq*D] or [B, Hq, Sq, D]; K, V [B, Skv, Hkv*D(v)] or [B, Hkv, Skv, D(v)] (3-D inputs
@@ -22,6 +22,8 @@
 #include "const_eval.h"
 #include "context.h"
 #include "graph_build.h"
+#include "tensor_convert.h"
+#include "tessera/graph/type.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -158,8 +160,62 @@ void ConvertAttention(NodeContext& ctx) {
   ctx.SetOutput(0, y);
 }
 
+// FlexAttention-1 (ai.onnx.preview; the spec's function body): Q [B, Hq, L, E], K [B, Hkv, S, E],
+// V [B, Hkv, S, Ev]; K / V heads repeated in contiguous groups when Hq is a multiple of Hkv;
+// scores = (Q * sqrt(scale)) @ (K * sqrt(scale))^T, scale default 1 / sqrt(E); then in the softmax
+// precision (float32 for 16-bit inputs, else the input's type; attr softmax_precision overrides):
+// scores = score_mod(scores) (a subgraph over the whole [B, Hq, L, S] tensor), P = softmax(scores)
+// over S, P = prob_mod(P), Y = P @ V, cast back to the input's type.
+void ConvertFlexAttention(NodeContext& ctx) {
+  for (int i = 0; i < 3; ++i)
+    if (ctx.InputType(i).ndim() != 4) ctx.Fail("Q, K and V must be rank-4 tensors (input " + std::to_string(i) + ")");
+  const DataType dt = ctx.InputType(0).dtype;
+  if (!dt.is_floating()) ctx.Fail("Q must be a float tensor, got " + dt.str());
+  if (ctx.InputType(1).dtype != dt || ctx.InputType(2).dtype != dt) ctx.Fail("Q, K and V must have one dtype");
+  const std::vector<int64_t> qs = ctx.InputShape(0), ks = ctx.InputShape(1), vs = ctx.InputShape(2);
+  if (ks[0] != qs[0] || vs[0] != qs[0] || ks[3] != qs[3] || vs[1] != ks[1] || vs[2] != ks[2])
+    ctx.Fail("shapes do not fit: Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev]");
+  if (qs[1] % ks[1] != 0)
+    ctx.Fail("q heads (" + std::to_string(qs[1]) + ") must be a multiple of the k / v heads (" + std::to_string(ks[1]) +
+             ")");
+  const int64_t reps = qs[1] / ks[1];
+  Expr k = RepeatHeads(ctx, ctx.Input(1), ks, reps), v = RepeatHeads(ctx, ctx.Input(2), vs, reps);
+  const double scale = ctx.HasAttr("scale") ? ctx.AttrFloat("scale", 1.0f) : 1.0 / std::sqrt(double(qs[3]));
+  Expr root = ctx.ScalarConst(static_cast<float>(std::sqrt(scale)), dt);
+  Expr scores = ctx.Call("nn.matmul", {ctx.Call("multiply", {ctx.Input(0), root}),
+                                       Transpose(ctx, ctx.Call("multiply", {k, root}), {0, 1, 3, 2})});
+  const DataType precision =
+      ctx.HasAttr("softmax_precision")
+          ? DataTypeFromONNX(static_cast<int>(ctx.AttrInt("softmax_precision")), ctx.Where() + ": softmax_precision")
+          : (dt.bits() == 16 ? DataType::Float(32) : dt);
+  if (!precision.is_floating()) ctx.Fail("softmax_precision must be a float type, got " + precision.str());
+  auto cast = [&](Expr e, DataType to) {
+    return to == dt && to == precision ? e : ctx.Call("cast", {std::move(e)}, Attrs{{"dtype", to.str()}});
+  };
+  if (precision != dt) scores = cast(scores, precision);
+  auto modify = [&](const char* attr, Expr x) {
+    if (!ctx.HasAttr(attr)) return x;
+    std::vector<Value> out = ctx.ImportSubgraph(ctx.AttrGraph(attr), {ValueOf(x)});
+    if (out.size() != 1) ctx.Fail(std::string(attr) + " must have one output, got " + std::to_string(out.size()));
+    Expr y = ExprOf(out[0]);
+    if (!graph::StructuralEqual(y->checked_type(), x->checked_type()))
+      ctx.Fail(std::string(attr) + " must keep its input's type " + x->checked_type()->str() + ", got " +
+               y->checked_type()->str());
+    return y;
+  };
+  scores = modify("score_mod", scores);
+  Expr p = modify("prob_mod", ctx.Call("nn.softmax", {scores}, Attrs{{"axis", int64_t{-1}}}));
+  if (precision != dt) v = cast(v, precision);
+  Expr y = ctx.Call("nn.matmul", {p, v});
+  if (precision != dt) y = cast(y, dt);
+  ctx.SetOutput(0, y);
+}
+
 }  // namespace
 
-void RegisterAttentionConverters(ConverterTable& t) { t["Attention"] = ConvertAttention; }
+void RegisterAttentionConverters(ConverterTable& t) {
+  t["Attention"] = ConvertAttention;
+  t[ConverterKey("ai.onnx.preview", "FlexAttention")] = ConvertFlexAttention;
+}
 
 }  // namespace tessera::frontend::onnx_import
