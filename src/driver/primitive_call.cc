@@ -63,8 +63,10 @@ bool IsReshapeOnly(const graph::FunctionNode* fn) {
 std::vector<std::string> RuntimeChecks(const graph::Function& fn) {
   std::vector<std::string> checks;
   graph::PostOrderVisit(fn->body, [&](const graph::Expr& e) {
-    if (const auto* c = e->as<graph::CallNode>(); c && c->attrs.Has("source"))
-      checks.push_back(c->attrs.GetString("source"));
+    if (const auto* c = e->as<graph::CallNode>(); c && c->attrs.Has("source")) {
+      const std::string& label = c->attrs.GetString("source");
+      if (std::find(checks.begin(), checks.end(), label) == checks.end()) checks.push_back(label);
+    }
   });
   return checks;
 }

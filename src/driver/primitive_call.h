@@ -25,7 +25,7 @@ DataType DTypeOf(const graph::Type& type);
 bool IsReshapeOnly(const graph::FunctionNode* fn);
 
 /// The `source` attrs of fn's op calls (the model nodes of ops that check their indices at run
-/// time), in post order.
+/// time), each once, in post order.
 std::vector<std::string> RuntimeChecks(const graph::Function& fn);
 
 /// Whether `e` calls an external function (BYOC, partition_graph.h).

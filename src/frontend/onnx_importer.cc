@@ -303,6 +303,10 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
                     "' is listed twice; graph outputs must have distinct names (ONNX IR: names are unique)");
     }
     Value& v = it->second;
+    if (v.sequence)
+      TESSERA_THROW(UnsupportedError, source, ": graph output '", out.name(), "' is a sequence (of ", v.sequence->size(),
+                    " tensors); Tessera's executors return tensors only: concatenate it (ConcatFromSequence) or "
+                    "return its elements (SequenceAt)");
     if (!v.expr) v.expr = graph::ConstantNode::make(v.constant);
     outs.push_back(v.expr);
     result.output_names.push_back(out.name());

@@ -41,6 +41,9 @@ Value& NodeContext::InputValue(int i) {
 }
 
 Expr ExprOf(Value& v) {
+  if (v.sequence)
+    TESSERA_THROW(UserError, "a sequence (of ", v.sequence->size(), " ", v.sequence_dtype.str(),
+                  " tensors) is used where a tensor is expected");
   if (!v.expr) {
     v.expr = graph::ConstantNode::make(v.constant);
     graph::InferExprType(v.expr);
@@ -205,6 +208,31 @@ void NodeContext::SetOutput(int i, Expr e) {
 
 void NodeContext::SetOutputValue(int i, Value v) {
   if (i >= node_.output_size() || node_.output(i).empty()) return;
+  state_.values[node_.output(i)] = std::move(v);
+}
+
+const std::vector<Value>& NodeContext::InputSequence(int i, DataType* dtype) {
+  Value& v = InputValue(i);
+  if (!v.sequence) Fail("input '" + node_.input(i) + "' must be a sequence, got a tensor");
+  if (dtype) *dtype = v.sequence_dtype;
+  return *v.sequence;
+}
+
+void NodeContext::SetOutputSequence(int i, std::vector<Value> elements, DataType dtype) {
+  if (i >= node_.output_size() || node_.output(i).empty()) return;
+  std::vector<graph::Type> types;
+  for (Value& e : elements) {
+    ExprOf(e);  // every element gets its expression (and type) now
+    const auto* t = e.type->as<graph::TensorTypeNode>();
+    if (!t) Fail("a sequence element must be a tensor, got " + e.type->str());
+    if (t->dtype != dtype)
+      Fail("sequence elements must all be " + dtype.str() + ", got " + t->dtype.str());
+    types.push_back(e.type);
+  }
+  Value v;
+  v.type = graph::TupleTypeNode::make(std::move(types));
+  v.sequence = std::make_shared<const std::vector<Value>>(std::move(elements));
+  v.sequence_dtype = dtype;
   state_.values[node_.output(i)] = std::move(v);
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,17 @@ namespace tessera::frontend::onnx_import {
 
 struct Value {
   graph::Expr expr;           ///< null until needed for a known constant (made lazily)
-  graph::Type type;           ///< always set
+  graph::Type type;           ///< always set (a sequence's: the tuple of its elements' types)
   runtime::NDArray constant;  ///< defined when the value is known at import time
+  /// An ONNX sequence (ops_sequence.cc): its elements, whose number is known at import (the
+  /// elements themselves may be run-time tensors); null for a tensor. `sequence_dtype` is the
+  /// element type (SequenceEmpty's dtype when there are none).
+  std::shared_ptr<const std::vector<Value>> sequence;
+  DataType sequence_dtype;
 };
 
 /// The expression of a value: its expr, or (made and typed once) a Constant of its known value.
+/// UserError for a sequence (no tensor).
 graph::Expr ExprOf(Value& v);
 /// A typed value of an expression (known when it is a Constant). Throws the type error.
 Value ValueOf(graph::Expr e);
@@ -116,6 +123,11 @@ class NodeContext {
   std::vector<Value> ImportSubgraph(const onnx::GraphProto& g, const std::vector<Value>& inputs);
   /// Sets output i to an already typed value (of a subgraph).
   void SetOutputValue(int i, Value v);
+  /// The elements of input i, a sequence (its element type into *dtype when given); Fail when it
+  /// is a tensor.
+  const std::vector<Value>& InputSequence(int i, DataType* dtype = nullptr);
+  /// Sets output i to a sequence of `elements` (tensors) of element type `dtype`.
+  void SetOutputSequence(int i, std::vector<Value> elements, DataType dtype);
   /// UnsupportedError: input i (`what`) must be known at import but is computed at run time.
   [[noreturn]] void RefuseRunTimeOperand(int i, const std::string& what) const;
 
@@ -174,5 +186,6 @@ void RegisterQLinearConverters(ConverterTable& t);  // ops_qlinear.cc
 void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
 void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
 void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
+void RegisterSequenceConverters(ConverterTable& t);  // ops_sequence.cc
 
 }  // namespace tessera::frontend::onnx_import

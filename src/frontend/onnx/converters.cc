@@ -42,6 +42,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterCausalConvConverters(*t);
     RegisterLinearAttentionConverters(*t);
     RegisterRnnConverters(*t);
+    RegisterSequenceConverters(*t);
     return t;
   }();
   auto it = table->find(ConverterKey(domain, op_type));
