@@ -5,7 +5,8 @@ with a static extent is unrolled (states, several scan inputs and outputs, axes,
 Scan-8's batch axis). An If on a run-time condition compiles to a VM program (runtime/vm.h) that runs the
 taken branch: conditions of every dtype and of one element, nested Ifs, conditions computed from the data,
 values of the outer scope used in the branches and the If's outputs used after it. A small run-time integer
-operand whose value does not change the output type (CumSum's axis) selects among branches the same way."""
+operand whose value does not change the output type (CumSum's axis) selects among branches the same way.
+Loop with a trip count known at import unrolls; a run-time condition guards each iteration with an If."""
 import numpy as np
 import onnx
 import onnx.reference
@@ -276,3 +277,71 @@ def test_dft_along_a_run_time_axis(tmp_path, inverse):
     proc = run_cli("run", so, "--input", f"x={tmp_path / 'x.npy'}", "--input", f"axis={tmp_path / 'a.npy'}", check=False)
     assert proc.returncode == 1
     assert "DFT's axis is out of range [-4, -2] or [0, 2] at run time" in proc.stderr, proc.stderr
+
+
+def _loop_model(m, cond_input, body_cond, scan_output, m_input=False):
+    # Loop over (x): x_{i+1} = x_i * 0.9 + i; cond_out = body_cond (True, or ReduceSum(x) < 4: data dependent);
+    # scan output y_i = x_{i+1} * 2 (optional).
+    nodes = [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["x_in", "k"], ["xk"]), helper.make_node("Add", ["xk", "fi"], ["x_out"])]
+    outs = ["c_out", "x_out"]
+    if body_cond == "true":
+        nodes.append(helper.make_node("Identity", ["c_in"], ["c_out"]))
+    else:
+        nodes += [helper.make_node("ReduceSum", ["x_out"], ["s"], keepdims=0),
+                  helper.make_node("Less", ["s", "limit"], ["c_out"])]
+    if scan_output:
+        nodes.append(helper.make_node("Mul", ["x_out", "two"], ["y"]))
+        outs.append("y")
+    inits = [onnx.numpy_helper.from_array(np.array(0.9, np.float32), "k"),
+             onnx.numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             onnx.numpy_helper.from_array(np.array(4.0, np.float32), "limit")]
+    body = helper.make_graph(nodes, "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                                             helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                                             helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [3])],
+                             [helper.make_tensor_value_info(o, TensorProto.BOOL if o == "c_out" else TensorProto.FLOAT,
+                                                            None) for o in outs], inits)
+    node = helper.make_node("Loop", ["M", "cond" if cond_input else "", "x0"], ["x_final"] + (["ys"] if scan_output else []),
+                            body=body)
+    inputs = [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [3])]
+    inits = []
+    if m_input:
+        inputs.append(helper.make_tensor_value_info("M", TensorProto.INT64, []))
+    else:
+        inits.append(onnx.numpy_helper.from_array(np.array(m, np.int64), "M"))
+    if cond_input:
+        inputs.append(helper.make_tensor_value_info("cond", TensorProto.BOOL, []))
+    outputs = [helper.make_tensor_value_info("x_final", TensorProto.FLOAT, [3])]
+    if scan_output:
+        outputs.append(helper.make_tensor_value_info("ys", TensorProto.FLOAT, None))
+    graph = helper.make_graph([node], "loop", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+@pytest.mark.parametrize("cond_input,body_cond,scan_output", [(False, "true", True), (True, "true", False),
+                                                              (False, "data", False), (True, "data", False)])
+def test_loop_with_a_known_trip_count(tmp_path, cond_input, body_cond, scan_output):
+    # M = 6 known at import: unrolled; a run-time condition (an input, or computed by the body from the
+    # data) guards each iteration with an If in the VM, as ONNX Runtime stops the loop.
+    model = _loop_model(6, cond_input, body_cond, scan_output)
+    so = _compile(tmp_path, model)
+    names = ("x_final", "ys") if scan_output else ("x_final",)
+    for i, (scale, cond) in enumerate([(0.1, True), (1.0, True), (0.5, False), (-1.0, True)]):
+        feeds = {"x0": (scale * np.arange(3)).astype(np.float32)}
+        if cond_input:
+            feeds["cond"] = np.array(cond)
+        got = _run(tmp_path, so, feeds, f"r{i}", names=names)
+        for g, w in zip(got, _onnxruntime(model, feeds)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=str((scale, cond)))
+
+
+@pytest.mark.parametrize("case,message", [
+    ("m_input", "Loop's trip count M (a run-time trip count needs loops in the VM) (input 'M') is computed at run time"),
+    ("early_exit_with_scan", "scan outputs (of a run-time length) needs dynamic shapes (Any)")])
+def test_loops_that_need_run_time_loops_or_dynamic_shapes_are_refused(tmp_path, case, message):
+    model = _loop_model(6, False, "data" if case == "early_exit_with_scan" else "true", case == "early_exit_with_scan",
+                        m_input=case == "m_input")
+    onnx.save(model, tmp_path / "m.onnx")
+    proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr, proc.stderr

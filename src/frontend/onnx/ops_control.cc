@@ -1,4 +1,4 @@
-// ONNX control flow:
+// ONNX control flow (Loop: see ConvertLoop):
 //   If-1/11/13/16/19/21/23/24/25: when the condition is known at import (a constant, or folded
 //     from shapes, as exporters emit for rank or size checks), the taken branch is imported in
 //     place of the node; its outputs become the node's. A condition computed at run time becomes
@@ -239,11 +239,113 @@ void ConvertScan(NodeContext& ctx) {
   for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
 }
 
+/// A bool scalar from a one-element tensor expression (cast when needed).
+Expr BoolScalar(NodeContext& ctx, Value v) {
+  const auto* t = v.type->as<graph::TensorTypeNode>();
+  if (!t) ctx.Fail("a loop condition must be a tensor, got " + v.type->str());
+  Expr e = ExprOf(v);
+  auto shape = graph::StaticShape(t->shape);
+  int64_t n = 1;
+  for (int64_t d : shape ? *shape : std::vector<int64_t>{2}) n *= d;
+  if (!shape || n != 1) ctx.Fail("a loop condition must hold one element, got " + t->str());
+  if (!shape->empty()) e = Reshape(ctx, e, {});
+  if (!t->dtype.is_bool()) e = ctx.Call("not_equal", {e, ctx.ScalarConst(0, t->dtype)});
+  return e;
+}
+
+// Loop-1/11/13/16/19/21/23/24/25 with a trip count M known at import (at most kMaxScanUnroll):
+// unrolled, the body imported once per iteration (iter_num = the constant i, cond_in the current
+// condition, the loop-carried values), scan outputs stacked along a new axis 0. A condition
+// known at import that turns false stops the unrolling there. A condition computed at run time
+// guards every iteration with a graph If (run by the VM): once false, the remaining iterations
+// pass the carried values through; scan outputs then have a run-time length (dynamic shapes),
+// which is refused. Without M, or with M read at run time, the loop needs the VM to loop:
+// refused with the reason.
+void ConvertLoop(NodeContext& ctx) {
+  const onnx::GraphProto& body = ctx.AttrGraph("body");
+  const int n = ctx.NumInputs() - 2;  // loop-carried values
+  if (n < 0) ctx.Fail("Loop takes M, cond and the loop-carried values (at least 2 inputs, empty names allowed)");
+  if (body.input_size() != n + 2) ctx.Fail("the body must take iter_num, cond and the " + std::to_string(n) +
+                                           " loop-carried values (" + std::to_string(n + 2) + " inputs), it takes " +
+                                           std::to_string(body.input_size()));
+  const int k = body.output_size() - 1 - n;  // scan outputs
+  if (k < 0) ctx.Fail("the body must return cond and the " + std::to_string(n) + " loop-carried values first");
+  if (!ctx.HasInput(0)) ctx.Unsupported("a Loop without a trip count M (run while cond holds) needs loops in the VM");
+  runtime::NDArray m_const = ctx.InputConst(0);
+  if (!m_const.defined()) ctx.RefuseRunTimeOperand(0, "Loop's trip count M (a run-time trip count needs loops in the VM)");
+  if (m_const.NumElements() != 1) ctx.Fail("M must hold one value");
+  const int64_t trips = ToInts(m_const)[0];
+  if (trips > kMaxScanUnroll)
+    ctx.Unsupported("a Loop of " + std::to_string(trips) + " iterations is longer than Tessera unrolls (" +
+                    std::to_string(kMaxScanUnroll) + "); longer loops need loops in the VM");
+  if (trips <= 0 && k > 0) ctx.Unsupported("a Loop of 0 iterations with scan outputs (empty) is not supported");
+  // cond: absent = true; a known value; or a run-time bool.
+  std::optional<bool> known_cond = true;
+  Expr cond;
+  if (ctx.HasInput(1)) {
+    runtime::NDArray c = ctx.InputConst(1);
+    if (c.defined()) {
+      if (c.NumElements() != 1) ctx.Fail("cond must hold one value");
+      known_cond = ToInts(c)[0] != 0;
+    } else {
+      known_cond.reset();
+      cond = BoolScalar(ctx, ValueOf(ctx.Input(1)));
+    }
+  }
+  std::vector<Value> states;
+  for (int i = 0; i < n; ++i) states.push_back(Typed(ctx, ctx.Input(2 + i)));
+  std::vector<std::vector<Expr>> per_iter(k);
+  const DataType i64 = DataType::Int(64);
+  for (int64_t it = 0; it < trips && known_cond != false; ++it) {
+    Value iter = Typed(ctx, ctx.ScalarConst(static_cast<double>(it), i64));
+    Value cond_in = known_cond ? Typed(ctx, graph::ConstantNode::make(FromInts({1}, {}, DataType::Bool()))) : ValueOf(cond);
+    std::vector<Value> inputs{iter, cond_in};
+    inputs.insert(inputs.end(), states.begin(), states.end());
+    std::vector<Value> outs = ctx.ImportSubgraph(body, inputs);
+    if (known_cond) {  // every iteration so far ran: take the body's values as they are
+      runtime::NDArray next = outs[0].constant;
+      if (next.defined()) {
+        if (next.NumElements() != 1) ctx.Fail("the body's cond output must hold one value");
+        known_cond = ToInts(next)[0] != 0;
+      } else {
+        known_cond.reset();
+        cond = BoolScalar(ctx, outs[0]);
+      }
+      for (int i = 0; i < n; ++i) states[i] = outs[1 + i];
+      for (int j = 0; j < k; ++j) per_iter[j].push_back(ExprOf(outs[1 + n + j]));
+      continue;
+    }
+    // This iteration runs only while the condition holds: If(cond) {body} else {states, false}.
+    if (k > 0)
+      ctx.Unsupported("a Loop whose condition is computed at run time and that has scan outputs (of a run-time "
+                      "length) needs dynamic shapes (Any)");
+    std::vector<Expr> then_f{BoolScalar(ctx, outs[0])}, else_f{ctx.ScalarConst(0, DataType::Bool())};
+    for (int i = 0; i < n; ++i) {
+      if (!graph::StructuralEqual(outs[1 + i].type, states[i].type))
+        ctx.Unsupported("loop-carried value " + std::to_string(i) + " changes its type across iterations (" +
+                        states[i].type->str() + " -> " + outs[1 + i].type->str() + "): that needs dynamic shapes (Any)");
+      then_f.push_back(ExprOf(outs[1 + i]));
+      else_f.push_back(ExprOf(states[i]));
+    }
+    Expr node = Typed(ctx, graph::IfNode::make(cond, graph::TupleNode::make(then_f), graph::TupleNode::make(else_f))).expr;
+    cond = Typed(ctx, graph::TupleGetItemNode::make(node, 0)).expr;
+    for (int i = 0; i < n; ++i) states[i] = Typed(ctx, graph::TupleGetItemNode::make(node, 1 + i));
+  }
+  for (int i = 0; i < n; ++i) ctx.SetOutputValue(i, states[i]);
+  for (int j = 0; j < k; ++j) {
+    std::vector<Expr> parts = per_iter[j];
+    if (parts.empty()) ctx.Unsupported("a Loop that runs no iteration has empty scan outputs, which are not supported");
+    for (Expr& p : parts) p = ctx.Call("expand_dims", {p}, Attrs{{"axis", int64_t{0}}, {"num_newaxis", int64_t{1}}});
+    ctx.SetOutputValue(n + j, Typed(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, 0)));
+  }
+}
+
 }  // namespace
 
 void RegisterControlConverters(ConverterTable& t) {
   t["If"] = ConvertIf;
   t["Scan"] = ConvertScan;
+  t["Loop"] = ConvertLoop;
 }
 
 }  // namespace tessera::frontend::onnx_import
