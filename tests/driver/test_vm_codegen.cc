@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +13,8 @@
 #include "tessera/driver/build.h"
 #include "tessera/driver/vm_codegen.h"
 #include "tessera/graph/infer_type.h"
+#include "tessera/graph/parser.h"
+#include "tessera/graph/printer.h"
 #include "tessera/graph/transform/fuse_ops.h"
 #include "tessera/runtime/executor.h"
 #include "tessera/runtime/thread_pool.h"
@@ -233,6 +238,45 @@ TEST(VMCodegen, TenThousandRunsAlternatingBranchesAllocateNothingAfterWarmUp) {
   const float v = in.data<float>()[0];
   const float taken = std::exp(std::max(v, 0.f)) + v, other = -1.f / (1.f + std::exp(-v)) + v;
   EXPECT_NEAR(checksum, 3334 * taken + 6666 * other, 1e-2f * (std::fabs(3334 * taken) + std::fabs(6666 * other)));
+}
+
+// The graph steps that --dump-ir writes read back (graph/parser.h) to the same text (type
+// comments aside: some steps dump before InferType): the text format round trips through the
+// pipeline's dumps (a program without tensor constants, whose
+// dumps need no metadata section; parser_test.cc covers metadata).
+TEST(VMCodegen, GraphIRDumpsParseBackToTheSameText) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tessera_vm_dump_roundtrip";
+  std::filesystem::remove_all(dir);
+  Var x = VarNode::make("x", F32({4, 8}));
+  Var c = VarNode::make("c", Bool());
+  auto two = runtime::NDArray::Empty({}, DataType::Float(32));
+  *two.data<float>() = 2.f;
+  Expr h = Call("nn.relu", {x});
+  Expr branch = IfNode::make(c, Call("multiply", {Call("exp", {h}), ConstantNode::make(two)}), Call("negative", {h}));
+  BuildOptions o;
+  o.dump_ir_dir = dir.string();
+  BuildJIT(IRModule::FromMain(FunctionNode::make({x, c}, TupleNode::make({Call("add", {branch, x}), h}))), {"y", "h"}, o);
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  int graph_steps = 0;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text.str().rfind("def @", 0) != 0) continue;  // a TIR, plan or code step
+    ++graph_steps;
+    const IRModule parsed = ParseModule(text.str(), f.filename().string());
+    // A dump taken before InferType has no type comments; the parsed module is typed.
+    auto strip = [](std::string t) {
+      for (size_t at; (at = t.find(" /* ty=")) != std::string::npos;) t.erase(at, t.find("*/", at) + 2 - at);
+      while (!t.empty() && t.back() == '\n') t.pop_back();
+      return t;
+    };
+    EXPECT_EQ(strip(PrintModule(parsed)), strip(text.str())) << f.filename();
+  }
+  EXPECT_GE(graph_steps, 12);  // InferType ... FuseOps, InferType
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
