@@ -146,19 +146,9 @@ GraphPlan ParseGraphPlan(std::string_view text, const std::string& origin) {
     if (!node_names.insert(n.name).second) ctx.Fail(Entry("nodes", i), "duplicate node name \"" + n.name + "\"");
     plan.nodes.push_back(std::move(n));
   }
-  if (root.contains("guards")) {  // inputs specialized at compile time (optional)
-    const json& guards = ctx.Array(root, "guards", "the root");
-    for (size_t i = 0; i < guards.size(); ++i) {
-      const std::string where = Entry("guards", i);
-      PlanGuard g;
-      const std::string input = ctx.String(guards[i], "input", where);
-      for (size_t k = 0; k < plan.inputs.size(); ++k)
-        if (plan.inputs[k].name == input) g.input = static_cast<int>(k);
-      if (g.input < 0) ctx.Fail(where, "input \"" + input + "\" is not a graph input");
-      g.param = ctx.String(guards[i], "param", where);
-      plan.guards.push_back(std::move(g));
-    }
-  }
+  std::vector<std::string> input_names;
+  for (const PlanIO& in : plan.inputs) input_names.push_back(in.name);
+  for (auto& [input, param] : ReadGuards(ctx, root, input_names, "graph")) plan.guards.push_back({input, param});
   if (root.contains("external")) {  // BYOC kernels (optional)
     const json& ext = ctx.Array(root, "external", "the root");
     for (size_t i = 0; i < ext.size(); ++i) {

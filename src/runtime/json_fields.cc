@@ -1,5 +1,7 @@
 #include "json_fields.h"
 
+#include <algorithm>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -96,6 +98,21 @@ size_t JsonFields::NBytes(const std::vector<int64_t>& shape, DataType dtype, con
              nbytes > static_cast<size_t>(PTRDIFF_MAX);
   if (overflow) Fail(where, "shape " + ShapeToString(shape) + " is too large");
   return nbytes;
+}
+
+std::vector<std::pair<int, std::string>> ReadGuards(const JsonFields& ctx, const nlohmann::json& root,
+                                                    const std::vector<std::string>& input_names, const char* what) {
+  std::vector<std::pair<int, std::string>> out;
+  if (!root.contains("guards")) return out;
+  const nlohmann::json& guards = ctx.Array(root, "guards", "the root");
+  for (size_t i = 0; i < guards.size(); ++i) {
+    const std::string where = Entry("guards", i);
+    const std::string input = ctx.String(guards[i], "input", where);
+    auto it = std::find(input_names.begin(), input_names.end(), input);
+    if (it == input_names.end()) ctx.Fail(where, "input \"" + input + "\" is not a " + what + " input");
+    out.emplace_back(static_cast<int>(it - input_names.begin()), ctx.String(guards[i], "param", where));
+  }
+  return out;
 }
 
 }  // namespace tessera::runtime

@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "tessera/runtime/data_type.h"
@@ -49,5 +52,11 @@ class JsonFields {
 
 /// "values[3]": entry i of a list, for messages.
 inline std::string Entry(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+/// The optional "guards" list of a program (inputs specialized at compile time, graph_executor.h):
+/// per entry, the index of its "input" among `input_names` and its "param". Fails (naming the
+/// entry) on an input that is no `what` input ("graph", "program").
+std::vector<std::pair<int, std::string>> ReadGuards(const JsonFields& ctx, const nlohmann::json& root,
+                                                    const std::vector<std::string>& input_names, const char* what);
 
 }  // namespace tessera::runtime

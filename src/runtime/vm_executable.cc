@@ -180,19 +180,9 @@ VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin)
     ctx.Fail(DescribeInstruction(exe, last), "the program can run past its last instruction: it must end with a Ret, "
                                              "a Fatal or a Goto");
 
-  if (root.contains("guards")) {  // inputs specialized at compile time (optional)
-    const json& guards = ctx.Array(root, "guards", "the root");
-    for (size_t i = 0; i < guards.size(); ++i) {
-      const std::string where = Entry("guards", i);
-      VMGuard g;
-      const std::string input = ctx.String(guards[i], "input", where);
-      for (size_t k = 0; k < exe.inputs.size(); ++k)
-        if (exe.inputs[k].name == input) g.input = static_cast<int>(k);
-      if (g.input < 0) ctx.Fail(where, "input \"" + input + "\" is not a program input");
-      g.param = ctx.String(guards[i], "param", where);
-      exe.guards.push_back(std::move(g));
-    }
-  }
+  std::vector<std::string> input_names;
+  for (const VMTensorInfo& in : exe.inputs) input_names.push_back(in.name);
+  for (auto& [input, param] : ReadGuards(ctx, root, input_names, "program")) exe.guards.push_back({input, param});
   if (auto error = FindDataflowError(exe)) ctx.Fail(error->where, error->what);
   return exe;
 }

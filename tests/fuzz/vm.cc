@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "fuzz_target.h"
+#include "memory_module.h"
 #include "tessera/runtime/kernel_abi.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/vm.h"
@@ -13,30 +14,11 @@
 
 namespace {
 
-int32_t NoOpKernel(void* const*) { return 0; }
-
-class Symbols : public tessera::runtime::SymbolSource {
- public:
-  Symbols(std::string json, std::string blob) : json_(std::move(json)), blob_(std::move(blob)), size_(blob_.size()) {}
-  void* Lookup(const std::string& name) override {
-    using namespace tessera::runtime;
-    if (name == kGraphJsonSymbol) return json_.data();
-    if (name == kParamsBlobSymbol) return blob_.data();
-    if (name == kParamsSizeSymbol) return &size_;
-    if (name.rfind("__tessera", 0) == 0) return nullptr;
-    return reinterpret_cast<void*>(&NoOpKernel);  // every kernel exists and does nothing
-  }
-
- private:
-  std::string json_, blob_;
-  int64_t size_;
-};
-
 // Bytes the run may allocate (every AllocTensor once) and inputs it makes: bounded so that a
 // program asking for terabytes is not "found" as an out-of-memory crash (a valid one may ask that).
 constexpr size_t kMaxBytes = size_t{256} << 20;
 
-size_t Bytes(const std::vector<int64_t>& shape, tessera::runtime::DataType dtype) {
+size_t TensorBytes(const std::vector<int64_t>& shape, tessera::runtime::DataType dtype) {
   size_t n = (dtype.bits() * static_cast<size_t>(dtype.lanes()) + 7) / 8;
   for (int64_t d : shape) {
     if (d != 0 && n > kMaxBytes / static_cast<size_t>(d)) return kMaxBytes + 1;
@@ -49,10 +31,7 @@ size_t Bytes(const std::vector<int64_t>& shape, tessera::runtime::DataType dtype
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera::runtime;
-  const std::string_view bytes = tessera::fuzz::Bytes(data, size);
-  const size_t nul = bytes.find('\0');
-  std::string json(bytes.substr(0, nul));
-  std::string blob(nul == std::string_view::npos ? std::string_view() : bytes.substr(nul + 1));
+  auto [json, blob] = tessera::fuzz::SplitAtNul(tessera::fuzz::Bytes(data, size));
   VMExecutable exe;
   if (!tessera::fuzz::AcceptUserErrors([&] { exe = ParseVMExecutable(json, "fuzz"); })) return 0;
   // A backward jump may loop forever, as a valid program may: only forward-jumping programs run.
@@ -60,13 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const VMInstruction& in : exe.instructions) {
     if ((in.op == VMOpcode::kIf && (in.offset < 0 || in.false_offset < 0)) || (in.op == VMOpcode::kGoto && in.offset < 0))
       return 0;
-    if (in.op == VMOpcode::kAllocTensor) total += Bytes(in.shape, in.dtype);
+    if (in.op == VMOpcode::kAllocTensor) total += TensorBytes(in.shape, in.dtype);
     if (total > kMaxBytes) return 0;
   }
-  for (const VMTensorInfo& t : exe.inputs) total += Bytes(t.shape, t.dtype);
+  for (const VMTensorInfo& t : exe.inputs) total += TensorBytes(t.shape, t.dtype);
   if (total > kMaxBytes) return 0;
   tessera::fuzz::AcceptUserErrors([&] {
-    VirtualMachine vm(Module(std::make_shared<Symbols>(std::move(json), std::move(blob)), "fuzz"));
+    VirtualMachine vm(Module(std::make_shared<tessera::fuzz::MemorySymbols>(std::move(json), std::move(blob)), "fuzz"));
     std::vector<NDArray> inputs;
     for (int i = 0; i < vm.NumInputs(); ++i) {
       NDArray in = NDArray::Empty(vm.InputShape(i), vm.InputDType(i));

@@ -126,14 +126,7 @@ int32_t AlignedKernel(void* const* args) {
   return AddKernel(args);
 }
 
-class TableSource : public SymbolSource {
- public:
-  std::map<std::string, void*> table;
-  void* Lookup(const std::string& name) override {
-    auto it = table.find(name);
-    return it == table.end() ? nullptr : it->second;
-  }
-};
+using testing::TableSource;
 
 // A module whose graph is `json` and whose params blob holds w = {10, 20, 30, 40} ([4]).
 struct TestModel {

@@ -11,6 +11,7 @@
 namespace tessera::runtime {
 namespace {
 
+using testing::TableSource;
 using testing::TempDir;
 using testing::WriteFile;
 
@@ -90,15 +91,6 @@ TEST(Module, LibraryWithoutTesseraSymbolsIsUserError) {
                     "__tessera_graph_json", TESSERA_FIXTURE_NOT_A_MODEL);
 }
 
-// A SymbolSource over a table, as the JIT provides one.
-class TableSource : public SymbolSource {
- public:
-  std::map<std::string, void*> table;
-  void* Lookup(const std::string& name) override {
-    auto it = table.find(name);
-    return it == table.end() ? nullptr : it->second;
-  }
-};
 
 int32_t Twice(void* const* args) {
   *static_cast<int*>(args[1]) = 2 * *static_cast<int*>(args[0]);

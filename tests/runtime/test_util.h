@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+
+#include "tessera/runtime/module.h"
 
 namespace tessera::runtime::testing {
 
@@ -41,6 +44,16 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+/// A SymbolSource over a table (kernels, the program JSON, the params blob), as the JIT provides one.
+class TableSource : public SymbolSource {
+ public:
+  std::map<std::string, void*> table;
+  void* Lookup(const std::string& name) override {
+    auto it = table.find(name);
+    return it == table.end() ? nullptr : it->second;
+  }
 };
 
 inline void WriteFile(const std::string& path, const std::string& bytes) {

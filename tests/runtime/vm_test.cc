@@ -61,14 +61,7 @@ int32_t MulKernel(void* const* args) {
 int32_t FailKernel(void* const*) { return 3; }
 int32_t IndexOutOfRangeKernel(void* const*) { return kKernelIndexOutOfRange; }
 
-class TableSource : public SymbolSource {
- public:
-  std::map<std::string, void*> table;
-  void* Lookup(const std::string& name) override {
-    auto it = table.find(name);
-    return it == table.end() ? nullptr : it->second;
-  }
-};
+using testing::TableSource;
 
 // A module whose program is `json` and whose params blob holds w = {10, 20, 30, 40} ([4]) and
 // one = 1 (int32 []).
