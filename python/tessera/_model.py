@@ -189,7 +189,9 @@ class CompiledModel:
         return BenchmarkResult(tuple(s * 1e3 for s in secs))
 
     def profile(self, *args: Any, runs: int = 10, **named: Any) -> list[KernelTime]:
-        """Every kernel call's mean time over `runs` runs (after one warm-up), slowest first."""
+        """Every kernel call's mean time over `runs` runs (after one warm-up), slowest first. Graph
+        programs only: a model with run-time control flow runs in the VM, which raises UserError here
+        (time it with ``benchmark``)."""
         rows = self._session.profile(self._sample_inputs(args, named), runs)
         total = sum(r[3] for r in rows) or 1.0
         return [KernelTime(node, kernel, shapes, ms, 100.0 * ms / total, serial) for node, kernel, shapes, ms, serial in rows]
