@@ -35,6 +35,10 @@ def main():
     if params > models.MAX_PARAMS:
         print(f"{name} has {params} parameters (> {models.MAX_PARAMS}): not in the zoo", file=sys.stderr)
         sys.exit(2)
+    # nn.MultiheadAttention's inference fast path (torchvision's ViT) is one fused aten op that the
+    # TorchScript exporter cannot convert; the regular path exports as MatMul / Softmax.
+    if hasattr(torch.backends, "mha"):
+        torch.backends.mha.set_fastpath_enabled(False)
     t0 = time.perf_counter()
     with torch.inference_mode():
         torch.onnx.export(module, inputs, str(out / "model.onnx"), opset_version=opset, dynamo=False,
