@@ -538,3 +538,26 @@ def test_attention_nonpad_kv_seqlen_padding_and_causal_frontier(tmp_path):
     nodes = [helper.make_node("Attention", ["q", "k", "v", "", "", "", "lens"], ["y0"]),
              helper.make_node("Attention", ["q", "k", "v", "", "", "", "lens"], ["y1"], is_causal=1)]
     _check(tmp_path, nodes, {"q": q, "k": k, "v": v, "lens": lens}, {}, 24)
+
+
+def test_shape_arithmetic_with_ceil_pow_sqrt_folds_at_import(tmp_path):
+    # A Reshape whose shape is computed from constants through Ceil, Pow, Sqrt, Floor and Round (as
+    # exported MobileViT / DINOv2 compute patch grids): folded at import, so the model compiles.
+    f = lambda n, v: numpy_helper.from_array(np.array(v, np.float32), n)  # noqa: E731
+    nodes = [helper.make_node("Ceil", ["h"], ["hc"]), helper.make_node("Pow", ["two", "e"], ["p"]),
+             helper.make_node("Sqrt", ["sixteen"], ["s"]), helper.make_node("Floor", ["x5"], ["fl"]),
+             helper.make_node("Round", ["x25"], ["r"]),  # 2.5 -> 2 (half to even)
+             helper.make_node("Mul", ["hc", "p"], ["a"]),  # ceil(1.5) * 2^1 = 4
+             helper.make_node("Add", ["s", "fl"], ["b"]),  # sqrt(16) + floor(1.7) = 5
+             helper.make_node("Concat", ["r", "a", "b"], ["shape_f"], axis=0),
+             helper.make_node("Cast", ["shape_f"], ["shape"], to=TensorProto.INT64),
+             helper.make_node("Reshape", ["x", "shape"], ["y"])]
+    inits = [f("h", [1.5]), f("two", [2.0]), f("e", [1.0]), f("sixteen", [16.0]), f("x5", [1.7]), f("x25", [2.5])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [40])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.arange(40, dtype=np.float32)
+    (y,) = compile_and_run(tmp_path, model, {"x": x})
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    assert y.shape == want.shape == (2, 4, 5)
+    np.testing.assert_array_equal(y, want)

@@ -106,6 +106,15 @@ void ConvertBitShift(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call(dir == "LEFT" ? "shift_left" : "shift_right", {ctx.Input(0), ctx.Input(1)}));
 }
 
+// `op`, folded at import when its input is known (and small: CanFold) by `fn` in long double.
+Converter FoldingUnary(const std::string& op, long double (*fn)(const std::vector<long double>&)) {
+  return [op, fn](NodeContext& ctx) {
+    if (CanFold(ctx, 1) && !ctx.InputConst(0).dtype().is_storage_only())
+      return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, ctx.InputConst(0).dtype(), fn));
+    ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)}));
+  };
+}
+
 // Sign folds too (shape arithmetic); the rest are plain elementwise ops.
 void ConvertSign(NodeContext& ctx) {
   if (CanFold(ctx, 1)) {
@@ -138,7 +147,12 @@ void RegisterLogicConverters(ConverterTable& t) {
   t["Mod"] = ConvertMod;
   t["Mean"] = ConvertMean;
   t["Sign"] = ConvertSign;
-  for (const char* name : {"Erf", "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos", "Tan", "Asin", "Acos",
+  // Floor / Ceil / Round fold at import too (exact; shape arithmetic such as ceil(H / patch) * patch
+  // before a Reshape); Round is half to even.
+  t["Floor"] = FoldingUnary("floor", [](const auto& v) -> long double { return std::floor(v[0]); });
+  t["Ceil"] = FoldingUnary("ceil", [](const auto& v) -> long double { return std::ceil(v[0]); });
+  t["Round"] = FoldingUnary("round", [](const auto& v) -> long double { return std::nearbyint(v[0]); });
+  for (const char* name : {"Erf", "Reciprocal", "Sin", "Cos", "Tan", "Asin", "Acos",
                            "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}) {
     std::string op = name;
     for (char& c : op) c = static_cast<char>(std::tolower(c));

@@ -51,12 +51,18 @@ Converter Unary(const std::string& op) {
   return [op](NodeContext& ctx) { ctx.SetOutput(0, ctx.Call(op, {ctx.Input(0)})); };
 }
 
-// Pow-1/7/12/13/15: the result has the base's dtype. An integer base is raised in float64 and
+// Pow-1/7/12/13/15 (folded at import when both inputs are known and small, in float64 as below):
+// the result has the base's dtype. An integer base is raised in float64 and
 // truncated back (as numpy's power(...).astype and ONNX Runtime's std::pow do), so that a float
 // exponent is not truncated first: Pow(int32 [2, 3], float [5, 0.5]) = [32, 1].
 void ConvertPow(NodeContext& ctx) {
-  Expr base = ctx.Input(0), exponent = ctx.Input(1);
   DataType bt = ctx.InputType(0).dtype;
+  if (CanFold(ctx, 2) && !bt.is_storage_only() && !ctx.InputConst(1).dtype().is_storage_only())  // shape arithmetic
+    return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0), ctx.InputConst(1)}, bt, [](const auto& v) {
+                                return static_cast<long double>(std::pow(static_cast<double>(v[0]),
+                                                                         static_cast<double>(v[1])));
+                              }));
+  Expr base = ctx.Input(0), exponent = ctx.Input(1);
   if (!bt.is_floating()) {
     const Attrs f64{{"dtype", std::string("float64")}};
     Expr p = ctx.Call("power", {ctx.Call("cast", {base}, f64), ctx.Call("cast", {exponent}, f64)});
@@ -133,7 +139,12 @@ void RegisterMathConverters(ConverterTable& t) {
   t["HardSwish"] = Unary("hard_swish");
   t["Exp"] = Unary("exp");
   t["Log"] = Unary("log");
-  t["Sqrt"] = Unary("sqrt");
+  t["Sqrt"] = [](NodeContext& ctx) {  // folded at import for shape arithmetic (1 / sqrt(head size))
+    if (CanFold(ctx, 1) && !ctx.InputConst(0).dtype().is_storage_only())
+      return ctx.SetOutputConst(0, FoldBroadcast({ctx.InputConst(0)}, ctx.InputConst(0).dtype(),
+                                                 [](const auto& v) -> long double { return std::sqrt(v[0]); }));
+    ctx.SetOutput(0, ctx.Call("sqrt", {ctx.Input(0)}));
+  };
   t["Tanh"] = Unary("tanh");
   t["Neg"] = [](NodeContext& ctx) {
     // Folded at import for shape arithmetic (LayerNormalization's expansion negates an axis).
