@@ -19,6 +19,7 @@
 #include "const_eval.h"
 #include "context.h"
 #include "graph_build.h"
+#include "run_time_switch.h"
 #include "tessera/graph/infer_type.h"
 
 namespace tessera::frontend::onnx_import {
@@ -60,15 +61,7 @@ void ConvertIf(NodeContext& ctx) {
     return;
   }
   // A run-time condition: both branches, one graph If; the VM runs the taken one.
-  const graph::TensorTypeNode& ct = ctx.InputType(0);
-  auto known = graph::StaticShape(ct.shape);
-  if (!known) ctx.Unsupported("a condition of symbolic shape " + graph::ShapeStr(ct.shape) + " is not supported");
-  int64_t n = 1;
-  for (int64_t d : *known) n *= d;
-  if (n != 1) ctx.Fail("the condition must hold exactly one element, its shape is " + graph::ShapeStr(ct.shape));
-  Expr c = ctx.Input(0);
-  if (!known->empty()) c = Reshape(ctx, c, {});
-  if (!ct.dtype.is_bool()) c = ctx.Call("not_equal", {c, ctx.ScalarConst(0, ct.dtype)});
+  Expr c = ScalarBool(ctx, ValueOf(ctx.Input(0)), "the condition (input 0)");
   // A branch that cannot run with the compiled shapes (its import fails with a UserError: e.g.
   // silero-vad's 8 kHz branch on a 16 kHz chunk) fails the run when taken, as ONNX Runtime does;
   // ops Tessera lacks (UnsupportedError) still fail the compile.
@@ -95,13 +88,7 @@ void ConvertIf(NodeContext& ctx) {
     ctx.Warn(std::string("the ") + which + " branch cannot run with these input shapes; a run that takes it fails (" +
              *error + ")");
     std::vector<Value> fatal;
-    for (const Value& v : **other) {
-      const auto* tt = v.type->as<graph::TensorTypeNode>();
-      auto shape = tt ? graph::StaticShape(tt->shape) : std::nullopt;
-      if (!shape) ctx.Unsupported("an If output of type " + v.type->str() + " (not a static tensor) is not supported");
-      fatal.push_back(Typed(ctx, ctx.Call("vm.fatal", {c}, Attrs{{"message", message}, {"shape", *shape},
-                                                               {"dtype", tt->dtype.str()}})));
-    }
+    for (const Value& v : **other) fatal.push_back(Typed(ctx, Fatal(ctx, c, v.type, message)));
     *outs = std::move(fatal);
   }
   std::vector<Expr> t, f;
@@ -239,20 +226,6 @@ void ConvertScan(NodeContext& ctx) {
   for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
 }
 
-/// A bool scalar from a one-element tensor expression (cast when needed).
-Expr BoolScalar(NodeContext& ctx, Value v) {
-  const auto* t = v.type->as<graph::TensorTypeNode>();
-  if (!t) ctx.Fail("a loop condition must be a tensor, got " + v.type->str());
-  Expr e = ExprOf(v);
-  auto shape = graph::StaticShape(t->shape);
-  int64_t n = 1;
-  for (int64_t d : shape ? *shape : std::vector<int64_t>{2}) n *= d;
-  if (!shape || n != 1) ctx.Fail("a loop condition must hold one element, got " + t->str());
-  if (!shape->empty()) e = Reshape(ctx, e, {});
-  if (!t->dtype.is_bool()) e = ctx.Call("not_equal", {e, ctx.ScalarConst(0, t->dtype)});
-  return e;
-}
-
 // Loop-1/11/13/16/19/21/23/24/25 with a trip count M known at import (at most kMaxScanUnroll):
 // unrolled, the body imported once per iteration (iter_num = the constant i, cond_in the current
 // condition, the loop-carried values), scan outputs stacked along a new axis 0. A condition
@@ -289,7 +262,7 @@ void ConvertLoop(NodeContext& ctx) {
       known_cond = ToInts(c)[0] != 0;
     } else {
       known_cond.reset();
-      cond = BoolScalar(ctx, ValueOf(ctx.Input(1)));
+      cond = ScalarBool(ctx, ValueOf(ctx.Input(1)), "Loop's cond");
     }
   }
   std::vector<Value> states;
@@ -309,7 +282,7 @@ void ConvertLoop(NodeContext& ctx) {
         known_cond = ToInts(next)[0] != 0;
       } else {
         known_cond.reset();
-        cond = BoolScalar(ctx, outs[0]);
+        cond = ScalarBool(ctx, outs[0], "the body's cond output");
       }
       for (int i = 0; i < n; ++i) states[i] = outs[1 + i];
       for (int j = 0; j < k; ++j) per_iter[j].push_back(ExprOf(outs[1 + n + j]));
@@ -319,7 +292,7 @@ void ConvertLoop(NodeContext& ctx) {
     if (k > 0)
       ctx.Unsupported("a Loop whose condition is computed at run time and that has scan outputs (of a run-time "
                       "length) needs dynamic shapes (Any)");
-    std::vector<Expr> then_f{BoolScalar(ctx, outs[0])}, else_f{ctx.ScalarConst(0, DataType::Bool())};
+    std::vector<Expr> then_f{ScalarBool(ctx, outs[0], "the body's cond output")}, else_f{ctx.ScalarConst(0, DataType::Bool())};
     for (int i = 0; i < n; ++i) {
       if (!graph::StructuralEqual(outs[1 + i].type, states[i].type))
         ctx.Unsupported("loop-carried value " + std::to_string(i) + " changes its type across iterations (" +

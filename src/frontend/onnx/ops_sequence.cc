@@ -16,6 +16,7 @@
 #include "const_eval.h"
 #include "context.h"
 #include "graph_build.h"
+#include "run_time_switch.h"
 #include "tensor_convert.h"
 
 namespace tessera::frontend::onnx_import {
@@ -38,19 +39,6 @@ std::optional<int64_t> KnownPosition(NodeContext& ctx, int i, int64_t n, int64_t
     ctx.Fail("position " + std::to_string(p) + " is out of range [" + std::to_string(-n) + ", " +
              std::to_string(n + extra - 1) + "] for a sequence of " + std::to_string(n));
   return p < 0 ? p + n : p;
-}
-
-/// The run-time position of input i as an int64 scalar, negative values still negative.
-Expr RunTimeScalar(NodeContext& ctx, int i) {
-  const graph::TensorTypeNode& t = ctx.InputType(i);
-  auto shape = graph::StaticShape(t.shape);
-  int64_t count = 1;
-  for (int64_t d : shape ? *shape : std::vector<int64_t>{2}) count *= d;
-  if (!shape || count != 1 || t.dtype.is_floating() || t.dtype.is_bool()) ctx.Fail("the position must be one integer");
-  Expr p = ctx.Input(i);
-  if (!shape->empty()) p = Reshape(ctx, p, {});
-  if (t.dtype != kI64) p = ctx.Call("cast", {p}, Attrs{{"dtype", kI64.str()}});
-  return p;
 }
 
 Expr I64(NodeContext& ctx, int64_t v) { return ctx.ScalarConst(static_cast<double>(v), kI64); }
@@ -76,7 +64,7 @@ struct Position {
   Expr norm, valid;
 };
 Position RunTimePosition(NodeContext& ctx, int i, int64_t n, int64_t extra) {
-  Expr p = RunTimeScalar(ctx, i);
+  Expr p = ScalarInt64(ctx, ValueOf(ctx.Input(i)), "the position");
   Expr norm = ctx.Call("where", {ctx.Call("less", {p, I64(ctx, 0)}), ctx.Call("add", {p, I64(ctx, n)}), p});
   Expr valid = ctx.Call("logical_and", {ctx.Call("greater_equal", {p, I64(ctx, -n)}),
                                         ctx.Call("less", {p, I64(ctx, n + extra)})});
@@ -159,7 +147,7 @@ void ConvertSequenceAt(NodeContext& ctx) {
   const int64_t n = static_cast<int64_t>(seq.size());
   if (n == 0) ctx.Fail("SequenceAt on an empty sequence");
   if (auto p = KnownPosition(ctx, 1, n, 0)) return ctx.SetOutputValue(0, seq[*p]);
-  ctx.SetOutput(0, Pick(ctx, seq, RunTimeScalar(ctx, 1), "SequenceAt's position"));  // [-n, n): checked
+  ctx.SetOutput(0, Pick(ctx, seq, ScalarInt64(ctx, ValueOf(ctx.Input(1)), "the position"), "SequenceAt's position"));  // [-n, n): checked
 }
 
 void ConvertSequenceLength(NodeContext& ctx) {
