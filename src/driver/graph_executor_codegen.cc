@@ -95,8 +95,8 @@ class Builder {
       TESSERA_THROW(InternalError, "graph executor codegen: free variable in main");
     } else {
       TESSERA_THROW(UnsupportedError, "graph executor codegen: main may only hold calls of primitive functions, "
-                    "constants and an output tuple; found a node of another kind (control flow or a tuple value "
-                    "needs the VM, which is not available yet)");
+                    "constants and an output tuple; found a node of another kind (a program with control flow goes "
+                    "to VMCodegen, driver/vm_codegen.h)");
     }
     value_of_[e.get()] = id;
     return id;

@@ -169,7 +169,7 @@ void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
 void RegisterTrainingConverters(ConverterTable& t);  // ops_training.cc (ai.onnx.preview.training)
-void RegisterControlConverters(ConverterTable& t);   // ops_control.cc (If, Scan known at import)
+void RegisterControlConverters(ConverterTable& t);   // ops_control.cc (If, Scan, Loop)
 void RegisterCol2ImConverters(ConverterTable& t);  // ops_col2im.cc
 void RegisterCenterCropPadConverters(ConverterTable& t);  // ops_center_crop_pad.cc
 void RegisterAffineGridConverters(ConverterTable& t);  // ops_affine_grid.cc
