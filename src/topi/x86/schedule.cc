@@ -12,6 +12,7 @@
 #include "tessera/topi/target_layout.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
+#include "tessera/topi/x86/multi_level_tiling.h"
 #include "tessera/topi/x86/winograd.h"
 
 #include "block_util.h"
@@ -459,8 +460,21 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     // Only blocks directly under the root's loop nests; nested blocks (blockize) are left alone.
     names.push_back(r->block_node()->name_hint);
   }
-  if (handled.empty() && !ScheduleRows(sch, names, opt).empty()) return sch;
-  for (const std::string& n : names) ScheduleMainBlock(sch, n, opt);
+  // Tuning knob "<block>.rule": 1 schedules a reduction block by MultiLevelTiling
+  // (multi_level_tiling.h) instead of steps 2 and 3.
+  std::set<std::string> tile;
+  for (const std::string& n : names)
+    if (MultiLevelTilingApplies(sch, n) && Knob(opt.knobs, n + ".rule", {0, 1}, 0) == 1) tile.insert(n);
+  if (handled.empty() && tile.empty() && !ScheduleRows(sch, names, opt).empty()) return sch;
+  for (const std::string& n : names) {
+    if (handled.count(n)) continue;  // a consumer MultiLevelTiling moved under its producer's tile
+    if (tile.count(n)) {
+      const std::set<std::string> tiled = MultiLevelTiling(sch, n, opt);
+      handled.insert(tiled.begin(), tiled.end());
+      if (!tiled.empty()) continue;
+    }
+    ScheduleMainBlock(sch, n, opt);
+  }
   return sch;
 }
 

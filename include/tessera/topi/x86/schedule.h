@@ -41,7 +41,9 @@
 // Tuning knobs (schedule_knobs.h; ScheduleOptions::knobs): every decision above that a tuner may
 // change is a knob whose fallback is the rule described here. The default schedule's: per block,
 // "<block>.lanes" (the lane split of step 3, 0 = serial) and "<block>.parallel_extent" (its
-// min_parallel_extent). The templates': conv2d_nchwc.h (ow_tile, oc_vectors, oh_tile, pixel_tile,
+// min_parallel_extent); for a reduction block of step 3 that MultiLevelTilingApplies to, "<block>.rule"
+// (0: step 3, the fallback; 1: MetaSchedule's MultiLevelTiling rule with its own knobs,
+// multi_level_tiling.h). The templates': conv2d_nchwc.h (ow_tile, oc_vectors, oh_tile, pixel_tile,
 // reduction_chunk, inline_pad, rows_outer) and dense.h (mr, nv), each prefixed by its block's name.
 #pragma once
 
