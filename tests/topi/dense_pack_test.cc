@@ -237,6 +237,54 @@ TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
   testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
 }
 
+// The tuning knob "kc" (K blocking): the reduction in chunks outside the row tiles, the init before
+// the chunk loop, the epilogue under the column panel loop; every chunk size computes the same.
+TEST(TopiDensePack, KBlockingKnobComputesTheSameProduct) {
+  GemmPackTile t;
+  t.mr = 4, t.nv = 1;
+  const int64_t m = 12, n = 32, k = 96;
+  Tensor x = te::placeholder(MakeShape({m, k}), f32, "x");
+  Tensor w = te::placeholder(MakeShape({n, k}), f32, "w");
+  Tensor bias = te::placeholder(MakeShape({n}), f32, "bias");
+  Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), n, t), bias));
+  tir::PrimFunc f = te::create_prim_func({x, w, bias, y}, "gemm");
+  Data dx = testing::Random(m * k, 21), dw = testing::Random(n * k, 22), db = testing::Random(n, 23);
+  Data want = RefGemm(dx, dw, 1, m, n, k, false);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+  KnobContext probe;
+  x86::ScheduleOptions opt = x86::ScheduleOptionsFor(testing::TestTarget());
+  opt.knobs = &probe;
+  x86::ScheduleDefault(f, opt);
+  const KnobSpec* kc = nullptr;
+  for (const KnobSpec& s : probe.space())
+    if (s.name == "T_gemm_packed.kc") kc = &s;
+  ASSERT_NE(kc, nullptr);
+  EXPECT_EQ(kc->fallback, k);
+  EXPECT_EQ(kc->candidates, (std::vector<int64_t>{32, 48, 96}));
+  for (int64_t chunk : kc->candidates) {
+    SCOPED_TRACE(chunk);
+    KnobContext ctx({{"T_gemm_packed.mr", 4}, {"T_gemm_packed.kc", chunk}});
+    opt.knobs = &ctx;
+    tir::Schedule sch = x86::ScheduleDefault(f, opt);
+    const std::string trace = sch.trace().str();
+    EXPECT_EQ(trace.find("factors=[-1, " + std::to_string(chunk) + "]") != std::string::npos, chunk < k) << trace;
+    LoopKinds kinds;
+    kinds.VisitStmt(sch.func()->body);
+    EXPECT_EQ(kinds.parallel, 2) << "the packing, and the GEMM with its epilogue\n" << tir::AsText(sch.func());
+    std::vector<Data> storage = {dx, dw, db, Data(m * n, -777.0)};
+    std::vector<Data*> ptrs;
+    for (Data& d : storage) ptrs.push_back(&d);
+    testing::RunPrimFunc(sch.func(), ptrs);
+    testing::ExpectNear(storage.back(), want, 1e-4, "interpreter");
+    if (testing::HaveJIT()) {
+      storage.back().assign(m * n, -777.0);
+      testing::RunJIT(tir::transform::LowerToFlat(sch.func()), storage);
+      testing::ExpectNear(storage.back(), want, 1e-4, "JIT");
+    }
+  }
+}
+
 TEST(TopiDensePack, TileChoiceDividesOrPadsAndFitsRegisters) {
   for (const GemmCase& c : std::vector<GemmCase>{{1024, 1024, 1024}, {128, 768, 768}, {196, 256, 2304},
                                                  {3136, 64, 576}, {1, 1000, 2048}, {7, 13, 19}}) {

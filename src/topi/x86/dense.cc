@@ -96,36 +96,57 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
       if (mr < m_ext) {
         std::vector<LoopRV> mm = sch.split(m, {-1, mr});
         mo = mm[0], mi = mm[1];
-        order.push_back(mo);
       } else {
         mi = m;
       }
     }
-    order.push_back(k);
+    // Tuning knob "kc" (GotoBLAS's K blocking): with several row tiles, the reduction in chunks of kc
+    // outside the row tiles, so a chunk of the panel (kc x nv*16) stays in L1 for every row tile
+    // instead of streaming the whole panel from L2 per tile; the C tiles then accumulate in memory
+    // across chunks. The fallback is K: no blocking (the hand schedule).
+    const int64_t k_ext = ConstExtent(sch, k);
+    int64_t kc = k_ext;
+    if (mo.defined()) {
+      std::vector<int64_t> chunks = DivisorsInRange(k_ext, 32, std::min<int64_t>(k_ext - 1, 1024));
+      chunks.push_back(k_ext);
+      kc = Knob(opt.knobs, name + ".kc", chunks, k_ext);
+    }
+    LoopRV k_outer = k;  // the loop the init is decomposed before (and parallelization stops at)
+    if (kc < k_ext) {
+      std::vector<LoopRV> ks = sch.split(k, {-1, kc});
+      k_outer = ks[0];
+      order.insert(order.end(), {ks[0], mo, ks[1]});
+    } else {
+      if (mo.defined()) order.push_back(mo);
+      order.push_back(k);
+    }
     if (mi.defined()) order.push_back(mi);
     order.push_back(nvl);
     order.push_back(nl);
     sch.reorder(order);
-    BlockRV init = sch.decompose_reduction(block, k);
+    BlockRV init = sch.decompose_reduction(block, k_outer);
     if (opt.vectorize) sch.vectorize(nl);
     sch.unroll(nvl);
     if (mi.defined()) sch.unroll(mi);
-    // The init's own tile loops (mi, nv, l) under the tile loop.
+    // The init's own tile loops (mi, nv, l) under the tile loop; with K blocking the init is
+    // before the chunk loop and also has its copy of mo, which stays a loop.
     std::vector<LoopRV> il = sch.get_loops(init);
     const size_t outer = batch.size() + units.size() + 1 + (mo.defined() ? 1 : 0);
     if (il.size() > outer) {
       if (opt.vectorize) sch.vectorize(il.back());
       for (size_t i = outer; i + 1 < il.size(); ++i) sch.unroll(il[i]);
     }
-    // The epilogue computes each tile right after its k loop, from the tile still in L1.
-    if (FuseEpilogue(sch, epilogue, mo.defined() ? mo : no, opt, "gemm")) fused = epilogue;
+    // The epilogue computes each tile right after its k loop, from the tile still in L1 (with K
+    // blocking: each column panel after its last chunk, from L2).
+    const LoopRV& tile_loop = kc < k_ext ? no : (mo.defined() ? mo : no);
+    if (FuseEpilogue(sch, epilogue, tile_loop, opt, "gemm")) fused = epilogue;
     if (opt.parallelize) {
       // Every loop outside the reduction loop k, in nest order: batch, the column and row tile
       // loops, and the unit row loops wherever they ended up. A unit loop between the row loops
       // (x [S, 1, K]: an RNN's input [T, B, I] at batch 1) sits under the tile loops; listing
       // them as batch, units, tiles made the fuse fail and left only that unit loop parallel,
       // and the GEMM ran on one thread.
-      const tir::ForNode* k_for = sch.GetFor(k);
+      const tir::ForNode* k_for = sch.GetFor(k_outer);
       std::vector<LoopRV> par;
       for (const LoopRV& l : sch.get_loops(block)) {
         if (sch.GetFor(l) == k_for) break;

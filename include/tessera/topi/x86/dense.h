@@ -22,6 +22,12 @@
 // fused across two non-unit dims make a tile's region not a box, reverse_compute_at refuses and
 // the epilogue keeps its own loop nest.
 //
+// Tuning knobs (schedule_knobs.h): "<block>.mr" (rows of the micro-kernel, 1..12), "<block>.nv" (its
+// column vectors, dividing the padded N / 16) and, with more than one row tile, "<block>.kc"
+// (GotoBLAS's K blocking: the reduction in chunks of kc, a divisor of K, outside the row tiles, so
+// a kc x nv*16 chunk of the panel stays in L1 for every row tile; the C tiles accumulate in memory
+// across chunks and the epilogue moves under the column panel loop. Fallback K: no blocking).
+//
 // T_pack_b (packing of a non-constant right operand inside the kernel; constant weights are
 // packed at compile time by graph_lower::PackGemmWeights) becomes
 //   parallel(fuse(batch..., nb)), k, vectorize l.

@@ -44,7 +44,7 @@
 // min_parallel_extent); for a reduction block of step 3 that MultiLevelTilingApplies to, "<block>.rule"
 // (0: step 3, the fallback; 1: MetaSchedule's MultiLevelTiling rule with its own knobs,
 // multi_level_tiling.h). The templates': conv2d_nchwc.h (ow_tile, oc_vectors, oh_tile, pixel_tile,
-// reduction_chunk, inline_pad, rows_outer) and dense.h (mr, nv), each prefixed by its block's name.
+// reduction_chunk, inline_pad, rows_outer) and dense.h (mr, nv, kc), each prefixed by its block's name.
 #pragma once
 
 #include <cstdint>
