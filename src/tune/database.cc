@@ -1,5 +1,7 @@
 #include "tessera/tune/database.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -189,17 +191,34 @@ std::vector<TuningRecord> Database::Records(const std::string& workload_hash, co
   return out;
 }
 
-std::optional<TuningRecord> Database::Best(const std::string& workload_hash, const std::string& target) const {
-  auto it = by_key_.find({workload_hash, target});
-  if (it == by_key_.end()) return std::nullopt;
-  const TuningRecord* best = nullptr;
-  for (size_t i : it->second) {
-    const TuningRecord& r = records_[i];
-    if (r.version != TESSERA_VERSION || !r.ok()) continue;
-    if (!best || r.MeanSecs() < best->MeanSecs()) best = &r;
+std::vector<MeasuredProgram> MeasuredPrograms(const std::vector<TuningRecord>& records) {
+  std::map<std::string, std::vector<const TuningRecord*>> by_trace;
+  std::vector<std::string> order;
+  for (const TuningRecord& r : records) {
+    if (!r.ok()) continue;
+    auto [it, fresh] = by_trace.try_emplace(r.trace_json);
+    if (fresh) order.push_back(r.trace_json);
+    it->second.push_back(&r);
   }
+  std::vector<MeasuredProgram> programs;
+  for (const std::string& trace : order) {
+    std::vector<const TuningRecord*> rs = by_trace[trace];
+    std::stable_sort(rs.begin(), rs.end(),
+                     [](const TuningRecord* a, const TuningRecord* b) { return a->MeanSecs() < b->MeanSecs(); });
+    const TuningRecord* mid = rs[(rs.size() - 1) / 2];
+    programs.push_back({mid, mid->MeanSecs(), static_cast<int>(rs.size())});
+  }
+  return programs;
+}
+
+std::optional<TuningRecord> Database::Best(const std::string& workload_hash, const std::string& target) const {
+  const std::vector<TuningRecord> records = Records(workload_hash, target);
+  const MeasuredProgram* best = nullptr;
+  const std::vector<MeasuredProgram> programs = MeasuredPrograms(records);
+  for (const MeasuredProgram& p : programs)
+    if (!best || p.median_secs < best->median_secs) best = &p;
   if (!best) return std::nullopt;
-  return *best;
+  return *best->median;
 }
 
 const Workload* Database::FindWorkload(const std::string& hash) const {

@@ -47,7 +47,11 @@ def tuned_db(tmp_path_factory, models_dir):
 
 def test_tune_then_compile_matches_reference(tuned_db, models_dir, tmp_path):
     recs = records(tuned_db)
-    assert len(recs) == 30
+    # 30 trials, each a new program, then the confirmation round: each task's best program other than
+    # the hand schedule measured twice more (7 tasks, at most 3 programs each).
+    programs = {(r["workload"], json.dumps(r["trace"], sort_keys=True)) for r in recs}
+    assert len(programs) == 30
+    assert 30 <= len(recs) <= 30 + 7 * 3 * 2
     assert all(r["target"] and r["trace"] is not None and len(r["features"]) > 0 for r in recs)
     ok = [r for r in recs if not r["error"]]
     assert len(ok) >= 25, [r["error"] for r in recs if r["error"]]
@@ -72,7 +76,7 @@ def test_kill_9_mid_tune_loses_no_committed_record_and_resumes(models_dir, tmp_p
     db = tmp_path / "killed.jsonl"
     model = models_dir / "mnist-8" / "model.onnx"
     proc = subprocess.Popen([tessera_bin(), "tune", str(model), "--db", str(db), "--trials", "400", "--batch", "2",
-                             "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--threads", "1", "--confirm", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while len(records(db)) < 9 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -80,7 +84,7 @@ def test_kill_9_mid_tune_loses_no_committed_record_and_resumes(models_dir, tmp_p
     proc.wait()
     before = records(db)
     assert len(before) >= 9, "the tuner committed too few records before the deadline"
-    run_cli("tune", model, "--db", db, "--trials", 6, "--batch", 2, "--threads", 1, timeout=600)
+    run_cli("tune", model, "--db", db, "--trials", 6, "--batch", 2, "--threads", 1, "--confirm", 0, timeout=600)
     after = records(db)
     assert after[:len(before)] == before, "a committed record was lost or changed"
     # The resumed run measured new programs only: no (workload, trace) twice.
@@ -102,3 +106,16 @@ def test_compile_with_a_missing_database_is_a_clear_error(models_dir, tmp_path):
     proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", tmp_path / "none.jsonl", "-o",
                    tmp_path / "m.so", check=False)
     assert proc.returncode == 1 and "does not exist; create it with `tessera tune" in proc.stderr, proc.stderr
+
+
+def test_tasks_filter_tunes_only_the_named_kernels(models_dir, tmp_path):
+    db, report = tmp_path / "conv.jsonl", tmp_path / "r.json"
+    model = models_dir / "mnist-8" / "model.onnx"
+    run_cli("tune", model, "--db", db, "--trials", 6, "--batch", 3, "--threads", 1, "--tasks", "conv2d",
+            "--report", report, timeout=600)
+    tasks = json.loads(report.read_text())["tasks"]
+    assert tasks and all("conv2d" in t["name"] for t in tasks), [t["name"] for t in tasks]
+    workloads = {t["workload"] for t in tasks}
+    assert {r["workload"] for r in records(db)} <= workloads
+    proc = run_cli("tune", model, "--db", db, "--trials", 2, "--tasks", "no_such_kernel", check=False)
+    assert proc.returncode == 1 and "no task of" in proc.stderr and "conv2d" in proc.stderr, proc.stderr

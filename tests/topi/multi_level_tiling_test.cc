@@ -244,6 +244,23 @@ TEST(MultiLevelTiling, ConvWithPaddingAndMaxPoolMatchTheUnscheduledFunction) {
   }
 }
 
+TEST(MultiLevelTiling, AReductionOverTheOutputIsNotMovedOntoTheTile) {
+  // sum over the columns of A x B: each row sum needs every column tile, so it keeps its own nest
+  // (no epilogue_at knob) and computes the same.
+  Matmul mm(8, 32, 12);
+  Tensor rows = sum(mm.y, {1});
+  tir::PrimFunc f = te::create_prim_func({mm.a, mm.b, rows}, "k");
+  std::vector<KnobSpec> space;
+  tir::Schedule sch = Tiled(f, {}, &space);
+  for (const KnobSpec& k : space) EXPECT_NE(k.name, "C.epilogue_at");
+  Data da = testing::Random(8 * 12, 7), db = testing::Random(12 * 32, 8);
+  const Data prod = mm.Want(da, db);
+  Data want(8, 0.0);
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 32; ++j) want[i] += prod[i * 32 + j];
+  CheckRuns(sch.func(), {da, db}, 8, want, 1e-5, "matmul + row sum");
+}
+
 TEST(MultiLevelTiling, AppliesOnlyToReductionsOverConstantPerfectNests) {
   Tensor a = te::placeholder(MakeShape({4, 16}), f32, "a");
   Tensor y = relu(a);

@@ -27,6 +27,12 @@ constexpr const char* kTarget = "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3"
 constexpr const char* kTrace =
     R"({"instructions":[{"attrs":[["name","C"]],"inputs":[],"kind":"get_block","outputs":["b0"]}]})";
 
+// A trace JSON per program number: get_block of a block named "C<n>".
+std::string TraceOf(int n) {
+  return R"({"instructions":[{"attrs":[["name","C)" + std::to_string(n) +
+         R"("]],"inputs":[],"kind":"get_block","outputs":["b0"]}]})";
+}
+
 class DatabaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -151,9 +157,11 @@ TEST_F(DatabaseTest, KeyIsWorkloadTargetAndVersion) {
   other_target.target = "llvm -mtriple=aarch64-linux-gnu";
   TuningRecord other_version = MakeRecord(kHashA, {1e-7});
   other_version.version = "0.0.1-old";
-  db.CommitBatch({MakeRecord(kHashA, {5e-3}), other_target, other_version, MakeRecord(kHashA, {2e-3}),
-                  MakeRecord(kHashA, {1e-9}, "wrong answer: max abs diff 3.5"), MakeRecord(kHashA, {4e-3}),
-                  MakeRecord(kHashB, {1e-8})});
+  std::vector<TuningRecord> batch = {MakeRecord(kHashA, {5e-3}), other_target, other_version, MakeRecord(kHashA, {2e-3}),
+                                     MakeRecord(kHashA, {1e-9}, "wrong answer: max abs diff 3.5"),
+                                     MakeRecord(kHashA, {4e-3}), MakeRecord(kHashB, {1e-8})};
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].trace_json = TraceOf(static_cast<int>(i));  // 7 programs
+  db.CommitBatch(batch);
   auto check = [&](const Database& d) {
     EXPECT_EQ(d.size(), 7u);
     auto recs = d.Records(kHashA, kTarget);
@@ -171,6 +179,29 @@ TEST_F(DatabaseTest, KeyIsWorkloadTargetAndVersion) {
   };
   check(db);
   check(Database(path_));
+}
+
+TEST_F(DatabaseTest, BestRanksProgramsByTheMedianOfTheirMeasurements) {
+  // Program 1 won once by a lucky run (1 ms) and measured 5 and 6 ms when confirmed: median 5 ms.
+  // Program 2 measured 3 ms once, program 3 4 and 4.5 ms (median: the lower middle, 4 ms).
+  auto rec = [](int program, double secs) {
+    TuningRecord r = MakeRecord(kHashA, {secs});
+    r.trace_json = TraceOf(program);
+    return r;
+  };
+  Database db(path_);
+  db.CommitBatch({rec(1, 1e-3), rec(2, 3e-3), rec(3, 4.5e-3), rec(1, 5e-3), rec(3, 4e-3), rec(1, 6e-3)});
+  const std::vector<TuningRecord> records = db.Records(kHashA, kTarget);
+  const std::vector<MeasuredProgram> programs = MeasuredPrograms(records);
+  ASSERT_EQ(programs.size(), 3u);
+  EXPECT_EQ(programs[0].count, 3);
+  EXPECT_DOUBLE_EQ(programs[0].median_secs, 5e-3);
+  EXPECT_EQ(programs[1].count, 1);
+  EXPECT_DOUBLE_EQ(programs[2].median_secs, 4e-3);
+  auto best = db.Best(kHashA, kTarget);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->trace_json, TraceOf(2));
+  EXPECT_DOUBLE_EQ(best->MeanSecs(), 3e-3);
 }
 
 TEST_F(DatabaseTest, BestIsNulloptWhenEveryRecordFailed) {

@@ -38,6 +38,8 @@ struct TuneCliOptions {
   std::vector<std::string> input_shapes;
   std::vector<std::string> input_values;
   std::string report;
+  std::string tasks;  // substring of the task names to tune; empty: every task
+  int confirm = 2;
 };
 
 /// The --report file: every task's status and the estimated latency after every trial.
@@ -127,6 +129,7 @@ int Tune(const TuneCliOptions& o) {
   opt.max_trials = o.trials;
   TESSERA_CHECK(opt.max_seconds > 0 || opt.max_trials > 0, "tessera tune needs a budget: --time 10m or --trials N");
   opt.batch_size = o.batch;
+  opt.confirm_repeats = o.confirm;
   opt.seed = o.seed;
   opt.measure.num_threads = o.threads;
   opt.measure.timeout_s = o.timeout;
@@ -140,6 +143,17 @@ int Tune(const TuneCliOptions& o) {
   TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
                 target.str(), "'; tune with --target native (remote measurement is not supported yet)");
   std::vector<tune::TuneTask> tasks = driver::ExtractTasks(imported.module, imported.output_names, build_options);
+  if (!o.tasks.empty()) {
+    std::vector<tune::TuneTask> chosen;
+    std::string names;
+    for (tune::TuneTask& t : tasks) {
+      names += "\n  " + t.name;
+      if (t.name.find(o.tasks) != std::string::npos) chosen.push_back(std::move(t));
+    }
+    TESSERA_CHECK(!chosen.empty(), "tessera tune --tasks '", o.tasks, "': no task of ", o.model,
+                  " has that in its name; its tasks are:", names);
+    tasks = std::move(chosen);
+  }
   tune::Database db(o.db);
   std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks, database "
             << o.db << " (" << db.size() << " records)\n";
@@ -176,6 +190,13 @@ Action AddTuneCommand(CLI::App& app) {
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
   cmd->add_option("--input-value", opts->input_values,
                   "NAME=NUMBER|FILE: tune the model specialized for this input value (as tessera compile --input-value)");
+  cmd->add_option("--confirm", opts->confirm,
+                  "measure each task's best program this many more times at the end and rank programs by their median "
+                  "(default 2; 0: off)")
+      ->check(CLI::Range(0, 16));
+  cmd->add_option("--tasks", opts->tasks,
+                  "tune only the tasks whose name contains this text (e.g. conv2d_NCHWc); the others keep their default "
+                  "schedules");
   cmd->add_option("--report", opts->report,
                   "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };

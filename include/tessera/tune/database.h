@@ -77,6 +77,17 @@ struct TuningRecord {
 /// The database files' paths for a database path (see the header comment).
 std::string WorkloadsPathFor(const std::string& records_path);
 
+/// One program (trace) of a workload and how it measured: every ok() record with that trace_json.
+struct MeasuredProgram {
+  const TuningRecord* median = nullptr;  ///< the record whose MeanSecs is the median (lower middle)
+  double median_secs = 0;                ///< that MeanSecs
+  int count = 0;                         ///< how many records measured it
+};
+
+/// The ok() records of `records` grouped by trace_json, in order of first appearance. The pointers
+/// point into `records`.
+std::vector<MeasuredProgram> MeasuredPrograms(const std::vector<TuningRecord>& records);
+
 class Database {
  public:
   /// Opens (loads) the database at `path`; neither file needs to exist (they are created by the
@@ -97,8 +108,11 @@ class Database {
 
   /// The records of (`workload_hash`, `target`) measured by this Tessera version, in commit order.
   std::vector<TuningRecord> Records(const std::string& workload_hash, const std::string& target) const;
-  /// The ok() record of Records(workload_hash, target) with the least MeanSecs (the earliest on
-  /// a tie); nullopt when there is none.
+  /// The best program of Records(workload_hash, target): the ok() records grouped by program
+  /// (MeasuredPrograms), the one with the least median time (the earliest on a tie); of its records,
+  /// the one whose MeanSecs is that median (the lower middle of an even count). nullopt when there is
+  /// no ok() record. A program measured once is scored by that one time; the tuner's confirmation
+  /// round (tuner.h) measures the best ones again, so one lucky run does not win.
   std::optional<TuningRecord> Best(const std::string& workload_hash, const std::string& target) const;
 
   /// Every record, of every target and version, in file order.

@@ -9,6 +9,11 @@
 //     measure each candidate in a worker process        (measure.h)
 //     commit the batch to the database (fsync)          (database.h)
 //     train the cost model on the batch                 (cost_model.h)
+//   confirmation (the winner's curse): the best of many noisy measurements is biased low, so each
+//   task's best program other than the hand-written one is measured `confirm_repeats` more times
+//   (records of the same trace) and programs are ranked by the median of their measurements
+//   (Database::Best), as `tessera compile --db` ranks them: a candidate that won by one lucky run
+//   falls back behind the default. Up to 3 programs per task, in turn while the best changes.
 //
 // Resuming: records already in the database for (task, target) count as measured (their
 // programs are never measured again) and their best time is the task's starting point, so a
@@ -33,6 +38,10 @@ struct TuneOptions {
   int64_t max_trials = 0;     ///< measured candidates in all (defaults included); 0: no limit
   double max_seconds = 0;     ///< wall-clock budget; 0: no limit (one of the two must be set)
   int batch_size = 8;         ///< candidates measured per round
+  /// Extra measurements of each task's best program at the end (0: none). They do not count as
+  /// trials (no new program); with a time budget the search stops at 95 % of it to leave them time,
+  /// and they stop at the budget.
+  int confirm_repeats = 2;
   uint64_t seed = 0;
   MeasureOptions measure;
   SearchOptions search;
@@ -50,6 +59,7 @@ struct TaskStatus {
   double best_secs = 0;     ///< the best time measured (0: none)
   int trials = 0;           ///< candidates measured in this run
   int errors = 0;           ///< of which failed
+  int confirmations = 0;    ///< re-measurements of best programs (not trials)
   bool stopped = false;
   double best_gflops() const { return best_secs > 0 ? flops / best_secs * 1e-9 : 0; }
 };

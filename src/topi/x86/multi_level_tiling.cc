@@ -162,7 +162,17 @@ std::set<std::string> MultiLevelTiling(Schedule& sch, const std::string& name, c
   const LoopNest nest = FindLoopNest(sch.func(), name);
   const tir::BlockNode* b = nest.realize->block_node();
   const auto* store = b->body.as<tir::BufferStoreNode>();
-  const std::string epilogue = IsParam(sch.func(), b->writes[0].buffer) ? "" : SoleReader(sch.func(), b);
+  // The consumer computed on the tile: only an elementwise (spatial-only) one; a reduction over the
+  // output (a row sum after a matmul) needs whole rows, not one tile.
+  std::string epilogue = IsParam(sch.func(), b->writes[0].buffer) ? "" : SoleReader(sch.func(), b);
+  if (!epilogue.empty()) {
+    const LoopNest consumer = FindLoopNest(sch.func(), epilogue);
+    const tir::BlockNode* cb = consumer.realize ? consumer.realize->block_node() : nullptr;
+    bool spatial_only = cb && !cb->init.defined();
+    for (size_t i = 0; spatial_only && i < cb->iter_vars.size(); ++i)
+      spatial_only = cb->iter_vars[i].iter_type == tir::IterVarType::kDataPar;
+    if (!spatial_only) epilogue.clear();
+  }
 
   // The loops' roles, in nest order; the lane loop indexes the output's last dimension.
   struct Role {
