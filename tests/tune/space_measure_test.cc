@@ -29,6 +29,21 @@ namespace {
 
 const DataType f32 = DataType::Float(32);
 
+// A task of one kernel `name` computing `out` from `inputs`, scheduled for this machine.
+TuneTask MakeTask(const std::string& name, std::vector<te::Tensor> inputs, const te::Tensor& out) {
+  TuneTask t;
+  t.name = name;
+  t.kernels = {t.name};
+  t.num_inputs = static_cast<int>(inputs.size());
+  inputs.push_back(out);
+  t.func = topi::x86::UniquifyBlockNames(te::create_prim_func(inputs, t.name));
+  t.anchors = topi::x86::CpuAnchorSchedules();
+  t.options = topi::x86::ScheduleOptionsFor(driver::ResolveTarget("native"));
+  t.workload_hash = WorkloadHash(t.func);
+  t.flops = EstimateFlops(t.func);
+  return t;
+}
+
 // conv2d_NCHWc 32 -> 32 channels (NCHW16c), 3x3, 14x14, with bias + relu.
 TuneTask ConvTask() {
   using te::Tensor;
@@ -37,16 +52,7 @@ TuneTask ConvTask() {
   Tensor bias = te::placeholder(topi::MakeShape({1, 2, 1, 1, 16}), f32, "bias");
   topi::Conv2DParams p;
   Tensor out = topi::relu(topi::add(topi::conv2d_NCHWc(data, kernel, p), bias));
-  TuneTask t;
-  t.name = "conv_bias_relu";
-  t.kernels = {t.name};
-  t.func = topi::x86::UniquifyBlockNames(te::create_prim_func({data, kernel, bias, out}, t.name));
-  t.num_inputs = 3;
-  t.anchors = topi::x86::CpuAnchorSchedules();
-  t.options = topi::x86::ScheduleOptionsFor(driver::ResolveTarget("native"));
-  t.workload_hash = WorkloadHash(t.func);
-  t.flops = EstimateFlops(t.func);
-  return t;
+  return MakeTask("conv_bias_relu", {data, kernel, bias}, out);
 }
 
 TEST(Space, ConvTaskHasTheTemplateKnobsWithTheHandScheduleAsFallback) {
@@ -93,16 +99,7 @@ TuneTask MatmulTask() {
       topi::MakeShape({48, 80}), [&](const std::vector<ir::Var>& i) { return te::sum(a({i[0], k.var}) * b({k.var, i[1]}), {k}); },
       "C");
   Tensor out = topi::relu(c);
-  TuneTask t;
-  t.name = "matmul_relu";
-  t.kernels = {t.name};
-  t.func = topi::x86::UniquifyBlockNames(te::create_prim_func({a, b, out}, t.name));
-  t.num_inputs = 2;
-  t.anchors = topi::x86::CpuAnchorSchedules();
-  t.options = topi::x86::ScheduleOptionsFor(driver::ResolveTarget("native"));
-  t.workload_hash = WorkloadHash(t.func);
-  t.flops = EstimateFlops(t.func);
-  return t;
+  return MakeTask("matmul_relu", {a, b}, out);
 }
 
 TEST(Space, AnyReductionGetsTheMultiLevelTilingRuleAndItsCandidatesReplay) {

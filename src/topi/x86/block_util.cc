@@ -42,6 +42,13 @@ void DebugRefusedStep(const char* schedule, const char* step, const ScheduleErro
   if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "%s %s: %s\n", schedule, step, err.what());
 }
 
+const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var) {
+  const tir::BlockNode* b = r->block_node();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i)
+    if (r->iter_values[i].get() == loop_var) return &b->iter_vars[i];
+  return nullptr;
+}
+
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {
   int64_t v = -1;
   if (!ir::as_const_int(sch.GetFor(loop)->extent, &v)) return -1;

@@ -23,6 +23,10 @@ std::vector<const tir::BlockRealizeNode*> NonRootRealizes(const tir::PrimFunc& f
 /// The blocks of those realizes, in program order.
 std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f);
 
+/// The iter var of r's block that `loop_var` is bound to directly (iter value == the var); nullptr
+/// when none.
+const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var);
+
 /// The constant extent of a loop; -1 when it is not constant.
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop);
 

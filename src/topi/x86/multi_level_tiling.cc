@@ -58,12 +58,8 @@ LoopNest FindLoopNest(const tir::PrimFunc& f, const std::string& name) {
   return nest;
 }
 
-// The iter var a loop var is bound to directly; nullptr when none.
 const tir::IterVar* BoundIter(const tir::BlockRealizeNode* r, const tir::ForNode* loop) {
-  const tir::BlockNode* b = r->block_node();
-  for (size_t i = 0; i < b->iter_vars.size(); ++i)
-    if (r->iter_values[i].get() == loop->loop_var.get()) return &b->iter_vars[i];
-  return nullptr;
+  return IterOf(r, loop->loop_var.get_var());
 }
 
 int64_t Extent(const tir::ForNode* loop) {
@@ -72,11 +68,7 @@ int64_t Extent(const tir::ForNode* loop) {
 }
 
 // The largest divisor of n that is at most cap (>= 1).
-int64_t LargestDivisorUpTo(int64_t n, int64_t cap) {
-  for (int64_t d = std::min(n, cap); d > 1; --d)
-    if (n % d == 0) return d;
-  return 1;
-}
+int64_t LargestDivisorUpTo(int64_t n, int64_t cap) { return DivisorsInRange(n, 1, std::max<int64_t>(1, cap)).back(); }
 
 void Enumerate(int64_t rest, int levels_left, int64_t max_inner, std::vector<int64_t>& inner,
                std::vector<std::vector<int64_t>>& out) {

@@ -202,14 +202,6 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, std::vector<LoopRV>
   }
 }
 
-// The iter var a loop var is bound to directly; nullptr when none.
-const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var) {
-  const tir::BlockNode* b = r->block_node();
-  for (size_t i = 0; i < b->iter_vars.size(); ++i)
-    if (r->iter_values[i].get() == loop_var) return &b->iter_vars[i];
-  return nullptr;
-}
-
 // How much an index advances when `v` does: e(v + 1) - e(v), simplified.
 PrimExpr Step(const PrimExpr& e, const tir::IterVar& v) {
   arith::Analyzer an;
