@@ -166,6 +166,7 @@ void CodeGenLLVM::AddFunction(const tir::PrimFunc& func) {
     state_.aligned_buffers.insert(b->data.get_var());
     if (!stored.count(b->data.get_var())) state_.readonly_buffers.insert(b->data.get_var());
   }
+  for (const ir::Var& v : func->shape_vars) params.push_back(v.get_var());
   llvm::Function* compute = EmitBodyFunction(symbol_ + ".compute", params, {},
                                              [&](llvm::Function*) { EmitStmt(func->body); });
 
@@ -190,6 +191,19 @@ void CodeGenLLVM::AddFunction(const tir::PrimFunc& func) {
     }
     AssumeAligned(p);
     call_args.push_back(p);
+  }
+  if (!func->shape_vars.empty()) {
+    // The extra slot (runtime/kernel_abi.h): a const int64_t* to the shape vars' values.
+    llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr_ty, kernel->getArg(0), func->params.size());
+    auto* shapes = builder_.CreateAlignedLoad(ptr_ty, slot, llvm::Align(8), "shape_vars");
+    shapes->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
+    auto* i64 = builder_.getInt64Ty();
+    for (size_t i = 0; i < func->shape_vars.size(); ++i) {
+      const ir::Var& v = func->shape_vars[i];
+      llvm::Value* p = builder_.CreateConstInBoundsGEP1_64(i64, shapes, i);
+      llvm::Value* value = builder_.CreateAlignedLoad(i64, p, llvm::Align(8), v->name_hint);
+      call_args.push_back(EmitCast(v.dtype(), DataType::Int(64), value));
+    }
   }
   builder_.CreateRet(builder_.CreateCall(compute, call_args));
   state_ = FunctionState{};

@@ -6,6 +6,7 @@
 #include "tessera/tir/structural_equal.h"
 #include "tessera/te/tensor.h"
 #include "tessera/tir/functor.h"
+#include "tessera/tir/printer.h"
 
 namespace tessera::te {
 
@@ -132,9 +133,22 @@ tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::strin
   TESSERA_ICHECK(!stages.empty(), "create_prim_func '", name, "': nothing to compute");
   Stmt root = tir::BlockNode::make("root", {}, {}, {}, tir::SeqStmtNode::make(stages), Stmt(), allocs);
   std::vector<Buffer> params;
-  for (const auto& t : args) params.push_back(t.buffer());
+  std::vector<Var> shape_vars;
+  std::set<const ir::VarNode*> seen;
+  for (const auto& t : args) {
+    params.push_back(t.buffer());
+    for (const PrimExpr& d : t.shape()) {
+      if (d.as<ir::IntImmNode>()) continue;
+      if (auto* v = d.as<ir::VarNode>()) {
+        if (seen.insert(v).second) shape_vars.push_back(ir::Var(std::static_pointer_cast<const ir::VarNode>(d.node())));
+        continue;
+      }
+      TESSERA_THROW(UnsupportedError, "create_prim_func '", name, "': dimension ", tir::AsText(d), " of tensor ",
+                    t.name(), " is an expression; a symbolic dimension of a parameter must be a single variable");
+    }
+  }
   return tir::PrimFunc::make(name, params, tir::BlockRealizeNode::make({}, PrimExpr(), root),
-                             {{"global_symbol", name}});
+                             {{"global_symbol", name}}, shape_vars);
 }
 
 }  // namespace tessera::te

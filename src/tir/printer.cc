@@ -129,11 +129,17 @@ class Printer {
   std::string Func(const PrimFunc& f) {
     std::ostringstream head;
     head << "@prim_func\ndef " << f->name << "(";
+    // Shape vars are named first so that they keep their own names in every param's shape.
+    std::string svars;
+    for (size_t i = 0; i < f->shape_vars.size(); ++i) {
+      svars += (i ? ", " : "") + VarName(f->shape_vars[i].get_var()) + ": " + f->shape_vars[i].dtype().str();
+    }
     for (size_t i = 0; i < f->params.size(); ++i) {
       const Buffer& b = f->params[i];
       head << (i ? ", " : "") << BufName(b) << ": Buffer(" << Shape(b) << ", \"" << b->dtype.str() << "\")";
     }
     head << "):\n";
+    if (!f->shape_vars.empty()) head << "  # shape_vars: " << svars << "\n";
     for (const auto& [k, v] : f->attrs) head << "  # attr " << k << " = \"" << v << "\"\n";
     PrintStmt(f->body, 1);
     return head.str() + out_.str();

@@ -98,7 +98,13 @@ class TirComparator : public ir::ExprComparator {
   }
 
   bool Func(const PrimFunc& a, const PrimFunc& b) {
-    if (a->name != b->name || a->attrs != b->attrs || a->params.size() != b->params.size()) return false;
+    if (a->name != b->name || a->attrs != b->attrs || a->params.size() != b->params.size() ||
+        a->shape_vars.size() != b->shape_vars.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < a->shape_vars.size(); ++i) {
+      if (!DefineVar(a->shape_vars[i], b->shape_vars[i])) return false;
+    }
     for (size_t i = 0; i < a->params.size(); ++i) {
       if (!DefineBuffer(a->params[i], b->params[i])) return false;
     }
@@ -218,6 +224,8 @@ class TirHasher : public ir::ExprHasher {
     using ir::HashCombine;
     size_t h = std::hash<std::string>()(f->name);
     for (const auto& [k, v] : f->attrs) h = HashCombine(h, std::hash<std::string>()(k + "=" + v));
+    for (const auto& v : f->shape_vars) h = HashCombine(h, DefineVar(v.get_var()));
+    h = HashCombine(h, f->shape_vars.size());
     for (const auto& p : f->params) h = HashCombine(h, BufferDef(p));
     return HashCombine(h, Hash(f->body));
   }

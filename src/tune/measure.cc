@@ -143,7 +143,8 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
   if (interleave) {
     std::map<std::string, std::string> attrs = ref.scheduled->attrs;
     attrs["global_symbol"] = baseline_symbol;
-    mod.Add(tir::PrimFunc::make(baseline_symbol, ref.scheduled->params, ref.scheduled->body, attrs));
+    mod.Add(tir::PrimFunc::make(baseline_symbol, ref.scheduled->params, ref.scheduled->body, attrs,
+                                ref.scheduled->shape_vars));
   }
   runtime::Module module = [&] {
     try {

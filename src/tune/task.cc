@@ -11,7 +11,7 @@
 namespace tessera::tune {
 
 std::string WorkloadHash(const tir::PrimFunc& func) {
-  const tir::PrimFunc renamed = tir::PrimFunc::make("main", func->params, func->body, {});
+  const tir::PrimFunc renamed = tir::PrimFunc::make("main", func->params, func->body, {}, func->shape_vars);
   const std::string text = tir::AsText(renamed);
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) {

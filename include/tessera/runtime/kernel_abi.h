@@ -5,9 +5,20 @@
 //     int32_t <name>(void* const* args);
 //
 // where args[i] is the data pointer (64-byte aligned, row-major, dense) of the
-// i-th buffer parameter of the PrimFunc, inputs first, then outputs. Shapes are
-// static and compiled into the kernel. It returns 0 (kKernelOk) on success, else one of the
+// i-th buffer parameter of the PrimFunc, inputs first, then outputs. Static shapes are
+// compiled into the kernel. It returns 0 (kKernelOk) on success, else one of the
 // kKernel* status codes below, which the graph executor turns into an error naming the node.
+//
+// Dynamic shapes: a kernel whose PrimFunc has shape_vars (tir/function.h: the symbolic
+// extents of its params' shapes, e.g. "seq", "batch_size") takes one extra slot after the
+// buffer pointers,
+//
+//     args[num_buffer_params] = (const int64_t*) values   // shape_vars.size() values,
+//                                                          // in shape_vars order
+//
+// read once on entry (each value converted to its Var's dtype, int32 for TE shapes; it must
+// fit, and be >= 0). The caller keeps the array alive for the call. A kernel without shape vars
+// has no extra slot.
 //
 // A kernel reaches the runtime only through function-pointer globals that the
 // generated module defines and the loader fills in right after loading it (the

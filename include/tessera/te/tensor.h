@@ -92,7 +92,11 @@ struct ReduceNode : ir::PrimExprNode {
   static PrimExpr Combine(Combiner c, PrimExpr lhs, PrimExpr rhs);
 };
 
-/// An input tensor of the given static shape and dtype.
+/// An input tensor of the given shape and dtype. A dimension is an IntImm, or for a dynamic
+/// shape a bare ir::Var (a symbolic extent, e.g. ir::Var("seq", DataType::Int(32))): shapes and
+/// indices in TE and topi are int32 (topi::Index), so symbolic extents are int32 Vars too and
+/// mix with constants and loop vars without casts. create_prim_func lists them in the
+/// PrimFunc's shape_vars; a dimension that is an expression of Vars is refused there.
 Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, std::string name);
 
 using FCompute = std::function<PrimExpr(const std::vector<Var>& indices)>;
@@ -117,7 +121,9 @@ std::vector<Tensor> PostOrder(const std::vector<Tensor>& outputs);
 /// reduction iter vars and an init for a reduction) under its own loop nest, in
 /// producer-before-consumer order; computes that are not in `args` become
 /// alloc_buffers of the root block. Throws InternalError if a placeholder that a
-/// compute reads is missing from args.
+/// compute reads is missing from args. The PrimFunc's shape_vars are the Vars among the
+/// args' dimensions, by first appearance (args in order, dims outermost first); a dimension
+/// of an arg that is neither an IntImm nor a bare Var throws UnsupportedError.
 tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::string& name);
 
 }  // namespace tessera::te

@@ -12,23 +12,32 @@ namespace tessera::tir {
 /// A primitive tensor function. Its parameters are buffers, in the order of the kernel
 /// calling convention (runtime/kernel_abi.h): inputs first, then outputs. The root of
 /// `body` is, before lowering, a BlockRealize of the implicit "root" block.
+///
+/// Dynamic shapes (Relay's Any, arXiv 2006.03031): a dimension of a param buffer may be a bare
+/// ir::Var (a symbolic extent, dtype int32 like every TE shape / index, te/tensor.h). `shape_vars`
+/// lists those Vars once each, in calling-convention order (te::create_prim_func: first appearance
+/// over params in order, dims outermost first); the kernel receives their values in one extra
+/// argument slot (runtime/kernel_abi.h). Empty for a kernel of static shapes.
 struct PrimFuncNode {
   std::string name;
   std::vector<Buffer> params;
   Stmt body;
   std::map<std::string, std::string> attrs;  ///< e.g. "global_symbol"
+  std::vector<ir::Var> shape_vars;           ///< symbolic extents of params' shapes, ABI order
 };
 
 class PrimFunc {
  public:
   PrimFunc() = default;
   explicit PrimFunc(std::shared_ptr<const PrimFuncNode> n) : node_(std::move(n)) {}
+  /// Throws InternalError when a shape var is listed twice or a param dim is a Var that is
+  /// not among shape_vars.
   static PrimFunc make(std::string name, std::vector<Buffer> params, Stmt body,
-                       std::map<std::string, std::string> attrs = {});
+                       std::map<std::string, std::string> attrs = {}, std::vector<ir::Var> shape_vars = {});
   bool defined() const { return node_.get() != nullptr; }
   const PrimFuncNode* operator->() const { return node_.get(); }
   const PrimFuncNode* get() const { return node_.get(); }
-  /// A copy of this function with a new body (params, name and attrs kept).
+  /// A copy of this function with a new body (params, name, attrs and shape_vars kept).
   PrimFunc WithBody(Stmt body) const;
 
  private:
