@@ -149,14 +149,14 @@ std::string PrintExternal(const std::vector<byoc::ExternalSource>& sources) {
   return text;
 }
 
-// The graph passes and GraphExecutorCodegen (VMCodegen for a main with control flow): the
-// executor plan with its primitive functions.
+// The graph passes and GraphExecutorCodegen (VMCodegen for a main with control flow or symbolic
+// shapes): the executor plan with its primitive functions.
 ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
                        const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   graph_lower::RegisterComputes();
   graph::IRModule mod = GraphPasses(options, target)(input, ctx);
   ExecutorPlan plan;
-  if (HasControlFlow(mod)) {
+  if (HasControlFlow(mod) || HasSymbolicShapes(mod)) {
     ctx.RunStep(kVMCodegen, [&] { plan = VMCodegen(mod, output_names, options.input_guards); },
                 [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
   } else {

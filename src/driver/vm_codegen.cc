@@ -2,6 +2,7 @@
 #include "tessera/driver/vm_codegen.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -129,6 +130,45 @@ std::unordered_set<const ExprNode*> NeededOutsideBranches(const Expr& root) {
   return needed;
 }
 
+/// A tensor type's shape as VM JSON: an integer per static dim, the symbol's name per symbolic one
+/// (runtime/vm.h). UnsupportedError naming `what` for an extent no type relation computed ("?").
+json ShapeJson(const graph::Type& type, const std::string& what) {
+  const auto* tt = type ? type->as<graph::TensorTypeNode>() : nullptr;
+  TESSERA_ICHECK(tt != nullptr, what, " is not a tensor (type ", type ? type->str() : "<none>", ")");
+  json shape = json::array();
+  for (const graph::Dim& d : tt->shape) {
+    if (d.is_static()) {
+      shape.push_back(d.value());
+      continue;
+    }
+    if (d.name() == "?")
+      TESSERA_THROW(UnsupportedError, what, " has the shape ", graph::ShapeStr(tt->shape),
+                    ": an extent that no type relation could compute ('?') needs a shape function, which this op "
+                    "does not have yet; bind the input dims at import (--input-shape NAME=D0,D1,...)");
+    shape.push_back(d.name());
+  }
+  return shape;
+}
+
+/// The symbolic dims of a primitive function's kernel, in the order of its shape_vars (first
+/// appearance over the params' shapes, then the outputs': te::create_prim_func's order, as
+/// graph_lower names each symbolic dim's extent after the dim).
+std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const graph::Type& result) {
+  std::vector<std::string> out;
+  std::function<void(const graph::Type&)> visit = [&](const graph::Type& t) {
+    if (!t) return;
+    if (const auto* tt = t->as<graph::TensorTypeNode>()) {
+      for (const graph::Dim& d : tt->shape)
+        if (d.is_symbolic() && std::find(out.begin(), out.end(), d.name()) == out.end()) out.push_back(d.name());
+    } else if (const auto* tup = t->as<graph::TupleTypeNode>()) {
+      for (const auto& f : tup->fields) visit(f);
+    }
+  };
+  for (const auto& p : fn.params) visit(p->checked_type());
+  visit(result);
+  return out;
+}
+
 /// The vm.fatal call that is `fn`'s whole body (FuseOps gives the opaque op its own function), or nullptr.
 const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
@@ -171,7 +211,7 @@ class Compiler {
       const std::string what = "graph input '" + p->name_hint + "'";
       inputs.push_back({{"name", p->name_hint},
                         {"dtype", DTypeOf(p->checked_type()).str()},
-                        {"shape", StaticShapeOf(p->checked_type(), what)}});
+                        {"shape", ShapeJson(p->checked_type(), what)}});
       root.memo[p.get()] = RegValue{NewReg(), {}};
     }
     std::vector<Expr> result_exprs;
@@ -188,7 +228,7 @@ class Compiler {
       const graph::Type& t = result_exprs[i]->checked_type();
       outputs.push_back({{"name", output_names[i]},
                          {"dtype", DTypeOf(t).str()},
-                         {"shape", StaticShapeOf(t, "output '" + output_names[i] + "'")}});
+                         {"shape", ShapeJson(t, "output '" + output_names[i] + "'")}});
     }
     root_block.push_back(Plain({{"op", "Ret"}, {"results", results}}, results, {}));
     InsertKills(root_block, {});
@@ -263,7 +303,7 @@ class Compiler {
       TESSERA_ICHECK(r.reg >= 0, "a primitive function's argument is a tuple");
       args.push_back(r.reg);
     }
-    const std::vector<int64_t> shape = StaticShapeOf(call->checked_type(), "a kernel output");
+    const json shape = ShapeJson(call->checked_type(), "a kernel output");
     const DataType dtype = DTypeOf(call->checked_type());
     const int out = NewReg();
     if (const graph::CallNode* fatal = FatalCall(fn)) {
@@ -279,15 +319,20 @@ class Compiler {
           Plain({{"op", "ReshapeTensor"}, {"dst", out}, {"src", args[0]}, {"shape", shape}}, {args[0]}, {out}));
       return RegValue{out, {}};
     }
-    int64_t bytes = dtype.bytes();
-    for (int64_t d : shape) bytes = CheckedMul(bytes, d, "the size of a kernel output " + runtime::ShapeToString(shape));
-    alloc_bytes_ += static_cast<size_t>((bytes + 63) / 64 * 64);
+    // The bytes of a static allocation (a symbolic one is sized at run time).
+    if (auto static_shape = graph::StaticShape(call->checked_type()->as<graph::TensorTypeNode>()->shape)) {
+      int64_t bytes = dtype.bytes();
+      for (int64_t d : *static_shape)
+        bytes = CheckedMul(bytes, d, "the size of a kernel output " + runtime::ShapeToString(*static_shape));
+      alloc_bytes_ += static_cast<size_t>((bytes + 63) / 64 * 64);
+    }
     scope.block->push_back(
         Plain({{"op", "AllocTensor"}, {"dst", out}, {"dtype", dtype.str()}, {"shape", shape}}, {}, {out}));
     graph::Function fn_ref = std::static_pointer_cast<const graph::FunctionNode>(call->op);
     const std::string kernel = kernels_.KernelFor(fn_ref);
     args.push_back(out);
     json instr = {{"op", "InvokePacked"}, {"kernel", kernel}, {"args", args}, {"num_outputs", 1}};
+    if (auto symbols = KernelShapeSymbols(*fn, call->checked_type()); !symbols.empty()) instr["shape_args"] = symbols;
     if (auto checks = RuntimeChecks(fn_ref); !checks.empty()) instr["checks"] = checks;
     scope.block->push_back(Plain(std::move(instr), args, {}));
     ++num_invokes_;
@@ -348,6 +393,21 @@ bool HasControlFlow(const graph::IRModule& mod) {
   graph::PostOrderVisit(mod.main()->body, [&](const Expr& e) {
     found |= e->as<graph::IfNode>() != nullptr || e->as<graph::LetNode>() != nullptr;
   });
+  return found;
+}
+
+bool HasSymbolicShapes(const graph::IRModule& mod) {
+  std::function<bool(const graph::Type&)> symbolic = [&](const graph::Type& t) {
+    if (!t) return false;
+    if (const auto* tt = t->as<graph::TensorTypeNode>()) return !graph::StaticShape(tt->shape).has_value();
+    if (const auto* tup = t->as<graph::TupleTypeNode>())
+      return std::any_of(tup->fields.begin(), tup->fields.end(), symbolic);
+    return false;
+  };
+  const graph::Function& main = mod.main();
+  bool found = std::any_of(main->params.begin(), main->params.end(),
+                           [&](const graph::Var& p) { return symbolic(p->checked_type()); });
+  graph::PostOrderVisit(main->body, [&](const Expr& e) { found |= e->has_checked_type() && symbolic(e->checked_type()); });
   return found;
 }
 

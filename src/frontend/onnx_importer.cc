@@ -3,6 +3,7 @@
 #include "tessera/frontend/onnx_importer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -53,6 +54,16 @@ void CheckInputExtents(const graph::Shape& shape, DataType dtype, const std::str
   }
 }
 
+// A dim name as a symbol of the compiled program: characters other than letters, digits and
+// "_.:-" become '_' (the VM executable's symbol names, runtime/vm.h); "" becomes "dim".
+std::string SymbolName(const std::string& name) {
+  std::string s = name.empty() ? "dim" : name;
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '-') c = '_';
+  }
+  return s;
+}
+
 // The declared type of a graph input/output with symbolic dims bound (inputs) or looked up in
 // `bound` (outputs). Returns null when the model declares no tensor type.
 graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& source, const ImportOptions& opts,
@@ -94,12 +105,25 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
       TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' rank ", g.size(),
                     " but the model declares rank ", tt.shape().dim_size());
     }
+    const auto names = opts.input_dim_names.find(vi.name());
     for (int i = 0; i < static_cast<int>(g.size()); ++i) {
+      const bool declared_param = tt.has_shape() && tt.shape().dim(i).has_dim_param() && !tt.shape().dim(i).dim_param().empty();
+      if (g[i] == -1) {  // kept symbolic
+        std::string name = vi.name() + "_" + std::to_string(i);
+        if (declared_param) name = tt.shape().dim(i).dim_param();
+        if (names != opts.input_dim_names.end() && names->second.count(i)) name = names->second.at(i);
+        if (tt.has_shape() && tt.shape().dim(i).has_dim_value()) {
+          TESSERA_THROW(UserError, source, ": input_shapes makes '", vi.name(), "' dim ", i,
+                        " symbolic but the model declares the static extent ", tt.shape().dim(i).dim_value());
+        }
+        shape.push_back(graph::Dim::Symbolic(SymbolName(name)));
+        continue;
+      }
       if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != g[i]) {
         TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' dim ", i, " = ", g[i],
                       " but the model declares ", tt.shape().dim(i).dim_value());
       }
-      if (tt.has_shape() && tt.shape().dim(i).has_dim_param()) bound[tt.shape().dim(i).dim_param()] = g[i];
+      if (declared_param) bound[tt.shape().dim(i).dim_param()] = g[i];
       if (g[i] < 0) TESSERA_THROW(UserError, source, ": input_shapes gives '", vi.name(), "' the negative extent ", g[i]);
       shape.emplace_back(g[i]);
     }
@@ -123,8 +147,17 @@ graph::Type DeclaredType(const onnx::ValueInfoProto& vi, const std::string& sour
       shape.emplace_back(d.dim_value());
       continue;
     }
-    std::string name = d.has_dim_param() && !d.dim_param().empty() ? d.dim_param()
-                                                                   : vi.name() + "[" + std::to_string(i) + "]";
+    const bool named = d.has_dim_param() && !d.dim_param().empty();
+    std::string name = named ? d.dim_param() : vi.name() + "[" + std::to_string(i) + "]";
+    if (opts.keep_symbolic_dims) {
+      // A dim kept symbolic; an output's unnamed dim is whatever the graph computes ("?").
+      if (!is_input && !named) {
+        shape.push_back(graph::Dim::Any());
+      } else {
+        shape.push_back(graph::Dim::Symbolic(SymbolName(named ? name : vi.name() + "_" + std::to_string(i))));
+      }
+      continue;
+    }
     if (is_input && !bound.count(name)) bound[name] = opts.default_symbolic_dim;
     auto it = bound.find(name);
     shape.push_back(it != bound.end() ? graph::Dim(it->second) : graph::Dim::Symbolic(name));

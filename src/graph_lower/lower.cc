@@ -29,16 +29,38 @@ class TEBuilder {
     const auto* tt = v->type_annotation ? v->type_annotation->as<graph::TensorTypeNode>() : nullptr;
     TESSERA_CHECK(tt, "cannot lower function '", fn_name_, "': parameter '", v->name_hint,
                   "' must be a tensor, got ", graph::TypeStr(v->type_annotation));
-    std::vector<int64_t> shape;
-    for (const graph::Dim& d : tt->shape) {
-      TESSERA_CHECK(d.is_static(), "cannot lower function '", fn_name_, "': parameter '", v->name_hint,
-                    "' has symbolic dim '", d.name(), "' in ", graph::ShapeStr(tt->shape),
-                    "; only static shapes can be compiled to a kernel");
-      shape.push_back(d.value());
-    }
-    Tensor t = te::placeholder(topi::MakeShape(shape), tt->dtype, v->name_hint);
+    std::vector<ir::PrimExpr> shape;
+    for (const graph::Dim& d : tt->shape) shape.push_back(Extent(d, "parameter '" + v->name_hint + "'"));
+    Tensor t = te::placeholder(shape, tt->dtype, v->name_hint);
     memo_[v.get()] = {t};
     return t;
+  }
+
+  /// The TE extent of a graph dim: a constant, or the int32 Var of a symbolic dim (one per name, so
+  /// that every buffer with the dim shares it: the kernel's shape_vars).
+  ir::PrimExpr Extent(const graph::Dim& d, const std::string& what) {
+    if (d.is_static()) return topi::Index(d.value());
+    if (d.name() == "?")
+      TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': ", what,
+                    " has an extent that no type relation could compute ('?'); a kernel needs every extent static "
+                    "or named by a symbolic dim");
+    auto [it, added] = symbols_.try_emplace(d.name(), ir::Var(d.name(), DataType::Int(32)));
+    return it->second;
+  }
+
+  /// Whether `got` (a compute's output extents) is the shape of `want` (a type relation's).
+  bool SameShape(const std::vector<ir::PrimExpr>& got, const graph::Shape& want) {
+    if (got.size() != want.size()) return false;
+    for (size_t i = 0; i < got.size(); ++i) {
+      int64_t v = 0;
+      if (want[i].is_static()) {
+        if (!ir::as_const_int(got[i], &v) || v != want[i].value()) return false;
+      } else {
+        auto it = symbols_.find(want[i].name());
+        if (it == symbols_.end() || got[i].get() != it->second.get()) return false;
+      }
+    }
+    return true;
   }
 
   const std::vector<Tensor>& Visit(const Expr& e) {
@@ -97,12 +119,24 @@ class TEBuilder {
       for (const auto& s : out_->schedules) seen |= s.name == impl.schedule->name;
       if (!seen) out_->schedules.push_back(*impl.schedule);
     }
-    std::vector<Tensor> out = impl.compute(query);
+    std::vector<Tensor> out;
+    if (HasSymbolicShapes(query)) {
+      // A compute written for static shapes stops at its first non-constant extent (an internal
+      // check): for a symbolic call that is a missing feature, reported as such.
+      try {
+        out = impl.compute(query);
+      } catch (const InternalError& err) {
+        TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': ", op->name, " (", impl.name,
+                      ") with symbolic shapes (", graph::TypeStr(e->checked_type()),
+                      ") is not supported yet; bind the dims at import (--input-shape NAME=D0,D1,...): ", err.what());
+      }
+    } else {
+      out = impl.compute(query);
+    }
     TESSERA_ICHECK(!out.empty(), "the compute ", impl.name, " of ", op->name, " returned no tensor");
     // The compute must agree with the op's type relation, or the kernel's buffers would not.
     if (const auto* tt = e->checked_type()->as<graph::TensorTypeNode>()) {
-      auto want = graph::StaticShape(tt->shape);
-      TESSERA_ICHECK(out.size() == 1 && want && topi::ConstShape(out[0]) == *want && out[0].dtype() == tt->dtype,
+      TESSERA_ICHECK(out.size() == 1 && SameShape(out[0].shape(), tt->shape) && out[0].dtype() == tt->dtype,
                      "the compute of ", op->name, " disagrees with its type relation (", graph::TypeStr(e->checked_type()),
                      ") in function '", fn_name_, "'");
     }
@@ -131,6 +165,7 @@ class TEBuilder {
   const target::Target& target_;
   LoweredTE* out_;
   std::map<const graph::ExprNode*, std::vector<Tensor>> memo_;
+  std::map<std::string, ir::Var> symbols_;  ///< symbolic dim name -> its extent
 };
 
 }  // namespace

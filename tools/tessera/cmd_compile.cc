@@ -1,4 +1,5 @@
 // `tessera compile`: ONNX model → native shared library (kernels + executor graph + params).
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -15,22 +16,32 @@
 
 namespace tessera::cli {
 
-std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec) {
+InputShapeSpec ParseInputShape(const std::string& spec) {
   auto eq = spec.find('=');
-  TESSERA_CHECK(eq != std::string::npos && eq > 0, "--input-shape '", spec, "': expected NAME=D0,D1,..., e.g. input=1,3,224,224");
-  std::vector<int64_t> dims;
+  TESSERA_CHECK(eq != std::string::npos && eq > 0, "--input-shape '", spec,
+                "': expected NAME=D0,D1,..., e.g. input=1,3,224,224 (a dim '?' or a name such as 'seq' stays symbolic)");
+  InputShapeSpec out;
+  out.name = spec.substr(0, eq);
   std::stringstream ss(spec.substr(eq + 1));
   std::string d;
   while (std::getline(ss, d, ',')) {
+    const int index = static_cast<int>(out.dims.size());
+    const bool is_name = !d.empty() && (std::isalpha(static_cast<unsigned char>(d[0])) || d[0] == '_');
+    if (d == "?" || is_name) {
+      out.dims.push_back(-1);
+      if (is_name) out.symbols[index] = d;
+      continue;
+    }
     try {
       size_t used = 0;
-      dims.push_back(std::stoll(d, &used));
-      TESSERA_CHECK(used == d.size() && dims.back() > 0, "");
+      out.dims.push_back(std::stoll(d, &used));
+      TESSERA_CHECK(used == d.size() && out.dims.back() > 0, "");
     } catch (const std::exception&) {
-      TESSERA_THROW(UserError, "--input-shape '", spec, "': '", d, "' is not a positive integer");
+      TESSERA_THROW(UserError, "--input-shape '", spec, "': '", d,
+                    "' is not a positive integer, '?' or a symbol name (a letter or '_' first)");
     }
   }
-  return {spec.substr(0, eq), dims};
+  return out;
 }
 
 namespace {
@@ -69,7 +80,12 @@ std::pair<std::string, runtime::NDArray> ParseInputValue(const std::string& spec
 frontend::ImportOptions ImportOptionsFromFlags(const std::vector<std::string>& input_shapes,
                                                const std::vector<std::string>& input_values) {
   frontend::ImportOptions options;
-  for (const auto& spec : input_shapes) options.input_shapes.insert(ParseInputShape(spec));
+  for (const auto& text : input_shapes) {
+    InputShapeSpec spec = ParseInputShape(text);
+    TESSERA_CHECK(options.input_shapes.emplace(spec.name, spec.dims).second, "--input-shape names '", spec.name,
+                  "' twice");
+    if (!spec.symbols.empty()) options.input_dim_names[spec.name] = spec.symbols;
+  }
   for (const auto& spec : input_values) {
     auto [name, value] = ParseInputValue(spec);
     TESSERA_CHECK(options.input_values.emplace(name, value).second, "--input-value names '", name, "' twice");
@@ -87,6 +103,7 @@ struct CompileOptions {
   bool time_passes = false;
   int opt_level = 3;
   std::vector<std::string> input_shapes;
+  bool dynamic = false;
   std::vector<std::string> input_values;
   std::vector<std::string> disabled_passes;
   bool verify_ir = false;
@@ -108,11 +125,12 @@ int Compile(const CompileOptions& o) {
                   "': compiling would overwrite the model with the library; choose another output path (e.g. ",
                   std::filesystem::path(o.model).stem().string(), ".so)");
   }
-  const frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
+  frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
+  import_options.keep_symbolic_dims = o.dynamic;
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
   for (const auto& [dim, value] : imported.bound_dims) {
     std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value
-              << " (set it with --input-shape NAME=D0,D1,...)\n";
+              << " (set it with --input-shape NAME=D0,D1,..., or keep it symbolic with --dynamic)\n";
   }
   for (const std::string& w : imported.warnings) std::cerr << "warning: " << w << "\n";
   driver::BuildOptions build_options;
@@ -160,7 +178,11 @@ Action AddCompileCommand(CLI::App& app) {
                   "BACKEND[,BACKEND...]: offload the ops these external codegens support (dnnl, csource; the first "
                   "listed wins); docs/byoc.md")
       ->delimiter(',');
-  cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
+  cmd->add_option("--input-shape", opts->input_shapes,
+                  "NAME=D0,D1,...: the shape of an input; a dim '?' or a name (e.g. ids=1,seq) stays symbolic: the "
+                  "library runs every extent (dynamic shapes, run by the VM)");
+  cmd->add_flag("--dynamic", opts->dynamic,
+                "keep the model's symbolic dimensions (e.g. batch_size) symbolic instead of binding them to 1");
   cmd->add_option("--input-value", opts->input_values,
                   "NAME=NUMBER|FILE: specialize the model for this value of an input (e.g. sr=16000; FILE is .npy or "
                   ".pb): it folds at compile time (an If on it keeps one branch) and the library refuses any other "

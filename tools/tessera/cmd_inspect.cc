@@ -72,6 +72,7 @@ int InspectLibrary(const std::string& path) {
     std::string name;
     std::vector<int64_t> shape;
     DataType dtype;
+    std::vector<std::string> dim_names;  // a VM program's symbolic dims (vm.h "Shapes"), else empty
   };
   std::vector<Tensor> inputs, outputs;
   std::vector<std::pair<int, std::string>> guards;  // input index, param
@@ -81,8 +82,8 @@ int InspectLibrary(const std::string& path) {
   std::vector<runtime::PlanExternal> external;
   if (vm) {
     const runtime::VMExecutable exe = runtime::ParseVMExecutable(a.graph_json, path);
-    for (const auto& t : exe.inputs) inputs.push_back({t.name, t.shape, t.dtype});
-    for (const auto& t : exe.outputs) outputs.push_back({t.name, t.shape, t.dtype});
+    for (const auto& t : exe.inputs) inputs.push_back({t.name, t.shape, t.dtype, t.dim_names});
+    for (const auto& t : exe.outputs) outputs.push_back({t.name, t.shape, t.dtype, t.dim_names});
     for (const auto& g : exe.guards) guards.emplace_back(g.input, g.param);
     int branches = 0;
     for (const auto& in : exe.instructions) {
@@ -96,7 +97,7 @@ int InspectLibrary(const std::string& path) {
     const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);
     auto tensor = [&](const runtime::PlanIO& io) {
       const runtime::PlanValue& v = plan.values[io.value];
-      return Tensor{io.name, v.shape, v.dtype};
+      return Tensor{io.name, v.shape, v.dtype, {}};
     };
     for (const auto& io : plan.inputs) inputs.push_back(tensor(io));
     for (const auto& io : plan.outputs) outputs.push_back(tensor(io));
@@ -121,7 +122,8 @@ int InspectLibrary(const std::string& path) {
             << " (" << (features.empty() ? "no checked CPU features" : features) << "), built by Tessera "
             << info.version << "\ninputs:\n";
   auto describe = [&](const Tensor& t, const std::string& note) {
-    std::cout << "  " << cli::Printable(t.name) << ": " << runtime::ShapeToString(t.shape) << " " << t.dtype.str()
+    std::cout << "  " << cli::Printable(t.name) << ": " << runtime::ShapeToString(t.shape, t.dim_names) << " "
+              << t.dtype.str()
               << note << "\n";
   };
   for (size_t i = 0; i < inputs.size(); ++i) {

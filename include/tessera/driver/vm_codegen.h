@@ -20,8 +20,15 @@
 // A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
 // shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.
 //
+// Symbolic shapes (dynamic shapes: graph::Dim::Symbolic, kept by the importer): a symbolic dim is a
+// VM symbol of the same name (runtime/vm.h), bound from the inputs' shapes at each run; inputs,
+// outputs, AllocTensor and ReshapeTensor shapes name it, and an InvokePacked of a kernel with
+// symbolic extents passes them as "shape_args" (the kernel's shape_vars order: first appearance
+// over its params' shapes, then its outputs'). The kernel is compiled once for every extent.
+//
 // Not supported here (UnsupportedError with the reason): external functions (BYOC) in a program
-// with control flow, Let, functions as values, symbolic shapes (Any).
+// with control flow, Let, functions as values, extents no type relation computes ("?": shape
+// functions).
 #pragma once
 
 #include <map>
@@ -37,6 +44,9 @@ namespace tessera::driver {
 /// Whether `mod`'s main holds control flow (If, Let): what the graph executor cannot run and the
 /// VM can.
 bool HasControlFlow(const graph::IRModule& mod);
+
+/// Whether a type in `mod`'s main (a param, a value) has a symbolic dim: what only the VM runs.
+bool HasSymbolicShapes(const graph::IRModule& mod);
 
 /// The VM executable of `fused` (FuseOps and InferType run): ExecutorPlan::graph_json holds the
 /// "tessera-vm" JSON; params, kernels and kernel_calls as GraphExecutorCodegen's; num_nodes is the

@@ -9,6 +9,10 @@
 //   Reshape's shape input becomes the op's static `newshape`.
 // - Symbolic input dims are bound to static extents: from ImportOptions::input_shapes, else each
 //   symbolic name is bound to default_symbolic_dim (1), and recorded in ImportResult::bound_dims.
+//   With ImportOptions::keep_symbolic_dims (or a -1 in input_shapes) a dim stays symbolic instead
+//   (graph::Dim::Symbolic, named by the model's dim_param): the model is compiled once for every
+//   extent and run by the VM (dynamic shapes, Relay's Any). Converters that need a static extent
+//   refuse a symbolic one with an UnsupportedError naming the node and the dim.
 //
 // Errors (tessera::UserError, UnsupportedError for unsupported ops / attributes / dtypes) name
 // the file, the node, the op and the opset, e.g.
@@ -32,9 +36,16 @@
 namespace tessera::frontend {
 
 struct ImportOptions {
-  /// Static shapes for graph inputs, by input name; they override the declared shape
-  /// (declared static extents must agree).
+  /// Shapes for graph inputs, by input name; they override the declared shape (declared static
+  /// extents must agree). An extent of -1 keeps the dim symbolic: named input_dim_names[name][i]
+  /// when given, else the model's dim_param, else "<input>_<i>".
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Names for the -1 dims of input_shapes (input name -> dim index -> symbol name); inputs that
+  /// share a name share the extent (e.g. input_ids and attention_mask both [1, "seq"]).
+  std::map<std::string, std::map<int, std::string>> input_dim_names;
+  /// Keep the model's symbolic dims (not fixed by input_shapes) symbolic instead of binding them
+  /// to default_symbolic_dim.
+  bool keep_symbolic_dims = false;
   /// The extent given to symbolic dims (e.g. "batch_size") not fixed by input_shapes.
   int64_t default_symbolic_dim = 1;
   /// Graph inputs whose value is fixed at compile time (specialization, as TVM's
@@ -50,7 +61,7 @@ struct ImportResult {
   graph::IRModule module;
   std::vector<std::string> input_names;   ///< main's parameters, in order
   std::vector<std::string> output_names;  ///< main's results, in order
-  /// The graph inputs' types as imported (symbolic dims bound).
+  /// The graph inputs' types as imported (symbolic dims bound unless kept).
   std::vector<graph::Type> input_types;
   /// The types the model declares for its outputs, with the same symbol binding (null where
   /// the model declares none).

@@ -32,6 +32,10 @@
 // field wins. generic: the cache-line block (topi::BlockLanes), no Winograd, ChooseGemmTile,
 // ScheduleOptionsFor; x86: Winograd F(2x2, 3x3) where topi::x86::WinogradTileSize picks it.
 //
+// Symbolic shapes (dynamic shapes, graph::Dim::Symbolic): a call whose argument tensors or output
+// type have a symbolic extent considers only the implementations marked `symbolic_shapes`, then the
+// op's FCompute ("<op>.generic", scheduled by the default schedule, which handles symbolic extents).
+//
 // Errors: Register throws InternalError for an empty name or compute; Select throws
 // UnsupportedError naming the op and the target when the op has neither an implementation whose
 // condition holds nor an FCompute.
@@ -55,8 +59,9 @@
 
 namespace tessera::graph_lower {
 
-/// One call as an implementation sees it: attrs, the arguments' TE tensors (static shapes), the
-/// call's checked output type, and the target being compiled for.
+/// One call as an implementation sees it: attrs, the arguments' TE tensors (static extents, or
+/// int32 ir::Vars named after the graph's symbolic dims), the call's checked output type, and the
+/// target being compiled for.
 struct StrategyCall {
   const graph::Attrs& attrs;
   const std::vector<te::Tensor>& inputs;
@@ -74,7 +79,13 @@ struct OpImplementation {
   std::function<std::vector<te::Tensor>(const StrategyCall&)> compute;
   /// The template schedule of the compute's blocks; none: the default schedule alone.
   std::optional<topi::x86::AnchorSchedule> schedule;
+  /// Whether compute and schedule take symbolic extents; a call with any is given only such
+  /// implementations (or the op's FCompute).
+  bool symbolic_shapes = false;
 };
+
+/// Whether the call's argument tensors or its output type have a symbolic (non-constant) extent.
+bool HasSymbolicShapes(const StrategyCall& call);
 
 /// The decisions of the target-dependent rewrites (TVM's generic_func dispatch on target keys).
 struct TargetRewrites {

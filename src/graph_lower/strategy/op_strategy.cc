@@ -2,6 +2,7 @@
 #include "tessera/graph_lower/op_strategy.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "tessera/graph/op_registry.h"
 #include "tessera/graph_lower/compute_registry.h"
@@ -72,9 +73,27 @@ std::vector<std::pair<std::string, const OpImplementation*>> OpStrategyTable::Im
   return out;
 }
 
+bool HasSymbolicShapes(const StrategyCall& call) {
+  for (const te::Tensor& t : call.inputs)
+    for (const ir::PrimExpr& d : t.shape())
+      if (!d.as<ir::IntImmNode>()) return true;
+  bool symbolic = false;
+  std::function<void(const graph::Type&)> visit = [&](const graph::Type& t) {
+    if (!t) return;
+    if (const auto* tt = t->as<graph::TensorTypeNode>()) symbolic |= !graph::StaticShape(tt->shape).has_value();
+    if (const auto* tup = t->as<graph::TupleTypeNode>())
+      for (const auto& f : tup->fields) visit(f);
+  };
+  visit(call.out_type);
+  return symbolic;
+}
+
 OpImplementation OpStrategyTable::Select(const std::string& op, const StrategyCall& call) const {
-  for (const auto& [key, impl] : Implementations(op, call.target))
+  const bool symbolic = HasSymbolicShapes(call);
+  for (const auto& [key, impl] : Implementations(op, call.target)) {
+    if (symbolic && !impl->symbolic_shapes) continue;
     if (!impl->condition || impl->condition(call)) return *impl;
+  }
   RegisterComputes();
   const graph::OpRegistry& registry = graph::OpRegistry::Global();
   const graph::FCompute f = registry.Has(op) ? registry.GetCompute(op) : graph::FCompute();
@@ -88,6 +107,7 @@ OpImplementation OpStrategyTable::Select(const std::string& op, const StrategyCa
   OpImplementation generic;
   generic.name = op + ".generic";
   generic.plevel = 0;
+  generic.symbolic_shapes = true;
   generic.compute = [f](const StrategyCall& c) { return f(c.attrs, c.inputs, c.out_type); };
   return generic;
 }
