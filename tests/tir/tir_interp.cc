@@ -329,10 +329,16 @@ class Interp {
 
 }  // namespace
 
-void RunPrimFunc(const tir::PrimFunc& f, const std::vector<std::vector<double>*>& args) {
+void RunPrimFunc(const tir::PrimFunc& f, const std::vector<std::vector<double>*>& args,
+                 const std::vector<int64_t>& shape_values) {
   if (args.size() != f->params.size())
     throw std::runtime_error("expected " + std::to_string(f->params.size()) + " arguments");
+  if (shape_values.size() != f->shape_vars.size())
+    throw std::runtime_error("expected " + std::to_string(f->shape_vars.size()) + " shape values");
   Interp in;
+  for (size_t i = 0; i < shape_values.size(); ++i) {
+    in.env[f->shape_vars[i].get()] = {static_cast<double>(shape_values[i])};
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     int64_t n = 1;
     for (const PrimExpr& e : f->params[i]->shape) n *= in.Scalar(e);

@@ -11,6 +11,7 @@
 // Buffers the function allocates start as NaN, so a read before any write shows in the results.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "tessera/tir/function.h"
@@ -19,7 +20,9 @@ namespace tessera::tir::testing {
 
 /// Runs `f` with one array per parameter (row-major, f->params order); outputs are written in
 /// place. Throws std::runtime_error on an out-of-bounds access or an unsupported node.
-void RunPrimFunc(const PrimFunc& f, const std::vector<std::vector<double>*>& args);
+/// `shape_values` binds f->shape_vars (dynamic shapes), in order.
+void RunPrimFunc(const PrimFunc& f, const std::vector<std::vector<double>*>& args,
+                 const std::vector<int64_t>& shape_values = {});
 
 /// RunPrimFunc on float32 arrays (each must hold params[i].NumElements() floats).
 void RunFlat(const PrimFunc& func, const std::vector<std::vector<float>*>& args);

@@ -13,6 +13,7 @@ class FlatVerifier : public StmtExprVisitor {
  public:
   explicit FlatVerifier(const PrimFunc& f) : name_(f->name) {
     for (const auto& p : f->params) Define(p->data.get_var(), "parameter buffer " + p->name);
+    for (const auto& v : f->shape_vars) Define(v.get_var(), "shape var");
   }
   using StmtExprVisitor::VisitStmt;
 
@@ -61,6 +62,7 @@ class FlatVerifier : public StmtExprVisitor {
   }
   void VisitStmt_(const AllocateNode* op) override {
     if (op->buffer.ndim() != 1) Fail("allocate of " + std::to_string(op->buffer.ndim()) + "-d buffer " + op->buffer->name);
+    for (const auto& d : op->buffer->shape) VisitExpr(d);
     Define(op->buffer->data.get_var(), "allocated buffer " + op->buffer->name);
     VisitStmt(op->body);
   }
