@@ -9,6 +9,29 @@
 
 namespace tessera::runtime {
 
+std::vector<std::string> Executor::InputDimNames(int index) const {
+  return std::vector<std::string>(InputShape(index).size());
+}
+std::vector<std::string> Executor::OutputDimNames(int index) const {
+  return std::vector<std::string>(OutputShape(index).size());
+}
+
+bool ShapeAccepts(const std::vector<int64_t>& expected, const std::vector<int64_t>& given) {
+  if (expected.size() != given.size()) return false;
+  for (size_t d = 0; d < expected.size(); ++d)
+    if (expected[d] >= 0 && expected[d] != given[d]) return false;
+  return true;
+}
+
+std::string ShapeToString(const std::vector<int64_t>& shape, const std::vector<std::string>& dim_names) {
+  std::string s = "[";
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) s += ", ";
+    s += d < dim_names.size() && !dim_names[d].empty() ? dim_names[d] : std::to_string(shape[d]);
+  }
+  return s + "]";
+}
+
 std::string ProgramFormat(const Module& module) {
   return ProgramFormat(module.GraphJson(), module.origin());  // GraphJson: UserError when absent
 }

@@ -1,8 +1,10 @@
 #include "executor_common.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/kernel_abi.h"
 #include "tessera/runtime/param_io.h"
 
@@ -19,7 +21,8 @@ std::map<std::string, NDArray> LoadModuleParams(const Module& module) {
 }
 
 void CheckGuard(const std::string& origin, const std::string& name, const NDArray& given, const NDArray& compiled) {
-  if (std::memcmp(given.raw_data(), compiled.raw_data(), compiled.NBytes()) == 0) return;
+  if (given.shape() == compiled.shape() && std::memcmp(given.raw_data(), compiled.raw_data(), compiled.NBytes()) == 0)
+    return;
   TESSERA_THROW(UserError, "input '", name, "' is ", ValuesToString(given), " but module '", origin,
                 "' was compiled for ", ValuesToString(compiled), " only (tessera compile --input-value ", name,
                 "=...: the model was specialized for that value); pass that value, or compile again for this one");
@@ -41,12 +44,23 @@ void ThrowKernelFailure(int32_t status, const std::string& where, const std::vec
 }
 
 void CheckInputValue(const char* api, const std::string& name, DataType dtype, const std::vector<int64_t>& shape,
-                     const NDArray& value) {
+                     const NDArray& value, const std::vector<std::string>& dim_names) {
   TESSERA_CHECK(value.defined(), api, ": the array given for input '", name, "' is null");
   TESSERA_CHECK(value.dtype() == dtype, api, ": input '", name, "' expects dtype ", dtype.str(), ", got ",
                 value.dtype().str());
-  TESSERA_CHECK(value.shape() == shape, api, ": input '", name, "' expects shape ", ShapeToString(shape), ", got ",
-                ShapeToString(value.shape()));
+  if (ShapeAccepts(shape, value.shape())) return;
+  const bool symbolic = std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+  std::string detail;
+  if (symbolic && shape.size() != value.shape().size()) {
+    detail = " (rank " + std::to_string(value.shape().size()) + ", not " + std::to_string(shape.size()) + ")";
+  } else if (symbolic) {
+    for (size_t d = 0; d < shape.size() && detail.empty(); ++d)
+      if (shape[d] >= 0 && shape[d] != value.shape()[d])
+        detail = ": dim " + std::to_string(d) + " is " + std::to_string(value.shape()[d]) + ", not " +
+                 std::to_string(shape[d]);
+  }
+  TESSERA_THROW(UserError, api, ": input '", name, "' expects shape ", ShapeToString(shape, dim_names), ", got ",
+                ShapeToString(value.shape()), detail);
 }
 
 }  // namespace tessera::runtime

@@ -29,9 +29,10 @@ void CheckGuard(const std::string& origin, const std::string& name, const NDArra
 [[noreturn]] void ThrowKernelFailure(int32_t status, const std::string& where, const std::vector<std::string>& checks);
 
 /// UserError "<api>: input '<name>' expects dtype ..., got ..." (or shape, or a null array)
-/// unless `value` is a defined array of `dtype` and `shape`.
+/// unless `value` is a defined array of `dtype` and `shape`: its rank and every static dim (a dim
+/// of `shape` that is -1, named by `dim_names`, takes any extent: executor.h ShapeAccepts).
 void CheckInputValue(const char* api, const std::string& name, DataType dtype, const std::vector<int64_t>& shape,
-                     const NDArray& value);
+                     const NDArray& value, const std::vector<std::string>& dim_names = {});
 
 // Over lists of entries with a `name` (inputs, outputs).
 

@@ -14,7 +14,7 @@ void JsonFields::Fail(const std::string& where, const std::string& what) const {
   TESSERA_THROW(UserError, "invalid ", program_, " in module '", origin_, "': ", where, ": ", what, ". ", advice_);
 }
 
-JsonFields::json JsonFields::ParseRoot(std::string_view text, const char* format) const {
+JsonFields::json JsonFields::ParseRoot(std::string_view text, const char* format, int64_t max_version) const {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
@@ -24,9 +24,9 @@ JsonFields::json JsonFields::ParseRoot(std::string_view text, const char* format
   if (!root.is_object()) Fail("the root", "expected a JSON object");
   if (String(root, "format", "the root") != format) Fail("\"format\"", std::string("expected \"") + format + "\"");
   const int64_t version = Int(root, "version", "the root");
-  if (version != 1)
-    Fail("\"version\"",
-         "version " + std::to_string(version) + " is not supported by this runtime (it reads version 1)");
+  if (version < 1 || version > max_version)
+    Fail("\"version\"", "version " + std::to_string(version) + " is not supported by this runtime (it reads version " +
+                            (max_version == 1 ? std::string("1") : "1 to " + std::to_string(max_version)) + ")");
   return root;
 }
 

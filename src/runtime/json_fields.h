@@ -28,8 +28,9 @@ class JsonFields {
 
   [[noreturn]] void Fail(const std::string& where, const std::string& what) const;
 
-  /// Parses `text`: a JSON object whose "format" is `format` and whose "version" is 1.
-  json ParseRoot(std::string_view text, const char* format) const;
+  /// Parses `text`: a JSON object whose "format" is `format` and whose "version" is in
+  /// [1, max_version].
+  json ParseRoot(std::string_view text, const char* format, int64_t max_version = 1) const;
 
   const json& Field(const json& obj, const char* key, const std::string& where) const;
   const json& Array(const json& obj, const char* key, const std::string& where) const;

@@ -45,7 +45,7 @@ RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& in
   }
   for (int i = 0; i < exec.NumInputs(); ++i) {
     TESSERA_CHECK(given[i], "'", module.origin(), "': input '", exec.InputName(i), "' (shape ",
-                  ShapeToString(exec.InputShape(i)), ", ", exec.InputDType(i).str(),
+                  ShapeToString(exec.InputShape(i), exec.InputDimNames(i)), ", ", exec.InputDType(i).str(),
                   ") was not given: pass --input ", exec.InputName(i), "=FILE.npy");
   }
   exec.Run();

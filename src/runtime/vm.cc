@@ -25,7 +25,14 @@ struct VirtualMachine::Impl {
   std::vector<TesseraKernelFn> kernels;
   std::vector<std::vector<void*>> args;
   std::vector<NDArray> consts;
+  std::vector<std::vector<int64_t>> shape_args;  // InvokePacked: the values of its "shape_args"
   std::vector<NDArray> guard_values;  // per exe.guards entry
+  // Per symbol (exe.symbols): its value in the current run, kUnbound before its binding; and for
+  // a symbol bound by an input, which input and dim bound it (for messages).
+  static constexpr int64_t kUnbound = -1;
+  std::vector<int64_t> symbol_values;
+  std::vector<std::pair<int, int>> symbol_origins;
+  std::vector<int64_t> shape_scratch;  // a symbolic shape evaluated
   StoragePool pool;
   // Per InvokePacked (by pc): serial or parallel launches (launch_calibration.h).
   LaunchCalibration calibration;
@@ -50,6 +57,29 @@ struct VirtualMachine::Impl {
     pooled[r] = from_pool;
   }
 
+  // The value of symbol `s` for instruction `pc` (UserError when no instruction bound it on the
+  // path taken).
+  int64_t Symbol(size_t pc, int s) const {
+    if (symbol_values[s] == kUnbound)
+      TESSERA_THROW(UserError, Where(pc), " uses symbol '", exe.symbols[s], "', which is not bound on the path taken "
+                    "(no input's shape binds it and the LoadShape that binds it did not run). The executable is "
+                    "inconsistent; rebuild the model");
+    return symbol_values[s];
+  }
+  // `shape` of instruction `pc` with its symbols' values (`dim_symbols` empty: `shape` itself).
+  // UserError when the tensor of `dtype` would take more than PTRDIFF_MAX bytes.
+  const std::vector<int64_t>& Evaluate(size_t pc, const std::vector<int64_t>& shape, const std::vector<int>& dim_symbols,
+                                       DataType dtype);
+  // "[seq, 4]": a shape of the executable with its symbols' names.
+  std::string Symbolic(const std::vector<int64_t>& shape, const std::vector<int>& dim_symbols) const {
+    std::vector<std::string> names(dim_symbols.size());
+    for (size_t d = 0; d < dim_symbols.size(); ++d)
+      if (dim_symbols[d] >= 0) names[d] = exe.symbols[dim_symbols[d]];
+    return ShapeToString(shape, names);
+  }
+  void BindInputSymbols(const std::vector<NDArray>& inputs);
+  void LoadShape(size_t pc, const VMInstruction& in);
+
   std::vector<NDArray> Invoke(const std::vector<NDArray>& inputs);
   std::vector<NDArray> Execute();
   std::vector<NDArray> Return(size_t pc, const VMInstruction& ret);
@@ -72,30 +102,102 @@ std::vector<NDArray> VirtualMachine::Impl::Invoke(const std::vector<NDArray>& in
   TESSERA_CHECK(inputs.size() == exe.inputs.size(), "Invoke: module '", origin, "' takes ", exe.inputs.size(),
                 " inputs (", QuotedNames(exe.inputs), "), got ", inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
-    CheckInputValue("Invoke", exe.inputs[i].name, exe.inputs[i].dtype, exe.inputs[i].shape, inputs[i]);
+    CheckInputValue("Invoke", exe.inputs[i].name, exe.inputs[i].dtype, exe.inputs[i].shape, inputs[i],
+                    exe.inputs[i].dim_names);
+  BindInputSymbols(inputs);
   for (size_t g = 0; g < exe.guards.size(); ++g) {
     const int i = exe.guards[g].input;
     CheckGuard(origin, exe.inputs[i].name, inputs[i], guard_values[g]);
   }
   // Whatever happens, the run leaves no tensor in the registers: their storages go back to the
   // pool and the next run starts clean.
+  // Then the pool frees what this run left idle (vm.h "Memory").
+  pool.BeginRun();
   struct ClearRegisters {
     Impl& m;
     ~ClearRegisters() {
       std::fill(m.regs.begin(), m.regs.end(), NDArray());
       std::fill(m.pooled.begin(), m.pooled.end(), 0);
+      m.pool.EndRun();
     }
   } clear{*this};
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (Aligned(inputs[i])) {
       Write(static_cast<int>(i), inputs[i], false);
     } else {  // kernels get 64-byte aligned pointers (kernel_abi.h): an aligned copy
-      NDArray copy = pool.Alloc(exe.inputs[i].shape, exe.inputs[i].dtype);
+      NDArray copy = pool.Alloc(inputs[i].shape(), exe.inputs[i].dtype);
       copy.CopyFrom(inputs[i]);
       Write(static_cast<int>(i), std::move(copy), true);
     }
   }
   return Execute();
+}
+
+// Binds the symbols of the inputs' shapes, in order: a symbol's first dim binds it, a later one
+// must have the same extent.
+void VirtualMachine::Impl::BindInputSymbols(const std::vector<NDArray>& inputs) {
+  std::fill(symbol_values.begin(), symbol_values.end(), kUnbound);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<int>& syms = exe.inputs[i].dim_symbols;
+    for (size_t d = 0; d < syms.size(); ++d) {
+      const int s = syms[d];
+      if (s < 0) continue;
+      const int64_t extent = inputs[i].shape()[d];
+      if (symbol_values[s] == kUnbound) {
+        symbol_values[s] = extent;
+        symbol_origins[s] = {static_cast<int>(i), static_cast<int>(d)};
+        continue;
+      }
+      const auto [from, from_dim] = symbol_origins[s];
+      TESSERA_CHECK(symbol_values[s] == extent, "module '", module.origin(), "': input '", exe.inputs[i].name, "' dim ",
+                    d, " is ", extent, ", but symbol '", exe.symbols[s], "' is ", symbol_values[s], " from input '",
+                    exe.inputs[from].name, "' dim ", from_dim, " (input '", exe.inputs[i].name, "' is ",
+                    ShapeToString(exe.inputs[i].shape, exe.inputs[i].dim_names), ", input '", exe.inputs[from].name,
+                    "' is ", ShapeToString(exe.inputs[from].shape, exe.inputs[from].dim_names),
+                    "): the inputs' shapes disagree");
+    }
+  }
+}
+
+const std::vector<int64_t>& VirtualMachine::Impl::Evaluate(size_t pc, const std::vector<int64_t>& shape,
+                                                           const std::vector<int>& dim_symbols, DataType dtype) {
+  if (dim_symbols.empty()) return shape;
+  shape_scratch.resize(shape.size());
+  size_t bytes = static_cast<size_t>(dtype.bytes());
+  bool overflow = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    shape_scratch[d] = dim_symbols[d] >= 0 ? Symbol(pc, dim_symbols[d]) : shape[d];
+    overflow = overflow || __builtin_mul_overflow(bytes, static_cast<size_t>(shape_scratch[d]), &bytes);
+  }
+  TESSERA_CHECK(!overflow && bytes <= static_cast<size_t>(PTRDIFF_MAX), Where(pc), ": shape ",
+                Symbolic(shape, dim_symbols), " is ", ShapeToString(shape_scratch), " in this run, too large for ",
+                dtype.str(), " (over 2^63 bytes)");
+  return shape_scratch;
+}
+
+// LoadShape: binds its symbols to the values of an int32 / int64 tensor of 0 or 1 dims.
+void VirtualMachine::Impl::LoadShape(size_t pc, const VMInstruction& in) {
+  const NDArray& src = Read(pc, in.src);
+  const DataType t = src.dtype();
+  auto symbol_list = [&] {
+    std::string names;
+    for (int s : in.symbols) names += (names.empty() ? "'" : ", '") + exe.symbols[s] + "'";
+    return names;
+  };
+  TESSERA_CHECK((t == DataType::Int(32) || t == DataType::Int(64)) && src.ndim() <= 1, Where(pc), ": register ",
+                in.src, " holds ", t.str(), " ", ShapeToString(src.shape()),
+                ", not an int32 or int64 tensor of 0 or 1 dims (the values of symbols ", symbol_list(),
+                "). The executable is inconsistent; rebuild the model");
+  TESSERA_CHECK(src.NumElements() == static_cast<int64_t>(in.symbols.size()), Where(pc), ": register ", in.src,
+                " holds ", src.NumElements(), " values (", t.str(), " ", ShapeToString(src.shape()), ") but it binds ",
+                in.symbols.size(), " symbols (", symbol_list(), "). The executable is inconsistent; rebuild the model");
+  for (size_t k = 0; k < in.symbols.size(); ++k) {
+    const int64_t v = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
+    TESSERA_CHECK(v >= 0, Where(pc), ": a shape computed at run time has the negative extent ", v, " (symbol '",
+                  exe.symbols[in.symbols[k]], "'): check the model's inputs");
+  }
+  for (size_t k = 0; k < in.symbols.size(); ++k)
+    symbol_values[in.symbols[k]] = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
 }
 
 std::vector<NDArray> VirtualMachine::Impl::Execute() {
@@ -105,10 +207,17 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
     const VMInstruction& in = exe.instructions[pc];
     switch (in.op) {
       case VMOpcode::kLoadConst: Write(in.dst, consts[pc], false); break;
-      case VMOpcode::kAllocTensor: Write(in.dst, pool.Alloc(in.shape, in.dtype), true); break;
+      case VMOpcode::kAllocTensor:
+        Write(in.dst, pool.Alloc(Evaluate(pc, in.shape, in.dim_symbols, in.dtype), in.dtype), true);
+        break;
       case VMOpcode::kInvokePacked: {
         std::vector<void*>& a = args[pc];
         for (size_t k = 0; k < in.regs.size(); ++k) a[k] = Read(pc, in.regs[k]).raw_data();
+        if (!in.symbols.empty()) {  // kernel_abi.h: args[num_buffers] points to the shape variables
+          std::vector<int64_t>& values = shape_args[pc];
+          for (size_t k = 0; k < in.symbols.size(); ++k) values[k] = Symbol(pc, in.symbols[k]);
+          a[in.regs.size()] = values.data();
+        }
         const LaunchCalibration::Call call = calibration.Next(pc, multi_threaded);
         int32_t status;
         if (call.calibrating) {
@@ -128,12 +237,23 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
       }
       case VMOpcode::kReshapeTensor: {
         const NDArray& src = Read(pc, in.src);
-        TESSERA_CHECK(src.NumElements() == NumElementsOf(in.shape), Where(pc), ": cannot reshape register ", in.src,
-                      " (", src.dtype().str(), " ", ShapeToString(src.shape()), ") to ", ShapeToString(in.shape),
+        const std::vector<int64_t>& shape = Evaluate(pc, in.shape, in.dim_symbols, DataType::UInt(8));
+        TESSERA_CHECK(src.NumElements() == NumElementsOf(shape), Where(pc), ": cannot reshape register ", in.src,
+                      " (", src.dtype().str(), " ", ShapeToString(src.shape()), ") to ",
+                      in.dim_symbols.empty() ? ShapeToString(shape)
+                                             : Symbolic(in.shape, in.dim_symbols) + " = " + ShapeToString(shape),
                       ": the element counts differ. The executable is inconsistent; rebuild the model");
-        Write(in.dst, src.CreateView(in.shape), pooled[in.src] != 0);
+        Write(in.dst, src.CreateView(shape), pooled[in.src] != 0);
         break;
       }
+      case VMOpcode::kShapeOf: {
+        const std::vector<int64_t> shape = Read(pc, in.src).shape();  // a copy: dst may be src
+        NDArray out = pool.Alloc({static_cast<int64_t>(shape.size())}, DataType::Int(64));
+        std::copy(shape.begin(), shape.end(), out.data<int64_t>());
+        Write(in.dst, std::move(out), true);
+        break;
+      }
+      case VMOpcode::kLoadShape: LoadShape(pc, in); break;
       case VMOpcode::kMove: {
         NDArray src = Read(pc, in.src);
         Write(in.dst, std::move(src), pooled[in.src] != 0);
@@ -168,9 +288,12 @@ std::vector<NDArray> VirtualMachine::Impl::Return(size_t pc, const VMInstruction
     const int r = ret.regs[k];
     const NDArray& a = Read(pc, r);
     const VMTensorInfo& o = exe.outputs[k];
-    TESSERA_CHECK(a.dtype() == o.dtype && a.shape() == o.shape, Where(pc), ": result ", k, " (register ", r, ") is ",
+    const std::vector<int64_t>& expected = Evaluate(pc, o.shape, o.dim_symbols, o.dtype);
+    TESSERA_CHECK(a.dtype() == o.dtype && a.shape() == expected, Where(pc), ": result ", k, " (register ", r, ") is ",
                   a.dtype().str(), " ", ShapeToString(a.shape()), " but output '", o.name, "' is ", o.dtype.str(), " ",
-                  ShapeToString(o.shape), ". The executable is inconsistent; rebuild the model");
+                  ShapeToString(o.shape, o.dim_names),
+                  o.dim_symbols.empty() ? std::string() : " = " + ShapeToString(expected) + " in this run",
+                  ". The executable is inconsistent; rebuild the model");
     const bool shared = std::any_of(outputs.begin(), outputs.end(),
                                     [&](const NDArray& earlier) { return earlier.SharesStorageWith(a); });
     outputs.push_back(pooled[r] && !shared ? a : a.Clone());
@@ -189,6 +312,9 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
   m.kernels.resize(n);
   m.args.resize(n);
   m.consts.resize(n);
+  m.shape_args.resize(n);
+  m.symbol_values.assign(m.exe.symbols.size(), Impl::kUnbound);
+  m.symbol_origins.assign(m.exe.symbols.size(), {-1, -1});
   for (size_t pc = 0; pc < n; ++pc) {
     const VMInstruction& in = m.exe.instructions[pc];
     if (in.op == VMOpcode::kLoadConst) {
@@ -202,13 +328,14 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
       } catch (const UserError& e) {
         TESSERA_THROW(UserError, m.Where(pc), ": ", e.what());
       }
-      m.args[pc].resize(in.regs.size());
+      m.args[pc].resize(in.regs.size() + (in.symbols.empty() ? 0 : 1));
+      m.shape_args[pc].resize(in.symbols.size());
     }
   }
   for (const VMGuard& g : m.exe.guards) {
     const VMTensorInfo& input = m.exe.inputs[g.input];
     auto it = m.params.find(g.param);
-    TESSERA_CHECK(it != m.params.end() && it->second.dtype() == input.dtype && it->second.shape() == input.shape,
+    TESSERA_CHECK(it != m.params.end() && it->second.dtype() == input.dtype && ShapeAccepts(input.shape, it->second.shape()),
                   "module '", origin, "': the guard of input '", input.name, "' names parameter '", g.param,
                   "', which the params blob lacks or holds with another type; rebuild the model");
     m.guard_values.push_back(it->second);
@@ -242,6 +369,13 @@ const std::vector<int64_t>& VirtualMachine::InputShape(int i) const {
 const std::vector<int64_t>& VirtualMachine::OutputShape(int i) const {
   return impl_->exe.outputs[CheckIndex(i, impl_->exe.outputs, "output")].shape;
 }
+std::vector<std::string> VirtualMachine::InputDimNames(int i) const {
+  return impl_->exe.inputs[CheckIndex(i, impl_->exe.inputs, "input")].dim_names;
+}
+std::vector<std::string> VirtualMachine::OutputDimNames(int i) const {
+  return impl_->exe.outputs[CheckIndex(i, impl_->exe.outputs, "output")].dim_names;
+}
+const std::vector<std::string>& VirtualMachine::Symbols() const { return impl_->exe.symbols; }
 DataType VirtualMachine::InputDType(int i) const {
   return impl_->exe.inputs[CheckIndex(i, impl_->exe.inputs, "input")].dtype;
 }
@@ -260,7 +394,7 @@ void VirtualMachine::SetInput(const std::string& name, const NDArray& value) {
 
 void VirtualMachine::SetInput(int index, const NDArray& value) {
   const VMTensorInfo& in = impl_->exe.inputs[CheckIndex(index, impl_->exe.inputs, "input")];
-  CheckInputValue("SetInput", in.name, in.dtype, in.shape, value);
+  CheckInputValue("SetInput", in.name, in.dtype, in.shape, value, in.dim_names);
   impl_->set_inputs[index] = value;
 }
 

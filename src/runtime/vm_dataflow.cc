@@ -41,7 +41,8 @@ struct State {
 void Apply(const VMInstruction& in, State& s) {
   switch (in.op) {
     case VMOpcode::kLoadConst: s.Write(in.dst, true); break;
-    case VMOpcode::kAllocTensor: s.Write(in.dst, false); break;
+    case VMOpcode::kAllocTensor:
+    case VMOpcode::kShapeOf: s.Write(in.dst, false); break;
     case VMOpcode::kReshapeTensor:
     case VMOpcode::kMove: s.Write(in.dst, State::Test(s.read_only, in.src)); break;
     case VMOpcode::kKill:
@@ -72,7 +73,9 @@ std::string Check(const VMInstruction& in, const State& s) {
       }
       return "";
     case VMOpcode::kReshapeTensor:
-    case VMOpcode::kMove: return unassigned(in.src);
+    case VMOpcode::kMove:
+    case VMOpcode::kShapeOf:
+    case VMOpcode::kLoadShape: return unassigned(in.src);
     case VMOpcode::kIf: return unassigned(in.cond);
     case VMOpcode::kRet:
       for (int r : in.regs)

@@ -5,9 +5,9 @@
 // fixed point: a register is *assigned* at a point when every path from the entry reaching it
 // writes it after its last Kill (inputs are assigned at entry), and *read-only* when some path
 // leaves a param (LoadConst) or an input in it (directly, moved or reshaped). Every read (an
-// InvokePacked argument, a ReshapeTensor / Move source, an If condition, a Ret result) must be of
-// an assigned register, and no InvokePacked output may be read-only (kernels never write params
-// or the caller's inputs). Code that no path from the entry reaches is not checked.
+// InvokePacked argument, a ReshapeTensor / Move / ShapeOf / LoadShape source, an If condition, a
+// Ret result) must be of an assigned register, and no InvokePacked output may be read-only (kernels
+// never write params or the caller's inputs). Code that no path from the entry reaches is not checked.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 #include "tessera/runtime/vm_executable.h"
 
+#include <map>
 #include <set>
 
 #include "json_fields.h"
@@ -19,13 +20,69 @@ constexpr struct {
     {VMOpcode::kMove, "Move"},             {VMOpcode::kIf, "If"},
     {VMOpcode::kGoto, "Goto"},             {VMOpcode::kKill, "Kill"},
     {VMOpcode::kRet, "Ret"},               {VMOpcode::kFatal, "Fatal"},
+    {VMOpcode::kShapeOf, "ShapeOf"},       {VMOpcode::kLoadShape, "LoadShape"},
+};
+
+// The symbols of an executable: names interned into VMExecutable::symbols.
+class SymbolTable {
+ public:
+  SymbolTable(const JsonFields& ctx, std::vector<std::string>& symbols) : ctx_(ctx), symbols_(symbols) {}
+
+  // The index of symbol `v` (a JSON string), checking its name; `what` says where it stands.
+  int Intern(const json& v, const std::string& where, const std::string& what) {
+    if (!v.is_string()) ctx_.Fail(where, what + " must be a symbol name (a string)");
+    const std::string name = v.get<std::string>();
+    if (!IsValidSymbolName(name))
+      ctx_.Fail(where, what + " \"" + name + "\" is no valid symbol name (non-empty; letters, digits, _ . : - only)");
+    auto [it, added] = index_.emplace(name, static_cast<int>(symbols_.size()));
+    if (added) symbols_.push_back(name);
+    return it->second;
+  }
+  std::vector<int> InternAll(const json& obj, const char* key, const std::string& where) {
+    std::vector<int> out;
+    const json& arr = ctx_.Array(obj, key, where);
+    for (size_t i = 0; i < arr.size(); ++i)
+      out.push_back(Intern(arr[i], where, std::string("\"") + key + "\"[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  // A shape (vm.h "Shapes"): extents >= 0 and symbol names. Fails when its static part (symbols
+  // counted as 1) is too large for `dtype`.
+  void Shape(const json& obj, const char* key, const std::string& where, DataType dtype, std::vector<int64_t>& shape,
+             std::vector<int>& dim_symbols) {
+    shape.clear();
+    dim_symbols.clear();
+    bool symbolic = false;
+    std::vector<int64_t> static_part;
+    for (const json& d : ctx_.Array(obj, key, where)) {
+      if (d.is_string()) {
+        dim_symbols.push_back(Intern(d, where, "dim " + std::to_string(shape.size()) + " of \"" + key + "\""));
+        shape.push_back(kDynamicDim);
+        static_part.push_back(1);
+        symbolic = true;
+        continue;
+      }
+      const int64_t extent = ctx_.IntValue(d, where, key);
+      if (extent < 0) ctx_.Fail(where, std::string("negative extent in ") + key);
+      shape.push_back(extent);
+      static_part.push_back(extent);
+      dim_symbols.push_back(-1);
+    }
+    if (!symbolic) dim_symbols.clear();
+    ctx_.NBytes(static_part, dtype, where);
+  }
+
+ private:
+  const JsonFields& ctx_;
+  std::vector<std::string>& symbols_;
+  std::map<std::string, int> index_;
 };
 
 // Reads the fields of one instruction, checking registers and jump targets.
 class InstructionReader {
  public:
-  InstructionReader(const JsonFields& ctx, const VMExecutable& exe, size_t num_instructions)
-      : ctx_(ctx), exe_(exe), n_(static_cast<int64_t>(num_instructions)) {}
+  InstructionReader(const JsonFields& ctx, const VMExecutable& exe, SymbolTable& symbols, size_t num_instructions)
+      : ctx_(ctx), exe_(exe), symbols_(symbols), n_(static_cast<int64_t>(num_instructions)) {}
 
   VMInstruction Read(const json& j, size_t pc) {
     const std::string at = "instruction " + std::to_string(pc);
@@ -39,7 +96,7 @@ class InstructionReader {
     }
     if (!known)
       ctx_.Fail(at, "unknown op \"" + op + "\" (expected LoadConst, AllocTensor, InvokePacked, ReshapeTensor, "
-                                            "Move, If, Goto, Kill, Ret or Fatal)");
+                                            "Move, If, Goto, Kill, Ret, Fatal, ShapeOf or LoadShape)");
     const std::string where = at + " (" + op + ")";
     const int64_t here = static_cast<int64_t>(pc);
     switch (in.op) {
@@ -50,8 +107,7 @@ class InstructionReader {
       case VMOpcode::kAllocTensor:
         in.dst = Register(j, "dst", where);
         in.dtype = ctx_.TensorDType(j, "dtype", where);
-        in.shape = ctx_.Shape(j, "shape", where);
-        ctx_.NBytes(in.shape, in.dtype, where);
+        symbols_.Shape(j, "shape", where, in.dtype, in.shape, in.dim_symbols);
         break;
       case VMOpcode::kInvokePacked: {
         in.name = ctx_.String(j, "kernel", where);
@@ -62,13 +118,13 @@ class InstructionReader {
                                std::to_string(in.regs.size()) + "] (the number of args)");
         in.num_outputs = static_cast<int>(outputs);
         if (j.contains("checks")) in.checks = ctx_.Strings(j, "checks", where);
+        if (j.contains("shape_args")) in.symbols = symbols_.InternAll(j, "shape_args", where);
         break;
       }
       case VMOpcode::kReshapeTensor:
         in.dst = Register(j, "dst", where);
         in.src = Register(j, "src", where);
-        in.shape = ctx_.Shape(j, "shape", where);
-        ctx_.NBytes(in.shape, DataType::UInt(8), where);  // the element count fits
+        symbols_.Shape(j, "shape", where, DataType::UInt(8), in.shape, in.dim_symbols);  // the element count fits
         break;
       case VMOpcode::kMove:
         in.dst = Register(j, "dst", where);
@@ -82,6 +138,18 @@ class InstructionReader {
       case VMOpcode::kGoto: in.offset = Offset(j, "offset", here, where); break;
       case VMOpcode::kKill: in.regs = Registers(j, "regs", where); break;
       case VMOpcode::kFatal: in.name = ctx_.String(j, "message", where); break;
+      case VMOpcode::kShapeOf:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        break;
+      case VMOpcode::kLoadShape: {
+        in.src = Register(j, "src", where);
+        in.symbols = symbols_.InternAll(j, "symbols", where);
+        std::set<int> seen;
+        for (int s : in.symbols)
+          if (!seen.insert(s).second) ctx_.Fail(where, "symbol '" + exe_.symbols[s] + "' appears twice in \"symbols\"");
+        break;
+      }
       case VMOpcode::kRet:
         in.regs = Registers(j, "results", where);
         if (in.regs.size() != exe_.outputs.size())
@@ -122,10 +190,12 @@ class InstructionReader {
 
   const JsonFields& ctx_;
   const VMExecutable& exe_;
+  SymbolTable& symbols_;
   int64_t n_;
 };
 
-std::vector<VMTensorInfo> ParseTensors(const JsonFields& ctx, const json& root, const char* list) {
+std::vector<VMTensorInfo> ParseTensors(const JsonFields& ctx, const json& root, const char* list, SymbolTable& symbols,
+                                       const std::vector<std::string>& names_of_symbols) {
   std::vector<VMTensorInfo> out;
   std::set<std::string> names;
   const json& arr = ctx.Array(root, list, "the root");
@@ -134,15 +204,52 @@ std::vector<VMTensorInfo> ParseTensors(const JsonFields& ctx, const json& root, 
     VMTensorInfo t;
     t.name = ctx.String(arr[i], "name", where);
     t.dtype = ctx.TensorDType(arr[i], "dtype", where);
-    t.shape = ctx.Shape(arr[i], "shape", where);
-    ctx.NBytes(t.shape, t.dtype, where);
+    symbols.Shape(arr[i], "shape", where, t.dtype, t.shape, t.dim_symbols);
+    t.dim_names.assign(t.shape.size(), "");
+    for (size_t d = 0; d < t.dim_symbols.size(); ++d)
+      if (t.dim_symbols[d] >= 0) t.dim_names[d] = names_of_symbols[t.dim_symbols[d]];
     if (!names.insert(t.name).second) ctx.Fail(where, "duplicate name \"" + t.name + "\"");
     out.push_back(std::move(t));
   }
   return out;
 }
 
+// Every symbol a shape, a shape_args list or an output uses must be bound somewhere: by an input's
+// shape or by a LoadShape (vm.h "Shapes"). Which path binds it is checked at run time.
+void CheckSymbolsBound(const JsonFields& ctx, const VMExecutable& exe) {
+  std::vector<uint8_t> bound(exe.symbols.size(), 0);
+  for (const VMTensorInfo& t : exe.inputs)
+    for (int s : t.dim_symbols)
+      if (s >= 0) bound[s] = 1;
+  for (const VMInstruction& in : exe.instructions)
+    if (in.op == VMOpcode::kLoadShape)
+      for (int s : in.symbols) bound[s] = 1;
+  auto check = [&](const std::vector<int>& used, const std::string& where) {
+    for (int s : used)
+      if (s >= 0 && !bound[s])
+        ctx.Fail(where, "symbol '" + exe.symbols[s] + "' is bound nowhere: no input's shape names it and no "
+                        "LoadShape binds it");
+  };
+  for (size_t k = 0; k < exe.outputs.size(); ++k) check(exe.outputs[k].dim_symbols, Entry("outputs", k));
+  for (size_t pc = 0; pc < exe.instructions.size(); ++pc) {
+    const VMInstruction& in = exe.instructions[pc];
+    if (in.op == VMOpcode::kAllocTensor || in.op == VMOpcode::kReshapeTensor)
+      check(in.dim_symbols, DescribeInstruction(exe, pc));
+    if (in.op == VMOpcode::kInvokePacked) check(in.symbols, DescribeInstruction(exe, pc));
+  }
+}
+
 }  // namespace
+
+bool IsValidSymbolName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == ':' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
 
 const char* VMOpcodeName(VMOpcode op) {
   for (const auto& o : kOpcodes)
@@ -158,12 +265,13 @@ std::string DescribeInstruction(const VMExecutable& exe, size_t pc) {
 VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin) {
   const JsonFields ctx(origin, "VM executable",
                        "The executable and the library do not match or the library is corrupt; rebuild the model");
-  const json root = ctx.ParseRoot(text, "tessera-vm");
+  const json root = ctx.ParseRoot(text, "tessera-vm", 2);
 
   VMExecutable exe;
+  SymbolTable symbols(ctx, exe.symbols);
   const int64_t registers = ctx.Int(root, "num_registers", "the root");
-  exe.inputs = ParseTensors(ctx, root, "inputs");
-  exe.outputs = ParseTensors(ctx, root, "outputs");
+  exe.inputs = ParseTensors(ctx, root, "inputs", symbols, exe.symbols);
+  exe.outputs = ParseTensors(ctx, root, "outputs", symbols, exe.symbols);
   if (registers < static_cast<int64_t>(exe.inputs.size()) || registers > kMaxVMRegisters)
     ctx.Fail("\"num_registers\"", std::to_string(registers) + " must be in [" + std::to_string(exe.inputs.size()) +
                                       ", " + std::to_string(kMaxVMRegisters) +
@@ -172,7 +280,7 @@ VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin)
 
   const json& code = ctx.Array(root, "instructions", "the root");
   if (code.empty()) ctx.Fail("\"instructions\"", "the program has no instructions (it must end with a Ret)");
-  InstructionReader reader(ctx, exe, code.size());
+  InstructionReader reader(ctx, exe, symbols, code.size());
   for (size_t pc = 0; pc < code.size(); ++pc) exe.instructions.push_back(reader.Read(code[pc], pc));
   const size_t last = exe.instructions.size() - 1;
   const VMOpcode end = exe.instructions[last].op;
@@ -183,6 +291,7 @@ VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin)
   std::vector<std::string> input_names;
   for (const VMTensorInfo& in : exe.inputs) input_names.push_back(in.name);
   for (auto& [input, param] : ReadGuards(ctx, root, input_names, "program")) exe.guards.push_back({input, param});
+  CheckSymbolsBound(ctx, exe);
   if (auto error = FindDataflowError(exe)) ctx.Fail(error->where, error->what);
   return exe;
 }

@@ -1,7 +1,9 @@
 // Fuzz target vm: what the runtime's loader parses of a VM program (runtime/vm.h) embedded in an
 // artifact — the executable JSON and the params blob — through a VirtualMachine built over a symbol
 // table in memory (no library): ParseVMExecutable (fields, registers, jumps, the dataflow check),
-// LoadParams, the kernel and param lookups; then one Invoke on zero inputs (every kernel a no-op).
+// LoadParams, the kernel and param lookups; then one Invoke on zero inputs (every kernel a no-op;
+// every symbolic input dim 1; a program with a LoadShape, whose values may ask for any size, is
+// built but not run).
 // Input: the JSON, a NUL byte, the params blob (no NUL: the JSON alone).
 #include <cstring>
 
@@ -18,7 +20,15 @@ namespace {
 // program asking for terabytes is not "found" as an out-of-memory crash (a valid one may ask that).
 constexpr size_t kMaxBytes = size_t{256} << 20;
 
-size_t TensorBytes(const std::vector<int64_t>& shape, tessera::runtime::DataType dtype) {
+// A symbolic dim (kDynamicDim) counts as 1: the inputs bind every symbol to 1.
+std::vector<int64_t> Concrete(std::vector<int64_t> shape) {
+  for (int64_t& d : shape)
+    if (d == tessera::runtime::kDynamicDim) d = 1;
+  return shape;
+}
+
+size_t TensorBytes(const std::vector<int64_t>& symbolic, tessera::runtime::DataType dtype) {
+  const std::vector<int64_t> shape = Concrete(symbolic);
   size_t n = (dtype.bits() * static_cast<size_t>(dtype.lanes()) + 7) / 8;
   for (int64_t d : shape) {
     if (d != 0 && n > kMaxBytes / static_cast<size_t>(d)) return kMaxBytes + 1;
@@ -36,7 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!tessera::fuzz::AcceptUserErrors([&] { exe = ParseVMExecutable(json, "fuzz"); })) return 0;
   // A backward jump may loop forever, as a valid program may: only forward-jumping programs run.
   size_t total = 0;
+  bool run = true;
   for (const VMInstruction& in : exe.instructions) {
+    if (in.op == VMOpcode::kLoadShape) run = false;
     if ((in.op == VMOpcode::kIf && (in.offset < 0 || in.false_offset < 0)) || (in.op == VMOpcode::kGoto && in.offset < 0))
       return 0;
     if (in.op == VMOpcode::kAllocTensor) total += TensorBytes(in.shape, in.dtype);
@@ -46,9 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (total > kMaxBytes) return 0;
   tessera::fuzz::AcceptUserErrors([&] {
     VirtualMachine vm(Module(std::make_shared<tessera::fuzz::MemorySymbols>(std::move(json), std::move(blob)), "fuzz"));
+    if (!run) return;
     std::vector<NDArray> inputs;
     for (int i = 0; i < vm.NumInputs(); ++i) {
-      NDArray in = NDArray::Empty(vm.InputShape(i), vm.InputDType(i));
+      NDArray in = NDArray::Empty(Concrete(vm.InputShape(i)), vm.InputDType(i));
       std::memset(in.raw_data(), 0, in.NBytes());
       inputs.push_back(in);
     }

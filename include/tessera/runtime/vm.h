@@ -7,7 +7,9 @@
 // params blob, kernels, target record and content hash. MakeExecutor (executor.h) picks the
 // executor by the JSON's "format".
 //
-// VM executable JSON, version 1:
+// VM executable JSON, version 1 or 2 (this runtime reads both, with the same fields; a writer
+// that uses a dynamic-shape field below, symbols, "shape_args", ShapeOf or LoadShape, writes 2, so
+// that a runtime from before them refuses the executable by its version):
 //
 //   {"format": "tessera-vm", "version": 1,
 //    "num_registers": 12,
@@ -18,21 +20,53 @@
 //
 // Input i is in register i when the program starts (number of inputs <= num_registers <= 2^20).
 // "inputs" and "outputs" names are unique within each list; dtypes are DataType::str() names of
-// tensor element types (not void or handle), extents are >= 0. The instructions (pc: the index of
-// the running one; offsets are relative to it, as Relay VM's; a jump to itself, offset 0, is
-// refused):
+// tensor element types (not void or handle), extents are >= 0.
+//
+// Shapes (dynamic shapes: Relay's Any, Nimble arXiv 2006.03031). Every shape, in "inputs",
+// "outputs", AllocTensor and ReshapeTensor, is an array whose entries are extents (integers >= 0)
+// or symbols: a JSON string naming a run-time int64 extent, e.g.
+//
+//   "inputs":  [{"name": "ids", "dtype": "int64", "shape": ["batch", "seq"]},
+//               {"name": "mask", "dtype": "float32", "shape": ["batch", "seq"]}],
+//   "outputs": [{"name": "logits", "dtype": "float32", "shape": ["batch", "seq", 2]}]
+//
+// A symbol name is non-empty and made of letters, digits and _ . : - (another string is a UserError
+// at load). A symbol is bound (given its value in the current run) by
+//   - the inputs: Invoke / Run checks them in order; a symbol's first dim binds it to the given
+//     array's extent, a later dim naming it must have the same extent (UserError naming both inputs,
+//     the dims and the symbol: "input 'mask' dim 1 is 7, but symbol 'seq' is 5 from input 'ids'
+//     dim 1"); ranks and static dims are checked as before (InputShape gives -1 for a symbolic dim,
+//     InputDimNames its name);
+//   - LoadShape (below), which may bind a symbol again (a new value from then on).
+// AllocTensor and ReshapeTensor evaluate their symbolic dims from the current values; Ret checks
+// each output's static dims and that its symbolic dims equal the symbols' values. Every symbol
+// used (an AllocTensor / ReshapeTensor shape, an InvokePacked "shape_args", an output's shape) must
+// be bound somewhere in the program, by an input's shape or a LoadShape (UserError at load naming the
+// instruction, or "outputs[k]", and the symbol); which path binds it is checked at run time: a use
+// on a path where it is not bound (its LoadShape skipped) is a UserError naming the instruction
+// and the symbol, never a crash. Every run starts with no symbol bound but the inputs'.
+//
+// The instructions (pc: the index of the running one; offsets are relative to it, as Relay VM's; a
+// jump to itself, offset 0, is refused):
 //
 //   {"op": "LoadConst", "dst": r, "param": "p3"}
 //       r = the params-blob tensor "p3" (shared, read-only: no kernel writes it).
-//   {"op": "AllocTensor", "dst": r, "dtype": "float32", "shape": [1, 64]}
-//       r = a new uninitialized tensor (64-byte aligned, from the VM's storage pool).
+//   {"op": "AllocTensor", "dst": r, "dtype": "float32", "shape": [1, 64]}     // or [1, "seq"]
+//       r = a new uninitialized tensor (64-byte aligned, from the VM's storage pool); symbolic
+//       dims take their symbols' current values.
 //   {"op": "InvokePacked", "kernel": "fused_conv2d_3", "args": [r0, r1, r2], "num_outputs": 1,
-//    "checks": ["node 'g' (op Gather, domain ai.onnx, opset 13)"]}       // checks optional
+//    "checks": ["node 'g' (op Gather, domain ai.onnx, opset 13)"],       // checks optional
+//    "shape_args": ["batch", "seq"]}                                      // shape_args optional
 //       calls the kernel (kernel_abi.h) with the data pointers of the registers, inputs then the
 //       last num_outputs registers (0 <= num_outputs <= number of args), which it writes: they
 //       must hold tensors of AllocTensor (directly, moved or reshaped), never a param or an input.
-//   {"op": "ReshapeTensor", "dst": r, "src": s, "shape": [64]}
-//       r = a zero-copy view of s with another shape (same dtype, same element count).
+//       A kernel compiled with symbolic extents takes one more slot: with a non-empty "shape_args"
+//       the VM fills an int64 array with those symbols' current values, in that order (the kernel's
+//       order of its shape variables; a symbol may appear twice), and passes its address as
+//       args[number of args] (kernel_abi.h). No extra slot when "shape_args" is absent or [].
+//   {"op": "ReshapeTensor", "dst": r, "src": s, "shape": [64]}                 // or ["seq", 4]
+//       r = a zero-copy view of s with another shape (same dtype, same element count); symbolic
+//       dims take their symbols' current values.
 //   {"op": "Move", "dst": r, "src": s}
 //       r = s (the same tensor; no copy).
 //   {"op": "If", "cond": r, "true_offset": 1, "false_offset": 5}
@@ -49,29 +83,44 @@
 //   {"op": "Fatal", "message": "..."}
 //       ends the run with a UserError: the message, then the instruction and module (as Relay VM's
 //       Fatal: e.g. an If branch that cannot run with the shapes the model was compiled for).
+//   {"op": "ShapeOf", "dst": r, "src": s}
+//       r = a new 1-D int64 tensor (from the pool) holding the shape of s (Relay VM's ShapeOf): the
+//       input of a shape function.
+//   {"op": "LoadShape", "src": r, "symbols": ["d0", "d1"]}
+//       binds each symbol (names unique within the list) to its value in r, in order (a shape
+//       function's result): r must hold an int32 or int64 tensor of 0 or 1 dims with exactly as many
+//       elements as there are symbols (else a UserError naming the instruction). A symbol already
+//       bound gets the new value (e.g. in a loop). A negative value is a UserError naming the
+//       instruction and the symbol ("a shape computed at run time has the negative extent -3
+//       (symbol 'd1')"), and binds none of the list.
 //
 // Validation at load (ParseVMExecutable, vm_executable.h; then the VirtualMachine's constructor for
 // the kernels and params): the fields above; every register < num_registers; every jump lands
 // inside the program; the program cannot fall off its end (the last instruction is a Ret, a Fatal
 // or a Goto); Ret returns as many results as there are outputs; every register read (InvokePacked args,
-// ReshapeTensor / Move src, If cond, Ret results) is written on every path reaching the read
+// ReshapeTensor / Move / ShapeOf / LoadShape src, If cond, Ret results) is written on every path
+// reaching the read
 // (inputs are written at entry, Kill unwrites; a forward "definitely assigned" analysis over the
 // control-flow graph; code no path reaches is not checked); no InvokePacked output may hold a
 // param or an input on any path; every kernel exists in the module (Module::GetKernel, looked up
-// once), every LoadConst and guard param exists in the blob (a guard's with its input's type).
+// once), every LoadConst and guard param exists in the blob (a guard's with its input's type);
+// every symbol used is bound somewhere (see Shapes).
 // A malformed executable is a UserError naming the module and the instruction (index and op:
 // "instruction 3 (InvokePacked)"), or the entry ("inputs[1]", "\"version\""); never a crash.
 //
 // Run time: Invoke checks the number of inputs and each input's dtype and shape against "inputs"
-// (UserError naming the input, the expected and the given type), then the guards, copies nothing
+// (UserError naming the input, the expected and the given type; a symbolic dim takes any extent,
+// the same for every dim naming the symbol), then the guards, copies nothing
 // (an input's register holds the caller's array, which kernels only read; only an input whose data
 // is not 64-byte aligned is copied into the pool, kernel_abi.h), runs from pc 0 to a Ret and
 // returns the outputs, each an array the caller owns alone (the VM keeps no handle to it): a
 // result that is a pool tensor is handed over as it is (its storage returns to the pool when the
 // caller drops it); a param, an input, or a tensor sharing its storage with an earlier output is
 // copied. The run-time checks are UserErrors naming the instruction: a Ret result whose dtype or
-// shape is not its output's, a ReshapeTensor to another element count, an If condition that is no
-// single scalar. A register read that holds no tensor (impossible after validation) is a
+// shape is not its output's (its symbolic dims evaluated), a ReshapeTensor to another element
+// count, an If condition that is no single scalar, a symbol used where it is not bound, a LoadShape
+// value that is negative or a LoadShape source of another dtype, rank or element count, an
+// AllocTensor whose evaluated shape is over 2^63 bytes. A register read that holds no tensor (impossible after validation) is a
 // tessera::Error naming the instruction. A kernel failure is reported as the graph executor's
 // (UserError for kKernelIndexOutOfRange naming `checks`, and kKernelOutOfMemory; tessera::Error
 // for other statuses), naming the instruction and its kernel ("instruction 5 (InvokePacked,
@@ -82,13 +131,21 @@
 // parallel loops run on the calling thread, as the graph executor's nodes (launch_calibration.h;
 // TESSERA_LAUNCH_CALIBRATION=0 turns it off).
 //
-// Memory: AllocTensor takes a storage from the pool (the smallest free one whose size is at least
-// the tensor's bytes rounded up to a multiple of 64, at least 64, and at most twice that; else a
-// new allocation of that size); a storage returns to the pool when no register and no returned
-// output holds it (Kill, a register overwritten, the end of a run, the caller dropping an output).
-// So a program that runs again and again with the same shapes, its caller keeping no outputs,
-// allocates nothing after its first run. The pool frees nothing before the VM goes.
-// PoolBytes() / PoolAllocations() report it (tests).
+// Memory: AllocTensor (and ShapeOf, and the aligned copy of a misaligned input) takes a storage
+// from the pool (the smallest free one whose size is at least the tensor's bytes rounded up to a
+// multiple of 64, at least 64, and at most twice that; else a new allocation of that size); a
+// storage returns to the pool when no register and no returned output holds it (Kill, a register
+// overwritten, the end of a run, the caller dropping an output). Release: at the end of each run
+// (successful or not) the pool frees every free storage that no allocation of that run took. So a
+// program that runs again and again with the same shapes, its caller keeping no outputs, allocates
+// nothing after its first run (each run takes the storages the one before took), and with shapes
+// that change from run to run the pool does not grow without bound:
+//   PoolBytes() <= 2 * B(previous run) + B(this run) + the bytes of earlier outputs still held
+// where B(run) is the sum over the run's allocations of their bytes rounded up to 64 (a storage
+// kept from the previous run was taken by one of its allocations, at most twice its size; a new
+// one is exactly its allocation's size). For a program without loops, B is at most the bytes its
+// AllocTensors ask for at the largest shapes it runs with. PoolBytes() / PoolAllocations() report
+// it (tests).
 //
 // Threads: a VirtualMachine is not thread-safe, as GraphExecutor (one Invoke at a time); kernels'
 // parallel loops use the process-wide thread pool (thread_pool.h).
@@ -127,6 +184,8 @@ class VirtualMachine final : public Executor {
   const std::string& OutputName(int index) const override;
   const std::vector<int64_t>& InputShape(int index) const override;
   const std::vector<int64_t>& OutputShape(int index) const override;
+  std::vector<std::string> InputDimNames(int index) const override;
+  std::vector<std::string> OutputDimNames(int index) const override;
   DataType InputDType(int index) const override;
   DataType OutputDType(int index) const override;
   int InputIndex(const std::string& name) const override;
@@ -142,6 +201,8 @@ class VirtualMachine final : public Executor {
   int64_t PoolAllocations() const;
   /// Number of instructions of the program.
   int NumInstructions() const;
+  /// The symbols the program names (vm.h "Shapes"), in order of first appearance.
+  const std::vector<std::string>& Symbols() const;
 
  private:
   struct Impl;

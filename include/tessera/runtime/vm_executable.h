@@ -12,24 +12,35 @@
 
 namespace tessera::runtime {
 
-enum class VMOpcode { kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal };
+enum class VMOpcode {
+  kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal, kShapeOf, kLoadShape
+};
 
 /// The JSON "op" of `op`: "LoadConst", "InvokePacked", ...
 const char* VMOpcodeName(VMOpcode op);
+
+/// Shapes (vm.h "Shapes"): `shape` holds one extent per dim, kDynamicDim for a symbolic one, and
+/// `dim_symbols` (as long as `shape`, or empty when every dim is static) the index of each dim's
+/// symbol in VMExecutable::symbols, -1 for a static dim.
+inline constexpr int64_t kDynamicDim = -1;
 
 /// One instruction; the fields its op does not use keep their defaults. Every register is in
 /// [0, num_registers) and every jump target inside the program.
 struct VMInstruction {
   VMOpcode op = VMOpcode::kRet;
-  int dst = -1;   ///< LoadConst, AllocTensor, ReshapeTensor, Move: the register written
-  int src = -1;   ///< ReshapeTensor, Move: the register read
+  int dst = -1;   ///< LoadConst, AllocTensor, ReshapeTensor, Move, ShapeOf: the register written
+  int src = -1;   ///< ReshapeTensor, Move, ShapeOf, LoadShape: the register read
   int cond = -1;  ///< If: the condition register
   std::string name;             ///< LoadConst: the param; InvokePacked: the kernel; Fatal: the message
   DataType dtype;               ///< AllocTensor
-  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor
+  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor (kDynamicDim for a symbolic dim)
+  std::vector<int> dim_symbols; ///< AllocTensor, ReshapeTensor: per dim, its symbol or -1 (empty: static)
   std::vector<int> regs;        ///< InvokePacked: args; Kill: the registers dropped; Ret: results
   int num_outputs = 0;          ///< InvokePacked: the last num_outputs args are written
   std::vector<std::string> checks;  ///< InvokePacked: the model nodes whose run-time checks it makes
+  /// InvokePacked "shape_args": the symbols whose values the kernel gets in args[regs.size()];
+  /// LoadShape "symbols": the symbols it binds, in order. Indices into VMExecutable::symbols.
+  std::vector<int> symbols;
   int64_t offset = 0;        ///< Goto: pc += offset; If: pc += offset when the condition holds
   int64_t false_offset = 0;  ///< If: pc += false_offset otherwise
 };
@@ -38,7 +49,9 @@ struct VMInstruction {
 struct VMTensorInfo {
   std::string name;
   DataType dtype;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;            ///< kDynamicDim for a symbolic dim
+  std::vector<int> dim_symbols;          ///< per dim, its symbol or -1 (empty: every dim static)
+  std::vector<std::string> dim_names;    ///< per dim, its symbol's name or "" (as long as shape)
 };
 
 /// An input the model was specialized for (optional "guards", as the graph executor's).
@@ -52,7 +65,13 @@ struct VMExecutable {
   std::vector<VMTensorInfo> inputs, outputs;
   std::vector<VMInstruction> instructions;
   std::vector<VMGuard> guards;
+  /// Every symbol the program names (in inputs, outputs and instructions), in order of first
+  /// appearance; instructions and shapes refer to them by index.
+  std::vector<std::string> symbols;
 };
+
+/// Whether `name` is a valid symbol name: non-empty, letters, digits and _ . : - only.
+bool IsValidSymbolName(const std::string& name);
 
 /// The most registers an executable may declare.
 inline constexpr int kMaxVMRegisters = 1 << 20;
