@@ -10,6 +10,7 @@
 
 #include "onnx/const_eval.h"
 #include "onnx/context.h"
+#include "onnx/symbolic_shape.h"
 #include "onnx/tensor_convert.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/checked_math.h"
@@ -55,12 +56,14 @@ void CheckInputExtents(const graph::Shape& shape, DataType dtype, const std::str
 }
 
 // A dim name as a symbol of the compiled program: characters other than letters, digits and
-// "_.:-" become '_' (the VM executable's symbol names, runtime/vm.h); "" becomes "dim".
+// "_.:-" become '_' (the VM executable's symbol names, runtime/vm.h), a name that does not start
+// with a letter or '_' gets a '_' in front; "" becomes "dim".
 std::string SymbolName(const std::string& name) {
   std::string s = name.empty() ? "dim" : name;
   for (char& c : s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '-') c = '_';
   }
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') s = "_" + s;  // a name, never a number
   return s;
 }
 
@@ -185,7 +188,7 @@ void onnx_import::ConvertNode(ImportState& state, const onnx::NodeProto& node, i
     return m.rfind(state.source + ": ", 0) == 0 ? m : where + ": " + m;
   };
   try {
-    (*conv)(ctx);
+    if (!ConvertShapeValueNode(state, ctx, *conv)) (*conv)(ctx);
   } catch (const UnsupportedError& e) {
     throw UnsupportedError(located(e.what()));
   } catch (const UserError& e) {

@@ -1,11 +1,30 @@
 #include "tessera/graph_lower/compute_registry.h"
 
+#include <map>
 #include <mutex>
 
 #include "computes.h"
+#include "tessera/topi/util.h"
 #include "tessera/support/error.h"
 
 namespace tessera::graph_lower {
+
+ir::PrimExpr DimExtent(const graph::Dim& d) {
+  if (d.is_static()) return topi::Index(d.value());
+  if (d.name() == "?")
+    TESSERA_THROW(UnsupportedError, "an extent that no type relation could compute ('?') cannot be compiled; a kernel "
+                  "needs every extent static or named by a symbolic dim");
+  static std::mutex mu;
+  static auto* vars = new std::map<std::string, ir::Var>;
+  std::lock_guard<std::mutex> lock(mu);
+  return vars->try_emplace(d.name(), ir::Var(d.name(), DataType::Int(32))).first->second;
+}
+
+std::vector<ir::PrimExpr> ShapeExtents(const graph::Shape& shape) {
+  std::vector<ir::PrimExpr> out;
+  for (const graph::Dim& d : shape) out.push_back(DimExtent(d));
+  return out;
+}
 
 namespace detail {
 

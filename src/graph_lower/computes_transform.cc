@@ -1,7 +1,11 @@
 // FComputes of the shape transforms and reductions.
 #include "computes.h"
 #include "tessera/support/error.h"
+#include "tessera/graph_lower/compute_registry.h"
+#include "tessera/ir/op.h"
 #include "tessera/topi/elemwise.h"
+#include "tessera/topi/tags.h"
+#include "tessera/topi/util.h"
 #include "tessera/topi/reduction.h"
 #include "tessera/topi/transform.h"
 
@@ -33,12 +37,55 @@ topi::TakeMode ParseTakeMode(const std::string& mode) {
   if (mode == "raise") return topi::TakeMode::kRaise;
   return topi::TakeMode::kNormalize;  // "fast": no bounds handling asked; normalise + clamp is safe
 }
+bool IsStatic(const te::Tensor& t) {
+  for (const ir::PrimExpr& e : t.shape())
+    if (!e.as<ir::IntImmNode>()) return false;
+  return true;
+}
+
+// Reshape to extents that may be symbolic: the row-major linear index of the output point, split
+// over the input's extents.
+te::Tensor SymbolicReshape(const te::Tensor& x, const std::vector<ir::PrimExpr>& shape) {
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& i) {
+        ir::PrimExpr linear = topi::Index(0);
+        for (size_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + i[d];
+        std::vector<ir::PrimExpr> index(x.shape().size());
+        for (size_t d = x.shape().size(); d-- > 0;) {
+          index[d] = d == 0 ? linear : ir::floormod(linear, x.shape()[d]);
+          if (d > 0) linear = ir::floordiv(linear, x.shape()[d]);
+        }
+        return x(index);
+      },
+      "T_reshape", topi::tag::kInjective);
+}
+
 }  // namespace
 
 void RegisterTransformComputes(graph::OpRegistry& r) {
   r.SetCompute("reshape", [](const Attrs&, const Tensors& in, const Type& out) -> Tensors {
     // The type relation already resolved 0 / -1 entries of newshape.
+    const auto* tt = out->as<graph::TensorTypeNode>();
+    TESSERA_ICHECK(tt, "reshape's type is no tensor");
+    if (!graph::StaticShape(tt->shape) || !IsStatic(in[0])) return {SymbolicReshape(in[0], ShapeExtents(tt->shape))};
     return {topi::reshape(in[0], StaticOutShape(out))};
+  });
+  r.SetCompute("arange", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    const DataType dtype = DataType::Parse(a.GetString("dtype"));
+    const double start = a.GetDouble("start"), step = a.GetDouble("step");
+    const ir::PrimExpr extent = in[0].shape().at(static_cast<size_t>(a.GetInt("axis")));
+    return {te::compute(
+        {extent},
+        [&](const std::vector<ir::Var>& i) -> ir::PrimExpr {
+          if (dtype.is_floating())
+            return ir::cast(dtype, ir::make_const(DataType::Float(64), start) +
+                                       ir::cast(DataType::Float(64), i[0]) * ir::make_const(DataType::Float(64), step));
+          return ir::cast(dtype, ir::make_const(DataType::Int(64), static_cast<int64_t>(start)) +
+                                     ir::cast(DataType::Int(64), i[0]) *
+                                         ir::make_const(DataType::Int(64), static_cast<int64_t>(step)));
+        },
+        "T_arange", topi::tag::kInjective)};
   });
   r.SetCompute("transpose", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::transpose(in[0], a.GetInts("axes", {}))};

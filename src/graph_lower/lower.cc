@@ -36,16 +36,12 @@ class TEBuilder {
     return t;
   }
 
-  /// The TE extent of a graph dim: a constant, or the int32 Var of a symbolic dim (one per name, so
-  /// that every buffer with the dim shares it: the kernel's shape_vars).
   ir::PrimExpr Extent(const graph::Dim& d, const std::string& what) {
-    if (d.is_static()) return topi::Index(d.value());
-    if (d.name() == "?")
-      TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': ", what,
-                    " has an extent that no type relation could compute ('?'); a kernel needs every extent static "
-                    "or named by a symbolic dim");
-    auto [it, added] = symbols_.try_emplace(d.name(), ir::Var(d.name(), DataType::Int(32)));
-    return it->second;
+    try {
+      return DimExtent(d);
+    } catch (const UnsupportedError& err) {
+      TESSERA_THROW(UnsupportedError, "cannot lower function '", fn_name_, "': ", what, ": ", err.what());
+    }
   }
 
   /// Whether `got` (a compute's output extents) is the shape of `want` (a type relation's).
@@ -55,9 +51,8 @@ class TEBuilder {
       int64_t v = 0;
       if (want[i].is_static()) {
         if (!ir::as_const_int(got[i], &v) || v != want[i].value()) return false;
-      } else {
-        auto it = symbols_.find(want[i].name());
-        if (it == symbols_.end() || got[i].get() != it->second.get()) return false;
+      } else if (got[i].get() != DimExtent(want[i]).get()) {
+        return false;
       }
     }
     return true;
@@ -165,7 +160,6 @@ class TEBuilder {
   const target::Target& target_;
   LoweredTE* out_;
   std::map<const graph::ExprNode*, std::vector<Tensor>> memo_;
-  std::map<std::string, ir::Var> symbols_;  ///< symbolic dim name -> its extent
 };
 
 }  // namespace

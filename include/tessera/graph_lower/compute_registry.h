@@ -11,7 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "tessera/graph/type.h"
+#include "tessera/ir/expr.h"
+
 namespace tessera::graph_lower {
+
+/// The TE extent of a graph dim (dynamic shapes): an int32 constant for a static dim; for a
+/// symbolic one the int32 ir::Var named after it, the same Var for the same name throughout the
+/// process, so that every tensor of a kernel with the dim shares one extent (the kernel's
+/// shape_vars, whose values the executor passes at run time: runtime/kernel_abi.h). Thread-safe.
+/// UnsupportedError for "?" (an extent no type relation computed).
+ir::PrimExpr DimExtent(const graph::Dim& d);
+/// DimExtent of every dim.
+std::vector<ir::PrimExpr> ShapeExtents(const graph::Shape& shape);
 
 /// Attaches the computes above to OpRegistry::Global(). Idempotent and thread-safe.
 void RegisterComputes();

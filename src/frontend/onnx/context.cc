@@ -44,6 +44,14 @@ Expr ExprOf(Value& v) {
   if (v.sequence)
     TESSERA_THROW(UserError, "a sequence (of ", v.sequence->size(), " ", v.sequence_dtype.str(),
                   " tensors) is used where a tensor is expected");
+  if (v.dims) {
+    std::string text;
+    for (const graph::Dim& d : *v.dims) text += (text.empty() ? "" : ", ") + d.str();
+    TESSERA_THROW(UnsupportedError, "the shape value [", text,
+                  "] (of symbolic dims) is used as a run-time tensor; symbolic shape values only feed shape "
+                  "operands (Reshape's shape, Range's limit) so far: bind the input dims at import "
+                  "(--input-shape NAME=D0,D1,...)");
+  }
   if (!v.expr) {
     v.expr = graph::ConstantNode::make(v.constant);
     graph::InferExprType(v.expr);
@@ -112,6 +120,41 @@ std::vector<double> NodeContext::InputDoubles(int i, const std::string& what) {
     RefuseRunTimeOperand(i, what);
   }
   return ToDoubles(c);
+}
+
+bool NodeContext::InputHasDims(int i) { return HasInput(i) && InputValue(i).dims != nullptr; }
+
+const std::vector<graph::Dim>& NodeContext::InputDims(int i) {
+  Value& v = InputValue(i);
+  TESSERA_ICHECK(v.dims != nullptr, "input ", i, " is no symbolic shape value");
+  return *v.dims;
+}
+
+std::pair<graph::Expr, int64_t> NodeContext::GraphInputWithDim(const graph::Dim& d) const {
+  for (const auto& [name, value] : state_.values) {
+    const auto* var = value.expr ? value.expr->as<graph::VarNode>() : nullptr;
+    const auto* t = var && value.type ? value.type->as<graph::TensorTypeNode>() : nullptr;
+    if (!t) continue;
+    for (size_t axis = 0; axis < t->shape.size(); ++axis)
+      if (t->shape[axis] == d) return {value.expr, static_cast<int64_t>(axis)};
+  }
+  return {nullptr, -1};
+}
+
+void NodeContext::SetOutputDims(int i, std::vector<graph::Dim> dims, int rank, DataType dtype) {
+  if (i >= node_.output_size() || node_.output(i).empty()) return;
+  std::vector<int64_t> shape = rank == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(dims.size())};
+  bool symbolic = false;
+  for (const graph::Dim& d : dims) symbolic |= d.is_symbolic();
+  if (!symbolic) {
+    std::vector<int64_t> values;
+    for (const graph::Dim& d : dims) values.push_back(d.value());
+    return SetOutputConst(i, FromInts(values, shape, dtype));
+  }
+  Value v;
+  v.type = graph::TensorTypeNode::make(shape, dtype);
+  v.dims = std::make_shared<const std::vector<graph::Dim>>(std::move(dims));
+  state_.values[node_.output(i)] = std::move(v);
 }
 
 bool NodeContext::AllInputsConst(int required) {

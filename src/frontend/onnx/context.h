@@ -26,6 +26,12 @@ struct Value {
   /// element type (SequenceEmpty's dtype when there are none).
   std::shared_ptr<const std::vector<Value>> sequence;
   DataType sequence_dtype;
+  /// A shape value with symbolic entries (dynamic shapes): an integer tensor of rank 0 or 1 whose
+  /// elements are dims of tensors (Shape of a symbolically shaped tensor, then Gather / Unsqueeze /
+  /// Concat / Slice / Squeeze / Cast of it: symbolic_shape.h). Set only when some element is
+  /// symbolic (otherwise the value is a constant); `constant` and `expr` are then unset: it feeds
+  /// shape operands (Reshape's shape, Range's limit) and is no run-time tensor.
+  std::shared_ptr<const std::vector<graph::Dim>> dims;
 };
 
 /// The expression of a value: its expr, or (made and typed once) a Constant of its known value.
@@ -39,6 +45,7 @@ struct ImportState {
   int64_t opset = 0;
   std::map<std::string, Value> values;
   std::vector<std::string> warnings;  ///< ImportResult::warnings
+  std::vector<std::string> symbols;   ///< the symbolic dim names shape values use (symbolic_shape.h)
 };
 
 class NodeContext {
@@ -70,6 +77,16 @@ class NodeContext {
   std::vector<int64_t> InputInts(int i, const std::string& what);
   /// Same for floats.
   std::vector<double> InputDoubles(int i, const std::string& what);
+  /// Whether input i is a shape value with symbolic entries (Value::dims).
+  bool InputHasDims(int i);
+  /// The elements of input i, a symbolic shape value (InputHasDims; InternalError otherwise).
+  const std::vector<graph::Dim>& InputDims(int i);
+  /// A graph input that has symbolic dim `d`, and the axis: what a tensor sized by the dim can be
+  /// computed from; {nullptr, -1} when none has it.
+  std::pair<graph::Expr, int64_t> GraphInputWithDim(const graph::Dim& d) const;
+  /// Sets output i to a shape value with symbolic entries (static only: a constant), of rank
+  /// `rank` (0 or 1) and integer `dtype`.
+  void SetOutputDims(int i, std::vector<graph::Dim> dims, int rank, DataType dtype);
   /// Whether every present input is known at import. Inputs 0..required-1 must be present: an
   /// absent one is a UserError naming it (a converter that folds reads them all).
   bool AllInputsConst(int required);

@@ -193,7 +193,23 @@ void ConvertTrilu(NodeContext& ctx) {
 }
 
 // Range-11: start, limit, delta scalars known at import; n = max(ceil((limit - start) / delta), 0).
+// Range-11 whose limit is a symbolic dim s (symbolic_shape.h): start 0 and delta 1 give [s]
+// elements, an `arange` over a graph input that has the dim; other starts / deltas would need dim
+// expressions (ceil((s - start) / delta)).
+void SymbolicRange(NodeContext& ctx) {
+  const graph::Dim s = ctx.InputDims(1).at(0);
+  const double start = ctx.InputDoubles(0, "Range start")[0], delta = ctx.InputDoubles(2, "Range delta")[0];
+  if (start != 0 || delta != 1)
+    ctx.Unsupported("Range from " + std::to_string(start) + " by " + std::to_string(delta) + " to the symbolic dim '" +
+                    s.name() + "' needs a dim expression; only Range(0, " + s.name() + ", 1) is supported");
+  auto [input, axis] = ctx.GraphInputWithDim(s);
+  if (!input) ctx.Unsupported("no graph input has the symbolic dim '" + s.name() + "' that Range's limit is");
+  Attrs attrs{{"axis", axis}, {"start", start}, {"step", delta}, {"dtype", ctx.InputType(0).dtype.str()}};
+  ctx.SetOutput(0, ctx.Call("arange", {input}, attrs));
+}
+
 void ConvertRange(NodeContext& ctx) {
+  if (ctx.InputHasDims(1)) return SymbolicRange(ctx);
   runtime::NDArray s = ctx.InputConst(0);
   double start = ctx.InputDoubles(0, "Range start")[0];
   double limit = ctx.InputDoubles(1, "Range limit")[0];

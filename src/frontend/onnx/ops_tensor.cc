@@ -1,6 +1,7 @@
 // ONNX tensor / shape ops: Constant, Identity, Cast, CastLike, Shape, Reshape, Flatten, Transpose,
 // Concat, Gather, Slice, Unsqueeze, Squeeze. Each folds at import when its inputs are known.
 #include <algorithm>
+#include <set>
 
 #include "const_eval.h"
 #include "context.h"
@@ -77,10 +78,10 @@ void ConvertCastLike(NodeContext& ctx) { CastTo(ctx, ctx.InputType(1).dtype); }
 // Shape-1/13: the whole shape; Shape-15+: shape[start:end] (clamped).
 void ConvertShape(NodeContext& ctx) {
   const graph::TensorTypeNode& t = ctx.InputType(0);
-  auto shape = graph::StaticShape(t.shape);
-  if (!shape) {
-    ctx.Unsupported("Shape of a tensor with symbolic dims " + graph::ShapeStr(t.shape) +
-                    " is not supported; bind the input shapes (ImportOptions::input_shapes)");
+  for (const graph::Dim& d : t.shape) {
+    if (d.is_symbolic() && d.name() == "?")
+      ctx.Unsupported("Shape of a tensor with an extent no type relation computed " + graph::ShapeStr(t.shape) +
+                      " is not supported; bind the input shapes (--input-shape NAME=D0,D1,...)");
   }
   int64_t rank = t.ndim();
   int64_t start = ctx.opset() >= 15 ? ctx.AttrInt("start", 0) : 0;
@@ -89,7 +90,8 @@ void ConvertShape(NodeContext& ctx) {
   if (end < 0) end += rank;
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, start, rank);
-  ctx.SetOutputConst(0, MakeInts(std::vector<int64_t>(shape->begin() + start, shape->begin() + end)));
+  // A symbolic dim makes a shape value (symbolic_shape.h); a static shape a constant.
+  ctx.SetOutputDims(0, std::vector<graph::Dim>(t.shape.begin() + start, t.shape.begin() + end), 1, DataType::Int(64));
 }
 
 // Resolves 0 (copy, unless allowzero) and -1 against the input shape.
@@ -137,10 +139,88 @@ void Reshape(NodeContext& ctx, std::vector<int64_t> newshape) {
   ctx.SetOutput(0, ctx.Call("reshape", {ctx.Input(0)}, Attrs{{"newshape", newshape}}));
 }
 
+// Reshape to a shape with symbolic entries (symbolic_shape.h): `ns` holds static extents, 0 (copy
+// the input's dim, unless allowzero), -1 (infer) and symbols. The graph op gets the output dims
+// (reshape's "symbols": one name per -1 of newshape). The -1 is inferred by cancelling the
+// input's and the output's symbols and dividing the static products; what remains must be one
+// symbol or a static extent (an extent such as seq * 12 needs dim expressions: unsupported).
+void SymbolicReshape(NodeContext& ctx, const std::vector<graph::Dim>& ns, bool allowzero) {
+  const graph::TensorTypeNode& t = ctx.InputType(0);
+  graph::Shape out;
+  int infer = -1;
+  for (size_t i = 0; i < ns.size(); ++i) {
+    graph::Dim d = ns[i];
+    if (d.is_static() && d.value() == 0 && !allowzero) {
+      if (i >= t.shape.size()) ctx.Fail("shape[" + std::to_string(i) + "] = 0 copies a dim the input does not have");
+      d = t.shape[i];
+    }
+    out.push_back(d);
+  }
+  // Negative static entries arrive as symbols named after their value (none is a real name).
+  auto is_infer = [](const graph::Dim& d) { return d.is_symbolic() && d.name() == "-1"; };
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (is_infer(out[i])) {
+      if (infer >= 0) ctx.Fail("the shape has more than one -1");
+      infer = static_cast<int>(i);
+    } else if (out[i].is_symbolic() && !out[i].name().empty() && out[i].name()[0] == '-') {
+      ctx.Fail("invalid shape entry " + out[i].name());
+    }
+  }
+  std::multiset<std::string> in_symbols, out_symbols;
+  int64_t in_static = 1, out_static = 1;
+  for (const graph::Dim& d : t.shape) {
+    if (d.is_static()) in_static = CheckedMul(in_static, d.value(), "Reshape's input element count");
+    else in_symbols.insert(d.name());
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (static_cast<int>(i) == infer) continue;
+    if (out[i].is_static()) out_static = CheckedMul(out_static, out[i].value(), "Reshape's target element count");
+    else out_symbols.insert(out[i].name());
+  }
+  std::multiset<std::string> left = in_symbols;
+  for (const std::string& s : out_symbols) {
+    auto it = left.find(s);
+    if (it == left.end()) {
+      ctx.Unsupported("Reshape of " + graph::ShapeStr(t.shape) + " to a shape with the symbol '" + s +
+                      "', which the input's dims do not have, is not supported");
+    }
+    left.erase(it);
+  }
+  const std::string target = [&] {
+    std::string text;
+    for (const graph::Dim& d : out) text += (text.empty() ? "" : ", ") + d.str();
+    return "[" + text + "]";
+  }();
+  if (out_static == 0 || in_static % out_static != 0 || (infer < 0 && (!left.empty() || in_static != out_static)) ||
+      (infer >= 0 && (left.size() > 1 || (left.size() == 1 && in_static != out_static)))) {
+    ctx.Unsupported("Reshape of " + graph::ShapeStr(t.shape) + " to " + target +
+                    " needs an extent that is a product or quotient of symbols (dim expressions are not supported); "
+                    "bind the input dims at import (--input-shape NAME=D0,D1,...)");
+  }
+  if (infer >= 0) out[infer] = left.empty() ? graph::Dim(in_static / out_static) : graph::Dim::Symbolic(*left.begin());
+  std::vector<int64_t> newshape;
+  std::string symbols;
+  for (const graph::Dim& d : out) {
+    newshape.push_back(d.is_static() ? d.value() : -1);
+    if (d.is_symbolic()) symbols += (symbols.empty() ? "" : ",") + d.name();
+  }
+  Attrs attrs{{"newshape", newshape}};
+  if (!symbols.empty()) attrs.Set("symbols", symbols);
+  ctx.SetOutput(0, ctx.Call("reshape", {ctx.Input(0)}, attrs));
+}
+
 // Reshape-1/4: shape attr; 5/13/14/19/21: shape input (14+: allowzero).
 void ConvertReshape(NodeContext& ctx) {
   if (ctx.opset() < 5) return Reshape(ctx, ctx.AttrInts("shape", {}));
-  Reshape(ctx, ctx.InputInts(1, "Reshape's shape"));
+  const bool allowzero = ctx.opset() >= 14 && ctx.AttrInt("allowzero", 0) != 0;
+  if (ctx.InputHasDims(1)) return SymbolicReshape(ctx, ctx.InputDims(1), allowzero);
+  std::vector<int64_t> ns = ctx.InputInts(1, "Reshape's shape");
+  if (!graph::StaticShape(ctx.InputType(0).shape)) {
+    std::vector<graph::Dim> dims;
+    for (int64_t v : ns) dims.push_back(v >= 0 ? graph::Dim(v) : graph::Dim::Symbolic(std::to_string(v)));
+    return SymbolicReshape(ctx, dims, allowzero);
+  }
+  Reshape(ctx, ns);
 }
 
 // Flatten-1/9/11/13: [prod(d < axis), prod(d >= axis)]; axis may be negative from 11.

@@ -1,7 +1,8 @@
 // Injective data-movement ops: reshape, transpose, concatenate, take, strided_slice,
-// expand_dims, squeeze.
+// expand_dims, squeeze, and arange.
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "op_groups.h"
 #include "op_util.h"
@@ -14,9 +15,53 @@ namespace {
 
 // newshape: the output extents (importers resolve ONNX's "0 = copy" first, so 0 is a literal
 // zero extent); one -1 takes the remaining elements.
+// Splits "a,b" at commas.
+std::vector<std::string> SplitNames(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// A reshape whose output has symbolic dims: "symbols" names the -1 entries of newshape in order.
+// The symbols and the static product must be the input's (a reshape moves no element).
+Type SymbolicReshapeRel(const TensorTypeNode& x, const std::vector<int64_t>& ns, const std::string& symbols) {
+  const std::vector<std::string> names = SplitNames(symbols);
+  Shape out;
+  size_t next = 0;
+  std::multiset<std::string> in_symbols, out_symbols;
+  int64_t in_static = 1, out_static = 1;
+  for (int64_t v : ns) {
+    if (v == -1) {
+      TESSERA_CHECK(next < names.size() && !names[next].empty(), "reshape: newshape has more -1 entries than 'symbols' (",
+                    symbols, ") names");
+      out.push_back(Dim::Symbolic(names[next]));
+      out_symbols.insert(names[next++]);
+    } else {
+      TESSERA_CHECK(v >= 0, "invalid newshape entry ", v);
+      out.push_back(Dim(v));
+      out_static *= v;
+    }
+  }
+  TESSERA_CHECK(next == names.size(), "reshape: 'symbols' (", symbols, ") names more dims than newshape has -1 entries");
+  for (const Dim& d : x.shape) {
+    if (d.is_static()) in_static *= d.value();
+    else in_symbols.insert(d.name());
+  }
+  TESSERA_CHECK(in_symbols == out_symbols && in_static == out_static, "cannot reshape ", ShapeStr(x.shape), " to ",
+                ShapeStr(out), ": the element counts differ");
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 Type ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const std::vector<int64_t>& ns = attrs.GetInts("newshape");
+  if (attrs.Has("symbols")) return SymbolicReshapeRel(x, ns, attrs.GetString("symbols"));
   Shape out;
   int infer_at = -1;
   int64_t known = 1;
@@ -43,6 +88,17 @@ Type ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
                   ShapeStr(out), " (", known, " elements)");
   }
   return TensorTypeNode::make(out, x.dtype);
+}
+
+// arange: [x.shape[axis]] of start + i * step (ONNX Range whose length is a symbolic dim).
+Type ArangeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const int64_t axis = attrs.GetInt("axis");
+  TESSERA_CHECK(axis >= 0 && axis < x.ndim(), "arange: axis ", axis, " out of range for ", ShapeStr(x.shape));
+  const DataType dtype = DataType::Parse(attrs.GetString("dtype"));
+  TESSERA_CHECK(dtype.is_int() || dtype.is_uint() || dtype.is_floating(), "arange: dtype must be numeric, got ",
+                dtype.str());
+  return TensorTypeNode::make(Shape{x.shape[axis]}, dtype);
 }
 
 Type TransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -172,8 +228,13 @@ Type SqueezeRel(const std::vector<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 void RegisterTransformOps(OpRegistry& r) {
-  r.Register("reshape", 1, kInjective, ReshapeRel, "attrs: newshape (static extents; one -1 infers)");
+  r.Register("reshape", 1, kInjective, ReshapeRel,
+             "attrs: newshape (static extents; one -1 infers), symbols (optional: the names of the symbolic output "
+             "dims, comma-separated, one per -1 of newshape, which then infers nothing)");
   r.Register("transpose", 1, kInjective, TransposeRel, "attrs: axes (empty reverses)");
+  r.Register("arange", 1, kInjective, ArangeRel,
+             "start + i * step for i in [0, x.shape[axis]) (only x's extent is read: a Range whose length is a "
+             "symbolic dim). attrs: axis, start, step (numbers), dtype");
   r.Register("concatenate", 1, kInjective, ConcatenateRel, "concatenates a tuple of tensors. attrs: axis");
   r.Register("take", 2, kInjective, TakeRel,
              "gather along axis. attrs: axis (optional), mode (clip, wrap, fast; raise: an index outside "
