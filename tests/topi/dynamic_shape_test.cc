@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -51,6 +53,7 @@ Kernel Build(const std::vector<te::Tensor>& args, const std::string& name) {
   k.unscheduled = te::create_prim_func(args, name);
   k.scheduled = x86::DefaultSchedule(k.unscheduled, x86::ScheduleOptionsFor(testing::TestTarget()));
   k.flat = tir::transform::LowerToFlat(k.scheduled);
+  if (std::getenv("TESSERA_DUMP")) std::cerr << k.scheduled << "\n" << k.flat << "\n";
 #ifdef TESSERA_TOPI_TEST_JIT
   tir::IRModule mod;
   mod.Add(k.flat);

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "tessera/tir/printer.h"
 #include "utils.h"
 
 namespace tessera::tir {
@@ -65,10 +66,8 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loop, const std::vector<int64_
   LoopInfo info = ScheduleAccess::ResolveLoop(*this, loop, "split");
   const ForNode* f = info.loop;
   const std::string name = LoopName(f);
-  int64_t n;
-  if (!as_const_int(f->extent, &n)) {
-    TESSERA_THROW(ScheduleError, "split: loop ", name, " has a non-constant extent; only loops of constant extent can be split");
-  }
+  int64_t n = 0;
+  const bool symbolic = !as_const_int(f->extent, &n);
   if (f->for_kind != ForKind::kSerial) {
     TESSERA_THROW(ScheduleError, "split: loop ", name, " is ", ForKindName(f->for_kind),
                   "; split loops before marking them parallel / vectorized / unrolled");
@@ -91,25 +90,44 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loop, const std::vector<int64_
       prod *= factors[i];
     }
   }
-  std::vector<int64_t> fs = factors;
-  if (inferred >= 0) fs[inferred] = (n + prod - 1) / prod;
-  const int64_t total = std::accumulate(fs.begin(), fs.end(), int64_t{1}, std::multiplies<>());
-  if (total < n) {
-    TESSERA_THROW(ScheduleError, "split: factors ", JoinInts(fs), " cover ", total, " iterations but loop ", name,
-                  " has extent ", n);
-  }
   DataType t = f->loop_var.dtype();
+  // The extent of each new loop: the factors, the inferred one ceil(extent / product of the
+  // others), an expression when the extent is symbolic (dynamic shapes).
+  std::vector<PrimExpr> extents;
+  bool guard = false;
+  if (symbolic) {
+    if (inferred < 0) {
+      TESSERA_THROW(ScheduleError, "split: loop ", name, " has the symbolic extent ", AsText(f->extent),
+                    "; split it with one inferred factor (-1), got ", JoinInts(factors));
+    }
+    for (size_t i = 0; i < factors.size(); ++i) {
+      extents.push_back(static_cast<int>(i) == inferred
+                            ? Simplify(ir::floordiv(f->extent + make_const(t, prod - 1), make_const(t, prod)))
+                            : make_const(t, factors[i]));
+    }
+    guard = prod > 1;  // a tail unless the extent is a multiple of prod, which is not known
+  } else {
+    std::vector<int64_t> fs = factors;
+    if (inferred >= 0) fs[inferred] = (n + prod - 1) / prod;
+    const int64_t total = std::accumulate(fs.begin(), fs.end(), int64_t{1}, std::multiplies<>());
+    if (total < n) {
+      TESSERA_THROW(ScheduleError, "split: factors ", JoinInts(fs), " cover ", total, " iterations but loop ", name,
+                    " has extent ", n);
+    }
+    for (int64_t x : fs) extents.push_back(make_const(t, x));
+    guard = total > n;
+  }
   std::vector<Var> vars;
   PrimExpr fused;
-  for (size_t i = 0; i < fs.size(); ++i) {
+  for (size_t i = 0; i < extents.size(); ++i) {
     vars.emplace_back(name + "_" + std::to_string(i), t);
-    fused = fused.defined() ? fused * make_const(t, fs[i]) + vars.back() : PrimExpr(vars.back());
+    fused = fused.defined() ? fused * extents[i] + vars.back() : PrimExpr(vars.back());
   }
   PrimExpr value = Simplify(f->min + fused);
   Stmt body = SimplifyBindings(Substitute(f->body, {{f->loop_var.get_var(), value}}));
-  if (total > n) body = PredicateAdder(Simplify(fused) < make_const(t, n)).VisitStmt(body);
-  for (int i = static_cast<int>(fs.size()) - 1; i >= 0; --i) {
-    body = ForNode::make(vars[i], make_const(t, 0), make_const(t, fs[i]), ForKind::kSerial, body,
+  if (guard) body = PredicateAdder(Simplify(fused) < f->extent).VisitStmt(body);
+  for (int i = static_cast<int>(extents.size()) - 1; i >= 0; --i) {
+    body = ForNode::make(vars[i], make_const(t, 0), extents[i], ForKind::kSerial, body,
                          i == 0 ? f->annotations : std::map<std::string, PrimExpr>{});
   }
   Stmt new_body = ReplaceStmts(func_->body, {{f, body}});
@@ -130,8 +148,7 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
   std::vector<LoopInfo> infos;
   for (const auto& l : loops) infos.push_back(ScheduleAccess::ResolveLoop(*this, l, "fuse"));
   std::set<const VarNode*> outer;
-  int64_t total = 1;
-  std::vector<int64_t> extents;
+  std::vector<PrimExpr> extents;
   for (size_t i = 0; i < infos.size(); ++i) {
     const ForNode* f = infos[i].loop;
     for (size_t j = 0; j < i; ++j) {
@@ -146,11 +163,7 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
       TESSERA_THROW(ScheduleError, "fuse: loop ", LoopName(f), " is ", ForKindName(f->for_kind),
                     "; only serial loops can be fused");
     }
-    int64_t n;
-    if (!as_const_int(f->extent, &n)) {
-      TESSERA_THROW(ScheduleError, "fuse: loop ", LoopName(f), " has a non-constant extent");
-    }
-    if (UsesAnyVar(f->min, outer)) {
+    if (UsesAnyVar(f->min, outer) || UsesAnyVar(f->extent, outer)) {
       TESSERA_THROW(ScheduleError, "fuse: the start of loop ", LoopName(f),
                     " depends on an outer loop being fused; the fused iteration space is not rectangular");
     }
@@ -159,24 +172,25 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
                     " have different index types");
     }
     outer.insert(f->loop_var.get_var());
-    extents.push_back(n);
-    total *= n;
+    extents.push_back(f->extent);  // symbolic extents (dynamic shapes) fuse too
   }
+  PrimExpr total = extents[0];
+  for (size_t i = 1; i < extents.size(); ++i) total = total * extents[i];
   DataType t = infos[0].loop->loop_var.dtype();
   std::string name;
   for (auto& in : infos) name += LoopName(in.loop) + "_";
   Var fused(name + "fused", t);
   std::map<const VarNode*, PrimExpr> vmap;
-  int64_t inner = 1;
+  PrimExpr inner = make_const(t, 1);
   for (int i = static_cast<int>(infos.size()) - 1; i >= 0; --i) {
     const ForNode* f = infos[i].loop;
-    PrimExpr v = ir::floordiv(fused, make_const(t, inner));
-    if (i > 0) v = ir::floormod(v, make_const(t, extents[i]));
+    PrimExpr v = ir::is_one(inner) ? PrimExpr(fused) : ir::floordiv(fused, inner);
+    if (i > 0) v = ir::floormod(v, extents[i]);
     vmap[f->loop_var.get_var()] = Simplify(f->min + v);
-    inner *= extents[i];
+    inner = Simplify(inner * extents[i]);
   }
   Stmt body = SimplifyBindings(Substitute(infos.back().loop->body, vmap));
-  Stmt nf = ForNode::make(fused, make_const(t, 0), make_const(t, total), ForKind::kSerial, body,
+  Stmt nf = ForNode::make(fused, make_const(t, 0), Simplify(total), ForKind::kSerial, body,
                           infos[0].loop->annotations);
   Stmt new_body = ReplaceStmts(func_->body, {{infos[0].loop, nf}});
   Instruction inst{"fuse", {}, {}, {}};

@@ -34,10 +34,17 @@ PrimExpr ToLoopVars(const BlockInfo& info, const PrimExpr& e) {
 }
 
 std::optional<Plan> PlanBuffer(const Buffer& buf, const BlockNode* root, const std::vector<BlockInfo>& blocks) {
+  // -1: a symbolic extent (dynamic shapes). Such a dimension is compacted only to a constant
+  // extent, and the buffer only when every dimension ends up constant (a stack slot per
+  // iteration, not a heap allocation per iteration).
   std::vector<int64_t> shape;
+  bool symbolic = false;
   for (const PrimExpr& d : buf->shape) {
     int64_t v;
-    if (!ir::as_const_int(d, &v)) return std::nullopt;
+    if (!ir::as_const_int(d, &v)) {
+      v = -1;
+      symbolic = true;
+    }
     shape.push_back(v);
   }
   std::vector<Access> accesses;
@@ -76,7 +83,7 @@ std::optional<Plan> PlanBuffer(const Buffer& buf, const BlockNode* root, const s
   std::vector<PrimExpr> new_shape;
   int64_t old_size = 1, new_size = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
-    old_size *= shape[d];
+    if (shape[d] >= 0) old_size *= shape[d];
     std::optional<Bound> u;
     bool failed = false;
     for (const Access& a : accesses) {
@@ -104,17 +111,19 @@ std::optional<Plan> PlanBuffer(const Buffer& buf, const BlockNode* root, const s
       if (dhi > 0) u->hi = b.hi;
     }
     int64_t extent = 0;
-    if (!failed && ConstDiff(u->hi, u->lo, &extent) && extent + 1 < shape[d]) {
+    if (!failed && ConstDiff(u->hi, u->lo, &extent) && (shape[d] < 0 || extent + 1 < shape[d])) {
       plan.offsets.push_back(Simplify(u->lo));
       new_shape.push_back(make_const(buf->shape[d].dtype(), extent + 1));
       new_size *= extent + 1;
+    } else if (shape[d] < 0) {
+      return std::nullopt;  // a symbolic dimension left whole: keep the buffer as it is
     } else {
       plan.offsets.push_back(make_const(buf->shape[d].dtype(), 0));
       new_shape.push_back(buf->shape[d]);
       new_size *= shape[d];
     }
   }
-  if (new_size >= old_size) return std::nullopt;
+  if (!symbolic && new_size >= old_size) return std::nullopt;
   auto n = std::make_shared<BufferNode>(*buf.get());
   n->shape = std::move(new_shape);
   n->strides.clear();

@@ -123,10 +123,10 @@ class Partitioner : public StmtExprMutator {
  protected:
   Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
     int64_t m = 0, e = 0;
-    if (op->for_kind != ForKind::kSerial || !ir::as_const_int(op->min, &m) || !ir::as_const_int(op->extent, &e) ||
-        e < 2) {
-      return StmtExprMutator::VisitStmt_(op, s);
+    if (op->for_kind == ForKind::kSerial && (!ir::as_const_int(op->min, &m) || !ir::as_const_int(op->extent, &e))) {
+      return PartitionSymbolic(op, s);
     }
+    if (op->for_kind != ForKind::kSerial || e < 2) return StmtExprMutator::VisitStmt_(op, s);
     GuardCollector gc(op->loop_var.get_var());
     gc.VisitStmt(op->body);
     if (gc.guards.empty()) return PartitionSelects(op, s, m, e);
@@ -200,6 +200,58 @@ class Partitioner : public StmtExprMutator {
     return pieces.size() == 1 ? pieces[0] : SeqStmtNode::make(pieces);
   }
   int depth_ = 0;
+
+  /// A loop of symbolic range (dynamic shapes: the outer loop of split(n, {-1, f}) has extent
+  /// floordiv(n + f - 1, f) and its blocks the guard `i_0 * f + i_1 < n`): each guard that is
+  /// affine in the loop and the loops between (constant ranges) holds on a prefix [min, b_g) of
+  /// it (BoundForAllInner); the loop becomes [min, s) with those guards assumed true
+  /// (AssumeFacts) and the tail [s, end) with every guard kept, s = min(end, max(min, min_g b_g)).
+  Stmt PartitionSymbolic(const ForNode* op, const Stmt& s) {
+    GuardCollector gc(op->loop_var.get_var());
+    gc.VisitStmt(op->body);
+    // Variables defined inside the loop (loops, lets): a bound must not use them.
+    struct Defined : StmtExprVisitor {
+      std::set<const VarNode*> vars;
+      void VisitStmt_(const ForNode* f) override {
+        vars.insert(f->loop_var.get_var());
+        StmtExprVisitor::VisitStmt_(f);
+      }
+      void VisitStmt_(const LetStmtNode* l) override {
+        vars.insert(l->var.get_var());
+        StmtExprVisitor::VisitStmt_(l);
+      }
+      void VisitExpr_(const ir::LetNode* l) override {
+        vars.insert(l->var.get_var());
+        StmtExprVisitor::VisitExpr_(l);
+      }
+    } defined;
+    defined.VisitStmt(op->body);
+    std::vector<PrimExpr> facts, bounds;
+    for (const Guard& g : gc.guards) {
+      auto fact = detail::NormalizeComparison(g.term);
+      if (!fact) continue;
+      auto b = detail::BoundForAllInner(*fact, op->loop_var, g.inner);
+      if (!b || b->is_lower) continue;
+      bool local = false;
+      ForEachVar(b->bound, [&](const VarNode* v) { local |= defined.vars.count(v) > 0 || v == op->loop_var.get_var(); });
+      if (local) continue;
+      bool seen = false;
+      for (const PrimExpr& f : facts) seen |= ir::ExprStructuralEqual(f, g.term);
+      if (!seen) facts.push_back(g.term);
+      bounds.push_back(b->bound);
+    }
+    if (facts.empty()) return StmtExprMutator::VisitStmt_(op, s);
+    arith::Analyzer an;
+    const PrimExpr end = an.Simplify(op->min + op->extent);
+    PrimExpr split = bounds[0];
+    for (size_t i = 1; i < bounds.size(); ++i) split = ir::min(split, bounds[i]);
+    split = an.Simplify(ir::min(end, ir::max(op->min, split)));
+    Stmt main = ForNode::make(op->loop_var, op->min, an.Simplify(split - op->min), op->for_kind,
+                              VisitStmt(detail::AssumeFacts(op->body, facts)), op->annotations);
+    Stmt tail = detail::FreshCopy(
+        ForNode::make(op->loop_var, split, an.Simplify(end - split), op->for_kind, VisitStmt(op->body), op->annotations));
+    return SeqStmtNode::make({main, tail});
+  }
 };
 
 }  // namespace

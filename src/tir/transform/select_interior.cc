@@ -44,6 +44,18 @@ class FactRewriter : public StmtExprMutator {
     return ir::SelectNode::make(kept, tv, fv);
   }
 
+  Stmt VisitStmt_(const IfThenElseNode* op, const Stmt& s) override {
+    Stmt then_case = VisitStmt(op->then_case);
+    Stmt else_case = op->else_case.defined() ? VisitStmt(op->else_case) : Stmt();
+    PrimExpr cond = VisitExpr(op->condition), kept;
+    for (const PrimExpr& c : Conjuncts(cond)) {
+      if (!IsFact(c)) kept = kept.defined() ? (kept && c) : c;
+    }
+    if (!kept.defined()) return then_case;
+    if (kept.same_as(op->condition) && then_case.same_as(op->then_case) && else_case.same_as(op->else_case)) return s;
+    return IfThenElseNode::make(kept, then_case, else_case);
+  }
+
   PrimExpr VisitBinary_(const ir::PrimExprNode* op, const PrimExpr& a, const PrimExpr& b,
                         const PrimExpr& e) override {
     PrimExpr r = StmtExprMutator::VisitBinary_(op, a, b, e);

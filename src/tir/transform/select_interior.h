@@ -39,8 +39,8 @@ struct VarBound {
 };
 std::optional<VarBound> BoundForAllInner(const LinearFact& fact, const Var& v, const std::vector<const ForNode*>& inner);
 
-/// `s` where every `facts` condition is known to hold: a select's conjunct structurally equal to
-/// a fact becomes true, and min(a, b) / max(a, b) whose order a fact decides (a - b differs
+/// `s` where every `facts` condition is known to hold: a select's or an `if`'s conjunct
+/// structurally equal to a fact becomes true (an `if` left without a condition is its then case), and min(a, b) / max(a, b) whose order a fact decides (a - b differs
 /// from the fact's d by a constant) becomes the operand it selects. Run Simplify afterwards.
 Stmt AssumeFacts(const Stmt& s, const std::vector<PrimExpr>& facts);
 

@@ -10,6 +10,13 @@ namespace tessera::tir::transform {
 namespace {
 class StmtSimplifier : public StmtExprMutator {
  public:
+  /// Shape vars (dynamic shapes) are extents: never negative, and within their dtype.
+  void BindShapeVars(const std::vector<ir::Var>& vars) {
+    for (const ir::Var& v : vars) {
+      const int64_t hi = v.dtype().bits() >= 64 ? arith::IntBound::kPosInf : (int64_t{1} << (v.dtype().bits() - 1)) - 1;
+      an_.Bind(v, 0, hi);
+    }
+  }
   PrimExpr VisitExpr(const PrimExpr& e) override {
     // Children first (this reaches inside BufferLoad indices, opaque to arith), then the whole.
     return an_.Simplify(StmtExprMutator::VisitExpr(e));
@@ -66,7 +73,9 @@ class StmtSimplifier : public StmtExprMutator {
 Stmt Simplify(const Stmt& stmt) { return StmtSimplifier().VisitStmt(stmt); }
 
 PrimFunc Simplify(const PrimFunc& func) {
-  Stmt body = Simplify(func->body);
+  StmtSimplifier simplifier;
+  simplifier.BindShapeVars(func->shape_vars);
+  Stmt body = simplifier.VisitStmt(func->body);
   return body.same_as(func->body) ? func : func.WithBody(body);
 }
 

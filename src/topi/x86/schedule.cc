@@ -153,6 +153,15 @@ int64_t LaneFactor(int64_t ext, const ScheduleOptions& opt) {
 LoopRV SplitLanes(Schedule& sch, const std::string& block, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
   LoopRV inner = spatial.back();
   const int64_t ext = ConstExtent(sch, inner);
+  if (ext < 0) {
+    // A symbolic extent (dynamic shapes): lanes of the full width with a tail, which
+    // LoopPartition splits off (the main part's vectors need no predicate).
+    const int64_t f = Knob(opt.knobs, block + ".lanes", {0, opt.vector_lanes}, opt.vector_lanes);
+    if (f < 2) return LoopRV();
+    std::vector<LoopRV> parts = sch.split(inner, {-1, f});
+    spatial.back() = parts[0];
+    return parts[1];
+  }
   std::vector<int64_t> lanes = {0};
   for (int64_t f = 4; f <= 64 && f < ext; f *= 2) lanes.push_back(f);
   if (ext > 1 && ext <= 64) lanes.push_back(ext);
@@ -275,7 +284,7 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   const tir::IterVar* inner_iv = nullptr;
   for (const LoopRV& l : loops) {
     const tir::IterVar* iv = SpatialIterOf(r, sch.GetFor(l)->loop_var.get_var());
-    if (!iv || ConstExtent(sch, l) < 0) break;
+    if (!iv) break;  // symbolic extents are spatial loops too (parallelized, lanes with a tail)
     spatial.push_back(l);
     inner_iv = iv;
   }
@@ -301,9 +310,14 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   // Tuning knob "<block>.parallel_extent": fuse outer loops until this many iterations.
   const int64_t min_extent =
       Knob(opt.knobs, name + ".parallel_extent", {1, 4, 16, 64, 256, 1024}, opt.min_parallel_extent);
+  // A symbolic extent counts as enough (it is a sequence length or a batch, not known here).
+  auto extent = [&](const LoopRV& l) {
+    const int64_t e = ConstExtent(sch, l);
+    return e < 0 ? std::max<int64_t>(min_extent, 1) : e;
+  };
   size_t k = 1;
-  int64_t prod = ConstExtent(sch, spatial[0]);
-  while (prod < min_extent && k < spatial.size()) prod *= ConstExtent(sch, spatial[k++]);
+  int64_t prod = extent(spatial[0]);
+  while (prod < min_extent && k < spatial.size()) prod *= extent(spatial[k++]);
   LoopRV outer = spatial[0];
   if (k > 1) {
     try {
@@ -320,10 +334,12 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
 
 // A block's leading loops that are bound directly to spatial iter vars and have constant
 // extents (up to the first other loop): their loop vars and extents.
+// Extents are expressions: a symbolic one (dynamic shapes) is a row dimension too when every
+// block has the same one.
 struct LeadingLoops {
   const tir::BlockRealizeNode* realize = nullptr;  ///< nullptr when the block is not found
   std::vector<const ir::VarNode*> vars;
-  std::vector<int64_t> extents;
+  std::vector<PrimExpr> extents;
 };
 
 LeadingLoops LeadingSpatialLoops(Schedule& sch, const std::string& name) {
@@ -331,24 +347,31 @@ LeadingLoops LeadingSpatialLoops(Schedule& sch, const std::string& name) {
   out.realize = FindRealize(sch.func(), name);
   if (!out.realize) return out;
   for (const LoopRV& l : sch.get_loops(sch.get_block(name))) {
-    const int64_t e = ConstExtent(sch, l);
-    const ir::VarNode* v = sch.GetFor(l)->loop_var.get_var();
-    if (!SpatialIterOf(out.realize, v) || e < 0) break;
+    const tir::ForNode* f = sch.GetFor(l);
+    const ir::VarNode* v = f->loop_var.get_var();
+    if (!SpatialIterOf(out.realize, v)) break;
+    if (ConstExtent(sch, l) < 0 && !f->extent.as<ir::VarNode>()) break;  // only a bare shape var
     out.vars.push_back(v);
-    out.extents.push_back(e);
+    out.extents.push_back(f->extent);
   }
   return out;
+}
+
+bool SameExtent(const PrimExpr& a, const PrimExpr& b) {
+  int64_t x = 0, y = 0;
+  if (ir::as_const_int(a, &x) && ir::as_const_int(b, &y)) return x == y;
+  return a.same_as(b);
 }
 
 // Whether an access (a store's or a load's indices) in the block of `r` indexes the first
 // dimensions by the iter vars bound to the block's row loops, in order (or by 0 where the row
 // extent is 1: a broadcast dimension).
 bool RowAligned(const tir::BlockRealizeNode* r, const std::vector<const ir::VarNode*>& row_loops,
-                const std::vector<int64_t>& rows, const std::vector<PrimExpr>& indices) {
+                const std::vector<PrimExpr>& rows, const std::vector<PrimExpr>& indices) {
   if (indices.size() < row_loops.size()) return false;
   const tir::BlockNode* b = r->block_node();
   for (size_t d = 0; d < row_loops.size(); ++d) {
-    if (rows[d] == 1 && ir::is_zero(indices[d])) continue;
+    if (ir::is_one(rows[d]) && ir::is_zero(indices[d])) continue;
     const ir::VarNode* v = indices[d].as<ir::VarNode>();
     bool ok = false;
     for (size_t i = 0; v && i < b->iter_vars.size(); ++i)
@@ -376,17 +399,22 @@ std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::stri
     any_reduction |= IsReduction(blocks.back().realize->block_node());
   }
   // The rows: the leading extents every block shares.
-  const std::vector<int64_t>& rows = blocks[0].extents;
+  const std::vector<PrimExpr>& rows = blocks[0].extents;
   size_t m = rows.size();
   for (const LeadingLoops& b : blocks) {
     size_t k = 0;
-    while (k < m && k < b.extents.size() && b.extents[k] == rows[k]) ++k;
+    while (k < m && k < b.extents.size() && SameExtent(b.extents[k], rows[k])) ++k;
     m = k;
   }
   if (!any_reduction || m == 0) return {};
   int64_t count = 1;
-  for (size_t d = 0; d < m; ++d) count *= rows[d];
-  if (count < opt.min_parallel_extent) return {};
+  bool symbolic = false;
+  for (size_t d = 0; d < m; ++d) {
+    int64_t e = 0;
+    if (ir::as_const_int(rows[d], &e)) count *= e;
+    else symbolic = true;  // a sequence length or batch: assumed long enough
+  }
+  if (!symbolic && count < opt.min_parallel_extent) return {};
   for (LeadingLoops& b : blocks) b.vars.resize(m);
   // Every buffer a block writes is stored and read (by the later blocks) in its own row only.
   for (size_t i = 0; i < blocks.size(); ++i) {

@@ -67,13 +67,17 @@ class Schedule {
   std::vector<LoopRV> get_loops(const BlockRV& block);
 
   // ------------------------------------------------------------ loop transformations
-  /// Splits `loop` (constant extent n, serial, no annotations) into factors.size() >= 2
+  /// Splits `loop` (extent n, serial, no annotations) into factors.size() >= 2
   /// nested loops, outermost first. At most one factor may be -1: it is inferred as
   /// ceil(n / product of the others). When the product exceeds n, every block under
   /// the loop gets the predicate `fused index < n` so the extra iterations do nothing.
+  /// A symbolic n (dynamic shapes) needs the one -1: its loop's extent is
+  /// floordiv(n + p - 1, p) and the predicate is always added (LoopPartition later splits
+  /// off the tail).
   std::vector<LoopRV> split(const LoopRV& loop, const std::vector<int64_t>& factors);
   /// Fuses a perfectly nested chain of >= 2 serial loops (each loop's body is exactly the
-  /// next loop) into one loop of extent equal to the product of their extents.
+  /// next loop) into one loop of extent equal to the product of their extents (an
+  /// expression when one is symbolic; no extent may use a fused loop's variable).
   LoopRV fuse(const std::vector<LoopRV>& loops);
   /// Puts the given loops, which must all lie on one perfectly nested chain (no branch
   /// between the outermost and innermost of them), into the given order; loops of the

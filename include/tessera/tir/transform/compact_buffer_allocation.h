@@ -9,7 +9,8 @@
 // such a buffer the shape of the per-iteration region (e.g. [1, 1, 1, 4, 16]) and allocates
 // it in the body of that loop (a stack slot; inside a parallel loop, one per task).
 //
-// For each buffer of the root block's alloc_buffers with a constant shape:
+// For each buffer of the root block's alloc_buffers (a symbolic dimension, dynamic shapes,
+// must compact to a constant extent, else the buffer is left as it is):
 //  * the accesses are the read / write regions of the blocks that touch it, mapped to loop
 //    variables through the blocks' bindings;
 //  * L = the innermost loop enclosing every access (their loop paths' common prefix);

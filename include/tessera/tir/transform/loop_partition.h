@@ -16,6 +16,14 @@
 // Conditions are assumed monotone in L (true on a prefix), as the guards of split are; a k the
 // analyzer cannot prove is simply smaller, so the result is always equivalent.
 //
+// Symbolic loops (dynamic shapes): a serial loop whose min or extent is not constant (the outer
+// loop of split(n, {-1, f}) on a symbolic n, extent floordiv(n + f - 1, f)) takes each upper-bound
+// guard that is affine in L and the loops between (constant ranges) with a constant coefficient,
+// and whose bound uses nothing defined inside L, and computes where it holds for every value of
+// those loops: a prefix [m, b) (select_interior.h's BoundForAllInner; b = floordiv(n, f) for
+// the split guard). L becomes [m, s) with those guards rewritten to true and the tail [s, end)
+// with every guard kept, s = min(end, max(m, min b)): an expression, no proof needed.
+//
 // Selects (inlined padding): a loop whose body has no such `if` is split by the conditions of
 // its selects instead. `select(0 <= y && y < H && ..., data[clamp(y)], 0)` with y affine in L and
 // in the loops between L and the select (constant ranges): each such conjunct holds, for every
