@@ -177,6 +177,47 @@ TEST(VMCodegen, ExternalFunctionsInAProgramWithControlFlowAreRefused) {
   }
 }
 
+TEST(VMCodegen, SymbolicShapesNameTheirSymbolsAndPassThemToKernels) {
+  // y = reshape(relu(exp(x) + b), [n, 4, 16]) of x [n, 64]: a static program but for the symbol n.
+  Type xt = TensorTypeNode::make(Shape{Dim::Symbolic("n"), Dim(64)}, DataType::Float(32));
+  Var x = VarNode::make("x", xt);
+  Var b = VarNode::make("b", F32({64}));
+  Attrs to3d;
+  to3d.Set("newshape", std::vector<int64_t>{-1, 4, 16});
+  to3d.Set("symbols", std::string("n"));
+  Expr sum = Call("add", {Call("exp", {x}), b});
+  IRModule mod = Fused(FunctionNode::make({x, b}, Call("reshape", {Call("nn.relu", {sum})}, to3d)));
+  EXPECT_FALSE(HasControlFlow(mod));
+  ASSERT_TRUE(HasSymbolicShapes(mod));
+  const nlohmann::json j = nlohmann::json::parse(VMCodegen(mod, {"y"}).graph_json);
+  EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json::parse(R"(["n", 64])"));
+  EXPECT_EQ(j["inputs"][1]["shape"], nlohmann::json::parse("[64]"));
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse(R"(["n", 4, 16])"));
+  // exp, add, relu and the reshape fuse into one kernel, which gets n.
+  EXPECT_EQ(j["instructions"], nlohmann::json::parse(R"([
+    {"op": "AllocTensor", "dst": 2, "dtype": "float32", "shape": ["n", 4, 16]},
+    {"op": "InvokePacked", "kernel": "fused_exp_add_relu_reshape_0", "args": [0, 1, 2], "num_outputs": 1,
+     "shape_args": ["n"]},
+    {"op": "Kill", "regs": [0, 1]},
+    {"op": "Ret", "results": [2]}])"));
+
+  // A static program has no symbols.
+  Var s = VarNode::make("s", F32({4}));
+  EXPECT_FALSE(HasSymbolicShapes(Fused(FunctionNode::make({s}, Call("exp", {s})))));
+}
+
+TEST(VMCodegen, AnExtentNoRelationComputedIsRefused) {
+  Type xt = TensorTypeNode::make(Shape{Dim::Any(), Dim(4)}, DataType::Float(32));
+  Var x = VarNode::make("x", xt);
+  IRModule mod = Fused(FunctionNode::make({x}, Call("exp", {x})));
+  try {
+    VMCodegen(mod, {"y"});
+    FAIL() << "expected UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("'?'"), std::string::npos) << e.what();
+  }
+}
+
 runtime::NDArray Scalar(bool v) {
   auto a = runtime::NDArray::Empty({}, DataType::Bool());
   *static_cast<uint8_t*>(a.raw_data()) = v ? 1 : 0;
