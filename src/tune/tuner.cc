@@ -140,8 +140,43 @@ void Confirm(const std::vector<TuneTask>& tasks, const target::Target& target, c
 
 }  // namespace
 
+namespace {
+TuneReport TuneStatic(const std::vector<TuneTask>& tasks, const target::Target& target, Database& db,
+                      const TuneOptions& opt, const std::function<void(const TuneProgress&)>& progress);
+}  // namespace
+
 TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target, Database& db,
                 const TuneOptions& opt, const std::function<void(const TuneProgress&)>& progress) {
+  TESSERA_CHECK(opt.max_trials > 0 || opt.max_seconds > 0,
+                "tuning needs a budget: a number of trials (--trials N) or a time (--time 10m)");
+  // A kernel with symbolic extents (dynamic shapes) is not a tuning task: its measurements would
+  // hold for one value of its shape vars only; it keeps the default schedule.
+  std::vector<TuneTask> tunable;
+  std::vector<TaskStatus> skipped;
+  for (const TuneTask& t : tasks) {
+    if (t.func.defined() && !t.func->shape_vars.empty()) {
+      TaskStatus s;
+      s.name = t.name;
+      s.workload_hash = t.workload_hash;
+      s.weight = t.weight;
+      s.flops = t.flops;
+      s.stopped = true;
+      s.not_tuned = kDynamicShapeNotTuned;
+      std::cerr << "tessera tune: task '" << t.name << "': " << kDynamicShapeNotTuned << "\n";
+      skipped.push_back(std::move(s));
+    } else {
+      tunable.push_back(t);
+    }
+  }
+  TuneReport report;
+  if (!tunable.empty()) report = TuneStatic(tunable, target, db, opt, progress);
+  report.tasks.insert(report.tasks.end(), skipped.begin(), skipped.end());
+  return report;
+}
+
+namespace {
+TuneReport TuneStatic(const std::vector<TuneTask>& tasks, const target::Target& target, Database& db,
+                      const TuneOptions& opt, const std::function<void(const TuneProgress&)>& progress) {
   TESSERA_CHECK(opt.max_trials > 0 || opt.max_seconds > 0,
                 "tuning needs a budget: a number of trials (--trials N) or a time (--time 10m)");
   using Clock = std::chrono::steady_clock;
@@ -258,5 +293,6 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
   report.elapsed_s = elapsed();
   return report;
 }
+}  // namespace
 
 }  // namespace tessera::tune

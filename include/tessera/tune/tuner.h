@@ -61,8 +61,12 @@ struct TaskStatus {
   int errors = 0;           ///< of which failed
   int confirmations = 0;    ///< re-measurements of best programs (not trials)
   bool stopped = false;
+  std::string not_tuned;    ///< why the task was not tuned (kDynamicShapeNotTuned); empty otherwise
   double best_gflops() const { return best_secs > 0 ? flops / best_secs * 1e-9 : 0; }
 };
+
+/// TaskStatus::not_tuned of a kernel with symbolic extents (PrimFunc shape_vars, dynamic shapes).
+inline constexpr const char* kDynamicShapeNotTuned = "dynamic shape: not tuned";
 
 /// sum_i weight_i * (best, else default, seconds of task i): the kernels' share of one model run.
 double EstimatedLatency(const std::vector<TaskStatus>& tasks);
@@ -87,7 +91,9 @@ struct TuneReport {
 /// Tunes `tasks` for `target` (which must run on this machine), recording in `db`. Throws
 /// UserError when neither budget is set. A task whose hand-written schedule cannot be measured
 /// is skipped with a line on stderr naming it and the error (its TaskStatus: stopped, one error),
-/// never fatal.
+/// never fatal. A task whose PrimFunc has shape_vars (dynamic shapes) is not tuned: a line on
+/// stderr, and its TaskStatus (after the tuned ones, stopped, no trials) has not_tuned =
+/// kDynamicShapeNotTuned; `compile --db` finds no record for it and uses the default schedule.
 TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target, Database& db,
                 const TuneOptions& options, const std::function<void(const TuneProgress&)>& progress = {});
 
