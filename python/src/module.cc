@@ -173,7 +173,14 @@ std::vector<runtime::NDArray> Arrays(const std::vector<PyArray>& arrays, const S
 
 nb::list Infos(const std::vector<TensorInfo>& infos) {
   nb::list l;
-  for (const TensorInfo& t : infos) l.append(nb::make_tuple(t.name, t.shape, t.dtype));
+  for (const TensorInfo& t : infos) {
+    nb::list shape;  // a symbolic dim as its name (vm.h "Shapes")
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      if (d < t.dim_names.size() && !t.dim_names[d].empty()) shape.append(nb::str(t.dim_names[d].c_str()));
+      else shape.append(nb::int_(t.shape[d]));
+    }
+    l.append(nb::make_tuple(t.name, shape, t.dtype));
+  }
   return l;
 }
 
@@ -218,7 +225,7 @@ NB_MODULE(_core, m) {
       .def(nb::init<const std::string&>(), "path"_a, nb::call_guard<nb::gil_scoped_release>())
       .def_prop_ro("path", &Session::path)
       .def_prop_ro("inputs", [](const Session& s) { return Infos(s.inputs()); },
-                   "[(name, shape, dtype)] of the graph inputs")
+                   "[(name, shape, dtype)] of the graph inputs (a symbolic dim: its name, a str)")
       .def_prop_ro("outputs", [](const Session& s) { return Infos(s.outputs()); },
                    "[(name, shape, dtype)] of the graph outputs")
       .def(

@@ -38,11 +38,13 @@ class Session::Lease {
 Session::Session(const std::string& path) : path_(path), module_(runtime::Module::LoadFromFile(path)) {
   std::unique_ptr<Executor> first = runtime::MakeExecutor(module_);
   for (int i = 0; i < first->NumInputs(); ++i) {
-    inputs_.push_back({first->InputName(i), first->InputShape(i), first->InputDType(i).str()});
+    inputs_.push_back(
+        {first->InputName(i), first->InputShape(i), first->InputDType(i).str(), first->InputDimNames(i)});
     input_dtypes_.push_back(first->InputDType(i));
   }
   for (int i = 0; i < first->NumOutputs(); ++i)
-    outputs_.push_back({first->OutputName(i), first->OutputShape(i), first->OutputDType(i).str()});
+    outputs_.push_back(
+        {first->OutputName(i), first->OutputShape(i), first->OutputDType(i).str(), first->OutputDimNames(i)});
   idle_.push_back(std::move(first));
 }
 
@@ -70,9 +72,9 @@ void Session::BindInputs(Executor& ex, const std::vector<NDArray>& inputs) const
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorInfo& info = inputs_[i];
     const NDArray& a = inputs[i];
-    TESSERA_CHECK(a.dtype() == input_dtypes_[i] && a.shape() == info.shape, "input '", info.name, "' expects ",
-                  info.dtype, " ", runtime::ShapeToString(info.shape), ", got ", a.dtype().str(), " ",
-                  runtime::ShapeToString(a.shape()));
+    TESSERA_CHECK(a.dtype() == input_dtypes_[i] && runtime::ShapeAccepts(info.shape, a.shape()), "input '",
+                  info.name, "' expects ", info.dtype, " ", runtime::ShapeToString(info.shape, info.dim_names),
+                  ", got ", a.dtype().str(), " ", runtime::ShapeToString(a.shape()));
     if (auto* graph = dynamic_cast<GraphExecutor*>(&ex)) graph->BindInput(static_cast<int>(i), a);
     else ex.SetInput(static_cast<int>(i), a);  // the VM keeps a handle, copies nothing
   }

@@ -7,8 +7,11 @@
 // (BindInput / BindOutput): kernels read the inputs from the caller's memory and write the outputs
 // into the arrays it returns; an input that is not 64-byte aligned, or an output that cannot be
 // bound, is copied instead. On a VM program the kernels read the caller's inputs and the outputs
-// are the VM's fresh arrays (vm.h); Profile() is for graph programs only (UserError otherwise). Errors are tessera::UserError (wrong count, name, dtype or shape of an input)
-// or tessera::Error (a failing kernel), naming the model.
+// are the VM's fresh arrays (vm.h); Profile() is for graph programs only (UserError otherwise).
+// An input with symbolic dims (a VM program's, vm.h "Shapes") takes arrays of any extent there;
+// the VM checks that the inputs agree on each symbol. Errors are tessera::UserError (wrong count,
+// name, dtype, rank or static extent of an input, inputs disagreeing on a symbol) or
+// tessera::Error (a failing kernel), naming the model.
 #pragma once
 
 #include <memory>
@@ -24,11 +27,13 @@
 
 namespace tessera::python {
 
-/// A graph input or output: its name, shape and element type ("float32").
+/// A graph input or output: its name, shape and element type ("float32"). A VM program's symbolic
+/// dim (runtime/executor.h) is -1 in `shape` and named in `dim_names` ("" for a static dim).
 struct TensorInfo {
   std::string name;
   std::vector<int64_t> shape;
   std::string dtype;
+  std::vector<std::string> dim_names;
 };
 
 class Session {

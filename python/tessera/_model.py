@@ -16,11 +16,20 @@ UserError = _core.UserError
 
 @dataclasses.dataclass(frozen=True)
 class TensorInfo:
-    """A graph input or output: its name, static shape and element type (numpy name, e.g. "float32")."""
+    """A graph input or output: its name, shape and element type (numpy name, e.g. "float32").
+
+    A dim of a model compiled with dynamic shapes (a VM program's symbolic dim) is its symbol's name,
+    a ``str`` (e.g. ``("batch", "seq", 768)``): an input takes arrays of any extent there, the same
+    extent wherever the same name appears."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     dtype: str
+
+    @property
+    def is_static(self) -> bool:
+        """True when every dim is an int."""
+        return all(isinstance(d, int) for d in self.shape)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,8 +105,9 @@ class CompiledModel:
     protocol, or nested lists / scalars (converted to the input's dtype). They are not copied when
     C-contiguous and 64-byte aligned (the kernels read them in place); outputs are written by the
     kernels straight into the returned arrays. Outputs are numpy arrays, or torch tensors when a torch
-    tensor came in. The dtype and shape of every input must be the graph's (see ``inputs``): a
-    mismatch raises :class:`tessera.UserError` naming the input.
+    tensor came in. The dtype and shape of every input must be the graph's (see ``inputs``; a dim
+    shown as a name takes any extent, the same for every input naming it): a mismatch raises
+    :class:`tessera.UserError` naming the input.
 
     Thread-safe: several threads may call one model at once (the GIL is released while it runs).
     """
@@ -180,11 +190,16 @@ class CompiledModel:
     def _sample_inputs(self, args: Sequence[Any], named: Mapping[str, Any]) -> list[Any]:
         if args or named:
             return self._arrays(args, named)
+        dynamic = [t for t in self._inputs if not t.is_static]
+        if dynamic:
+            raise UserError(f"input '{dynamic[0].name}' has dynamic dims {list(dynamic[0].shape)}: "
+                            "pass the inputs to time the model with (zeros are made only for static shapes)")
         return [np.zeros(t.shape, dtype=t.dtype) for t in self._inputs]
 
     def benchmark(self, *args: Any, repeat: int = 100, warmup: int = 10, **named: Any) -> BenchmarkResult:
-        """Times `repeat` runs (after `warmup`) on the given inputs (zeros when none are given), in C++
-        with the GIL released: the model's latency without Python's call overhead."""
+        """Times `repeat` runs (after `warmup`) on the given inputs (zeros when none are given and every
+        input shape is static), in C++ with the GIL released: the model's latency without Python's
+        call overhead."""
         secs = self._session.benchmark(self._sample_inputs(args, named), warmup, repeat)
         return BenchmarkResult(tuple(s * 1e3 for s in secs))
 

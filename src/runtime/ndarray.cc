@@ -145,7 +145,10 @@ NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
   TESSERA_CHECK(t.dtype.code <= kDLBfloat || t.dtype.code == kDLBool,
                 "NDArray::FromDLPack: DLPack type code ", static_cast<int>(t.dtype.code),
                 " is not supported (complex?)");
-  if (t.strides) {
+  // An empty tensor (an extent 0, e.g. a dynamic dim in this call) has no layout to check: numpy
+  // gives it strides of 0.
+  const bool empty = std::find(shape.begin(), shape.end(), int64_t{0}) != shape.end();
+  if (t.strides && !empty) {
     int64_t expected = 1;
     for (int i = t.ndim - 1; i >= 0; --i) {
       TESSERA_CHECK(shape[i] == 1 || t.strides[i] == expected,

@@ -210,6 +210,19 @@ TEST(NDArray, FromDLPackRejectsStridedAndCallsDeleter) {
   EXPECT_EQ(g_deleted, 2);
 }
 
+// An empty tensor (numpy gives (0, 4) strides of 0) is compact whatever its strides.
+TEST(NDArray, FromDLPackAcceptsAnyStridesOfAnEmptyTensor) {
+  static float buf[1] = {0};
+  static int64_t shape[2] = {0, 4};
+  static int64_t strides[2] = {0, 0};
+  auto* m = new DLManagedTensor{};
+  m->dl_tensor = DLTensor{buf, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, strides, 0};
+  m->deleter = [](DLManagedTensor* self) { delete self; };
+  NDArray a = NDArray::FromDLPack(m);
+  EXPECT_EQ(a.shape(), (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(a.NumElements(), 0);
+}
+
 TEST(NDArray, ShapeToString) {
   EXPECT_EQ(ShapeToString({}), "[]");
   EXPECT_EQ(ShapeToString({1, 3, 224, 224}), "[1, 3, 224, 224]");

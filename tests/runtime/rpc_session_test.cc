@@ -119,6 +119,28 @@ TEST_F(SessionOverSocketPair, ModelErrorsAreAnsweredAndTheSessionGoesOn) {
   EXPECT_EQ(Receive().type, MessageType::kRunResult);
 }
 
+// A VM program with symbolic shapes (fixtures/fixture_dynamic_model.c, x: float32 ["n", 4]) runs
+// on the server at any n; a wrong static dim is answered with the input's symbolic shape.
+TEST_F(SessionOverSocketPair, SymbolicInputShapes) {
+  Handshake();
+  Send(MessageType::kUploadModule, Encode(UploadModule{"dynamic.so", ReadFile(TESSERA_FIXTURE_DYNAMIC_MODEL)}));
+  EXPECT_EQ(Receive().type, MessageType::kModuleLoaded);
+  for (int64_t n : {1, 2}) {
+    std::vector<float> x(4 * n, -1.0f);
+    x[0] = 3;
+    Send(MessageType::kRun, Encode(RunRequest{0, 0, {{"x", Floats({n, 4}, x)}}}));
+    Message m = Receive();
+    ASSERT_EQ(m.type, MessageType::kRunResult);
+    RunReply reply = DecodeRunReply(m.payload);
+    ASSERT_EQ(reply.outputs[0].value.shape(), (std::vector<int64_t>{n, 4}));
+    EXPECT_EQ(reply.outputs[0].value.data<float>()[0], 6.0f);
+    EXPECT_EQ(reply.outputs[0].value.data<float>()[4 * n - 1], 0.0f);
+  }
+  Send(MessageType::kRun, Encode(RunRequest{0, 0, {{"x", Floats({1, 3}, {0, 0, 0})}}}));
+  std::string e = ExpectError();
+  EXPECT_NE(e.find("expects shape [n, 4], got [1, 3]"), std::string::npos) << e;
+}
+
 TEST_F(SessionOverSocketPair, WrongVersionIsAnsweredAndClosed) {
   Send(MessageType::kHello, Encode(Hello{2, "future"}));
   std::string e = ExpectError();

@@ -90,9 +90,13 @@ int InspectLibrary(const std::string& path) {
       if (in.op == runtime::VMOpcode::kInvokePacked) kernel_calls[in.name]++, calls++;
       if (in.op == runtime::VMOpcode::kIf) branches++;
     }
-    memory = "program: VM bytecode (control flow), " + std::to_string(exe.instructions.size()) + " instructions, " +
-             std::to_string(branches) + " If, " + std::to_string(exe.num_registers) +
-             " registers; activation memory from the VM's storage pool at run time";
+    std::string symbols;  // the run-time extents (vm.h "Shapes")
+    for (const std::string& sym : exe.symbols) symbols += (symbols.empty() ? "" : ", ") + sym;
+    if (!symbols.empty()) symbols = "; symbolic extents bound at run time: " + symbols;
+    memory = "program: VM bytecode (control flow" + std::string(exe.symbols.empty() ? "" : " or dynamic shapes") +
+             "), " + std::to_string(exe.instructions.size()) + " instructions, " +
+             std::to_string(branches) + " If, " + std::to_string(exe.num_registers) + " registers" + symbols +
+             "; activation memory from the VM's storage pool at run time";
   } else {
     const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);
     auto tensor = [&](const runtime::PlanIO& io) {
