@@ -17,8 +17,10 @@
 #include "tessera/tir/printer.h"
 #include "tessera/tir/structural_equal.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
+#include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
@@ -438,6 +440,98 @@ TEST(DynamicShape, TwoShapeVars) {
         return std::vector<Data>{out};
       },
       {{1, 1}, {3, 5}, {2, 64}, {5, 129}}, 1e-5, 5);
+}
+
+// ---- the packed GEMM (topi/nn/dense_pack.h, topi/x86/dense.h) with a symbolic row count ----
+
+// The packing of a [N, K] weight, in C++ (what graph_lower::PackGemmWeights produces).
+Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t) {
+  const int64_t nb = t.PaddedN(n) / t.bn;
+  Data out(nb * k * t.bn, 0.0);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t l = 0; l < t.bn; ++l)
+        if (b * t.bn + l < n) out[(b * k + kk) * t.bn + l] = w[(b * t.bn + l) * k + kk];
+  return out;
+}
+
+// Whether a statement has an `if` or a block predicate under a loop whose var is named `name`.
+bool GuardedUnder(const tir::Stmt& s, const std::string& name) {
+  struct V : tir::StmtExprVisitor {
+    std::string name;
+    int depth = 0;
+    bool found = false;
+    void VisitStmt_(const tir::ForNode* op) override {
+      const bool in = op->loop_var->name_hint == name;
+      depth += in;
+      tir::StmtExprVisitor::VisitStmt_(op);
+      depth -= in;
+    }
+    void VisitStmt_(const tir::IfThenElseNode* op) override {
+      found |= depth > 0;
+      tir::StmtExprVisitor::VisitStmt_(op);
+    }
+  } v;
+  v.name = name;
+  v.VisitStmt(s);
+  return v.found;
+}
+
+// y = gelu(x · wᵀ + bias) (tanh form) over x [rows..., K] with symbolic rows, w prepacked.
+void CheckGemmSymbolicRows(const std::vector<PrimExpr>& xshape, int64_t N, int64_t K, int64_t interp_max,
+                           const std::vector<std::vector<int64_t>>& ns) {
+  const Var n = Var(std::static_pointer_cast<const ir::VarNode>(xshape[xshape.size() - 2].node()));
+  GemmPackTile t = x86::ChooseGemmTile(-1, N, K, testing::TestTarget());
+  te::Tensor x = te::placeholder(xshape, f32, "x");
+  te::Tensor wp = te::placeholder(MakeShape({t.PaddedN(N) / t.bn, K, t.bn}), f32, "wp");
+  te::Tensor bias = te::placeholder({C(N)}, f32, "bias");
+  te::Tensor d = dense_packed(x, wp, N, t);
+  std::vector<PrimExpr> oshape = xshape;
+  oshape.back() = C(N);
+  const size_t r = oshape.size();
+  te::Tensor y = te::compute(
+      oshape,
+      [&](const std::vector<Var>& i) {
+        PrimExpr v = d(AsExprs(i)) + bias({i[r - 1]});
+        return v * 0.5f * (ir::tanh(v * 0.7978845608f * (v * v * 0.044715f + 1.0f)) + 1.0f);
+      },
+      "gelu", tag::kElemWise);
+  Kernel k = Build({x, wp, bias, y}, "gemm_dyn");
+  // The micro-kernel: no guard inside the reduction loop (whole tiles of mr rows), parallel tiles.
+  EXPECT_FALSE(GuardedUnder(k.flat->body, "k")) << k.flat;
+  testing::LoopKinds kinds;
+  kinds.VisitStmt(k.scheduled->body);
+  EXPECT_GE(kinds.parallel, 1) << k.scheduled;
+  EXPECT_GE(kinds.unrolled, 1) << k.scheduled;
+  Check(
+      k,
+      [&](const std::vector<int64_t>& v) {
+        return std::vector<Data>{Random(v[0] * K, 21), PackRef(Random(N * K, 22), N, K, t), Random(N, 23)};
+      },
+      [&](const std::vector<Data>& in, const std::vector<int64_t>& v) {
+        const Data w = Random(N * K, 22);
+        Data out(v[0] * N);
+        for (int64_t i = 0; i < v[0]; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double a = 0;
+            for (int64_t kk = 0; kk < K; ++kk) a += in[0][i * K + kk] * w[j * K + kk];
+            a += in[2][j];
+            out[i * N + j] = 0.5 * a * (1 + std::tanh(0.7978845608 * (a + 0.044715 * a * a * a)));
+          }
+        return std::vector<Data>{out};
+      },
+      ns, 2e-4, interp_max);
+}
+
+TEST(DynamicShape, PackedGemmSymbolicRowsSmall) {
+  Var n("n", i32);
+  CheckGemmSymbolicRows({n, C(40)}, 45, 40, 13, {{1}, {3}, {7}, {13}, {64}, {129}});
+}
+
+TEST(DynamicShape, PackedGemmSymbolicRowsBert) {
+  Var n("seq", i32);
+  CheckGemmSymbolicRows({n, C(768)}, 768, 768, 0, kNs);
+  CheckGemmSymbolicRows({C(1), n, C(768)}, 3072, 768, 0, {{1}, {129}});
 }
 
 }  // namespace

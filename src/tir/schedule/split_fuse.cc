@@ -100,12 +100,15 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loop, const std::vector<int64_
       TESSERA_THROW(ScheduleError, "split: loop ", name, " has the symbolic extent ", AsText(f->extent),
                     "; split it with one inferred factor (-1), got ", JoinInts(factors));
     }
+    // A tail unless the extent is provably a multiple of prod (a row count the compute padded
+    // to a multiple of the tile, floordiv(n + p - 1, p) * p).
+    const bool exact = prod == 1 || ir::is_zero(Simplify(ir::floormod(f->extent, make_const(t, prod))));
     for (size_t i = 0; i < factors.size(); ++i) {
-      extents.push_back(static_cast<int>(i) == inferred
-                            ? Simplify(ir::floordiv(f->extent + make_const(t, prod - 1), make_const(t, prod)))
-                            : make_const(t, factors[i]));
+      PrimExpr e = exact ? f->extent : f->extent + make_const(t, prod - 1);
+      extents.push_back(static_cast<int>(i) == inferred ? Simplify(ir::floordiv(e, make_const(t, prod)))
+                                                        : make_const(t, factors[i]));
     }
-    guard = prod > 1;  // a tail unless the extent is a multiple of prod, which is not known
+    guard = !exact;
   } else {
     std::vector<int64_t> fs = factors;
     if (inferred >= 0) fs[inferred] = (n + prod - 1) / prod;

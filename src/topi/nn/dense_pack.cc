@@ -76,8 +76,53 @@ Tensor pack_matmul_b(const Tensor& b, const GemmPackTile& tile, bool transposed)
       "T_pack_b", tag::kInjective);
 }
 
+namespace {
+// dense_packed over an x whose row dimension (the one before K) is symbolic (dynamic shapes,
+// e.g. [seq, K] or [1, seq, K]); the other dims are constant. The rows are padded to
+// floordiv(m + mr - 1, mr) * mr (padded rows read row m - 1), so the schedule splits them into
+// whole tiles, and T_gemm_unpad slices off the real rows and columns.
+Tensor DensePackedSymbolicRows(const Tensor& x, const Tensor& wp, int64_t n, const GemmPackTile& tile) {
+  const std::vector<PrimExpr>& xs = x.shape();
+  const std::vector<int64_t> ps = ConstShape(wp);
+  const size_t r = xs.size();
+  int64_t kx = 0;
+  for (size_t d = 0; d < r; ++d) {
+    int64_t v = 0;
+    TESSERA_CHECK(d == r - 2 || ir::as_const_int(xs[d], &v), "dense_packed: only the row dimension of x (the one ",
+                  "before K) may be symbolic; dimension ", d, " is not constant");
+  }
+  ir::as_const_int(xs.back(), &kx);
+  TESSERA_CHECK(ps.size() == 3 && kx == ps[1], "dense_packed: reduction extents differ (", kx, " vs ", ps[1], ")");
+  TESSERA_CHECK(ps[2] == tile.bn && ps[0] * ps[2] == tile.PaddedN(n), "dense_packed: packed weight does not match N = ",
+                n, " and the tile");
+  TESSERA_CHECK(x.dtype() == wp.dtype(), "dense_packed: dtypes differ");
+  const int64_t bn = tile.bn;
+  const PrimExpr m = xs[r - 2];
+  const PrimExpr mpad = ir::floordiv(m + Index(tile.mr - 1), Index(tile.mr)) * Index(tile.mr);
+  std::vector<PrimExpr> out = xs;
+  out[r - 2] = mpad;
+  out.back() = Index(ps[0] * bn);
+  te::IterVar k = te::reduce_axis(Range(Index(0), Index(kx)), "k");
+  Tensor y = te::compute(
+      out,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> xi = AsExprs(i);
+        xi[r - 2] = ir::min(xi[r - 2], m - Index(1));
+        xi.back() = k.var;
+        PrimExpr nn = i.back();
+        return te::sum(x(xi) * wp({ir::floordiv(nn, Index(bn)), k.var, ir::floormod(nn, Index(bn))}), {k});
+      },
+      "T_gemm_packed", tag::kDense, GemmAttrs(tile, 0));
+  std::vector<PrimExpr> real = xs;
+  real.back() = Index(n);
+  return te::compute(
+      real, [&](const std::vector<Var>& i) { return y(AsExprs(i)); }, "T_gemm_unpad", tag::kInjective);
+}
+}  // namespace
+
 Tensor dense_packed(const Tensor& x, const Tensor& wp, int64_t n, const GemmPackTile& tile) {
   CheckTile(tile, "dense_packed");
+  if (x.ndim() >= 2 && !x.shape()[x.ndim() - 2].as<ir::IntImmNode>()) return DensePackedSymbolicRows(x, wp, n, tile);
   std::vector<int64_t> xs = ConstShape(x), ps = ConstShape(wp);
   TESSERA_CHECK(!xs.empty() && ps.size() == 3, "dense_packed: need x of rank >= 1 and a packed weight [NB, K, bn]");
   TESSERA_CHECK(xs.back() == ps[1], "dense_packed: reduction extents differ (", xs.back(), " vs ", ps[1], ")");

@@ -63,8 +63,9 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   const int64_t lanes = opt.vector_lanes;
   std::vector<LoopRV> loops = sch.get_loops(block);
   if (loops.size() < 2 + static_cast<size_t>(nbatch)) return fused;
-  for (const LoopRV& l : loops)
-    if (ConstExtent(sch, l) < 0) return fused;
+  // Dynamic shapes: batch and row loops may have symbolic extents (rows padded to a multiple
+  // of mr by the compute, dense_packed); N and K must be constant.
+  if (ConstExtent(sch, loops[loops.size() - 2]) < 0 || ConstExtent(sch, loops.back()) < 0) return fused;
   std::vector<LoopRV> batch(loops.begin(), loops.begin() + nbatch);
   // The row loops; those of extent 1 (batch 1 of a [1, S, K] x) stay where they are, so the
   // tile's row index is the one loop left and the epilogue's region under it is exact.
@@ -80,10 +81,12 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     if (n_ext % (nv * lanes) != 0) return fused;  // not the padded compute: leave it to the default
     // Tuning knobs (schedule_knobs.h): the micro-kernel's rows and column vectors. A row tile that
     // does not divide the rows leaves a predicated tail; the column vectors divide the padded N.
+    // A symbolic row count counts as at least 12 rows (mr_want, the tile the compute padded to).
+    auto m_extent = [&] { return ConstExtent(sch, m) < 0 ? std::max<int64_t>(12, mr_want) : ConstExtent(sch, m); };
     if (m.defined()) {
       std::vector<int64_t> rows;
-      for (int64_t r = 1; r <= std::min<int64_t>(ConstExtent(sch, m), 12); ++r) rows.push_back(r);
-      mr_want = Knob(opt.knobs, name + ".mr", rows, std::min(mr_want, ConstExtent(sch, m)));
+      for (int64_t r = 1; r <= std::min<int64_t>(m_extent(), 12); ++r) rows.push_back(r);
+      mr_want = Knob(opt.knobs, name + ".mr", rows, std::min(mr_want, m_extent()));
     }
     nv = Knob(opt.knobs, name + ".nv", DivisorsInRange(n_ext / lanes, 1, 4), nv);
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
@@ -91,9 +94,9 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     std::vector<LoopRV> order = {no};
     LoopRV mo, mi;
     if (m.defined()) {
-      const int64_t m_ext = ConstExtent(sch, m);
+      const int64_t m_ext = m_extent();
       const int64_t mr = std::min(mr_want, m_ext);
-      if (mr < m_ext) {
+      if (mr < m_ext || ConstExtent(sch, m) < 0) {
         std::vector<LoopRV> mm = sch.split(m, {-1, mr});
         mo = mm[0], mi = mm[1];
       } else {
@@ -181,6 +184,9 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Targe
   const double ideal_acc = many_regs ? 16 : 12;  // accumulators that hide FMA latency and B loads
   double best_score = -1;
   const int64_t nvec = (n + best.bn - 1) / best.bn;
+  // A symbolic row count (m <= 0, dynamic shapes): chosen as for many rows, where the row tile's
+  // padding costs nothing; the tail tile is the only padded one.
+  if (m <= 0) m = 1 << 16;
   for (int64_t nv = 1; nv <= 8; ++nv) {
     for (int64_t mr = 1; mr <= 14; ++mr) {
       const int64_t acc = mr * nv * per_vec;

@@ -18,7 +18,11 @@
 // loops of extent 1 are not fused into M (so the tile's rows are one loop and its region
 // exact). M and N are padded by the computes to multiples of mr and nv * 16 (the unpadding copy
 // "T_gemm_unpad" is an ordinary block); only dense over an x of rank > 2 (rows fused into M)
-// gets a predicate on a partial row tile (LLVM splits that tile off the main loop). When rows
+// gets a predicate on a partial row tile (LLVM splits that tile off the main loop). Dynamic
+// shapes: a symbolic row count (dense_packed pads it to floordiv(m + mr - 1, mr) * mr) is split
+// into whole tiles of mr rows (no predicate: the split proves the padded extent a multiple of
+// mr), the same micro-kernel as static rows; the unpadding copy under the tile loop writes the
+// real rows of the last tile (a predicate there only). Symbolic N or K: not scheduled. When rows
 // fused across two non-unit dims make a tile's region not a box, reverse_compute_at refuses and
 // the epilogue keeps its own loop nest.
 //
@@ -50,7 +54,8 @@ namespace tessera::topi::x86 {
 /// e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
 /// B panel streams from L2, preferring tiles that divide M and N, keep >= 16
 /// accumulators and give both threads the same number of tiles. The environment variable
-/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments).
+/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments). m <= 0: a symbolic row count
+/// (dynamic shapes), chosen as for many rows.
 GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Target& target);
 
 /// Whether the default schedule must keep a block as its own stage (the packing T_pack_b).
