@@ -520,6 +520,38 @@ TEST(VMDynamicShape, ValidationOfSymbols) {
   EXPECT_EQ(exe.instructions[7].shape, (std::vector<int64_t>{kDynamicDim}));
 }
 
+// ParseVMExecutable and the VM on mutated copies of a dynamic-shape executable: UserError or a
+// program that loads, never anything else; those that load and run only forward also run (host
+// kernels that read their extents from the slot) or fail with a UserError.
+TEST(VMDynamicShape, MutatedExecutablesThrowOnlyUserError) {
+  std::mt19937 rng(77);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const std::vector<std::string> tokens = {"\"n\"", "\"m\"", "\"k\"", "\"q\"", "\"\"", "\"a b\"", "0", "1",
+                                           "-1", "2.5", "null", "[]", "[\"k\"]", "\"ShapeOf\"", "\"LoadShape\""};
+  int loaded = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string text = kConcat;
+    for (int e = 0; e < 1 + static_cast<int>(pick(2)); ++e) {
+      // Replace one token (a quoted string or a number) with another.
+      size_t at = text.find_first_of("\"0123456789", pick(text.size()));
+      if (at == std::string::npos) continue;
+      size_t end = text[at] == '"' ? text.find('"', at + 1) + 1 : text.find_first_not_of("0123456789", at);
+      if (end == std::string::npos || end < at) continue;
+      text.replace(at, end - at, tokens[pick(tokens.size())]);
+    }
+    try {
+      ParseVMExecutable(text, "<mut>");
+      ++loaded;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("<mut>"), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a UserError: " << e.what() << "\nfor: " << text;
+    }
+  }
+  EXPECT_GT(loaded, 0);
+  EXPECT_LT(loaded, 300);
+}
+
 // Version-1 executables without the new fields: static shapes, no symbols.
 TEST(VMDynamicShape, StaticExecutablesHaveNoSymbols) {
   const std::string v1 = R"({"format": "tessera-vm", "version": 1, "num_registers": 3,
