@@ -296,6 +296,17 @@ PrimExpr checked_index(PrimExpr index, int64_t extent) {
   const DataType i64 = DataType::Int(64, index.dtype().lanes());
   return CallNode::make(i64, "checked_index", {cast(i64, std::move(index)), make_const(i64, extent)});
 }
+PrimExpr checked_index(PrimExpr index, PrimExpr extent) {
+  int64_t v = 0;
+  if (as_const_int(extent, &v)) return checked_index(std::move(index), v);
+  TESSERA_ICHECK(index.defined() && (index.dtype().is_int() || index.dtype().is_uint()) && extent.defined() &&
+                     extent.dtype().is_int() && extent.dtype().lanes() == 1,
+                 "checked_index: the index and the extent must be integers");
+  const DataType i64 = DataType::Int(64, index.dtype().lanes());
+  PrimExpr n = cast(DataType::Int(64), std::move(extent));
+  if (i64.lanes() > 1) n = BroadcastNode::make(n, i64.lanes());
+  return CallNode::make(i64, "checked_index", {cast(i64, std::move(index)), n});
+}
 PrimExpr pow(PrimExpr x, PrimExpr y) {
   MatchTypes("pow", x, y);
   DataType t = x.dtype();

@@ -26,21 +26,29 @@ std::vector<int64_t> BroadcastShape(const std::vector<int64_t>& a, const std::ve
 }
 
 PrimExpr BroadcastRead(const Tensor& t, const std::vector<Var>& out_index) {
-  std::vector<int64_t> shape = ConstShape(t);
+  const std::vector<PrimExpr>& shape = t.shape();
   size_t offset = out_index.size() - shape.size();
   std::vector<PrimExpr> idx;
-  for (size_t i = 0; i < shape.size(); ++i) idx.push_back(shape[i] == 1 ? Index(0) : PrimExpr(out_index[offset + i]));
+  for (size_t i = 0; i < shape.size(); ++i)
+    idx.push_back(IsConst(shape[i], 1) ? Index(0) : PrimExpr(out_index[offset + i]));
   return t(idx);
 }
 
 Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const BinaryFn& f, const std::string& name) {
   TESSERA_CHECK(a.dtype() == b.dtype(), name, ": operand dtypes differ (", a.dtype().str(), " vs ", b.dtype().str(),
                 "); insert a cast");
-  std::vector<int64_t> sa = ConstShape(a), sb = ConstShape(b);
-  std::vector<int64_t> out = BroadcastShape(sa, sb);
-  const char* tg = (sa == out && sb == out) ? tag::kElemWise : tag::kBroadcast;
+  const std::vector<PrimExpr>& sa = a.shape();
+  const std::vector<PrimExpr>& sb = b.shape();
+  const std::vector<PrimExpr> out = BroadcastExtents(sa, sb);
+  auto same = [&](const std::vector<PrimExpr>& s) {
+    if (s.size() != out.size()) return false;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (!SameExtent(s[i], out[i])) return false;
+    return true;
+  };
+  const char* tg = (same(sa) && same(sb)) ? tag::kElemWise : tag::kBroadcast;
   return te::compute(
-      MakeShape(out), [&](const std::vector<Var>& i) { return f(BroadcastRead(a, i), BroadcastRead(b, i)); }, name,
+      out, [&](const std::vector<Var>& i) { return f(BroadcastRead(a, i), BroadcastRead(b, i)); }, name,
       tg);
 }
 

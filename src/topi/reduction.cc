@@ -13,7 +13,7 @@ namespace {
 using Reducer = std::function<PrimExpr(PrimExpr, std::vector<te::IterVar>)>;
 
 // The reduced-dim mask and the output shape of reducing x over axes.
-std::vector<bool> ReducedMask(const std::vector<int64_t>& in, const std::vector<int64_t>& axes, const char* op) {
+std::vector<bool> ReducedMask(const std::vector<PrimExpr>& in, const std::vector<int64_t>& axes, const char* op) {
   int nd = static_cast<int>(in.size());
   std::vector<bool> red(nd, axes.empty());
   for (int64_t a : axes) red[NormalizeAxis(a, nd, op)] = true;
@@ -22,23 +22,23 @@ std::vector<bool> ReducedMask(const std::vector<int64_t>& in, const std::vector<
 
 Tensor Reduce(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const Reducer& reducer,
               const char* op, const std::string& name) {
-  std::vector<int64_t> in = ConstShape(x);
+  const std::vector<PrimExpr>& in = x.shape();
   int nd = static_cast<int>(in.size());
   std::vector<bool> red = ReducedMask(in, axes, op);
-  std::vector<int64_t> out;
+  std::vector<PrimExpr> out;
   for (int d = 0; d < nd; ++d) {
     if (!red[d]) out.push_back(in[d]);
-    else if (keepdims) out.push_back(1);
+    else if (keepdims) out.push_back(Index(1));
   }
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         std::vector<te::IterVar> rv;
         std::vector<PrimExpr> idx;
         size_t k = 0;
         for (int d = 0; d < nd; ++d) {
           if (red[d]) {
-            rv.push_back(te::reduce_axis(Range(Index(0), Index(in[d])), "k" + std::to_string(d)));
+            rv.push_back(te::reduce_axis(Range(Index(0), in[d]), "k" + std::to_string(d)));
             idx.push_back(rv.back().var);
             if (keepdims) ++k;
           } else {
@@ -59,13 +59,17 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
   TESSERA_CHECK(x.dtype().is_float(), "mean needs a float tensor, got ", x.dtype().str());
-  std::vector<int64_t> in = ConstShape(x);
+  const std::vector<PrimExpr>& in = x.shape();
   std::vector<bool> red = ReducedMask(in, axes, "mean");
-  int64_t count = 1;
+  std::vector<PrimExpr> reduced;
   for (size_t d = 0; d < in.size(); ++d)
-    if (red[d]) count *= in[d];
+    if (red[d]) reduced.push_back(in[d]);
   Tensor s = sum(x, axes, keepdims);
-  PrimExpr n = ir::make_const(x.dtype(), static_cast<double>(count));
+  // The element count, a constant unless a reduced extent is a shape var.
+  const PrimExpr count = ExtentProduct(reduced);
+  int64_t static_count = 0;
+  PrimExpr n = ir::as_const_int(count, &static_count) ? ir::make_const(x.dtype(), static_cast<double>(static_count))
+                                                      : ir::cast(x.dtype(), count);
   return te::compute(
       s.shape(), [&](const std::vector<Var>& i) { return s(AsExprs(i)) / n; }, "T_mean", tag::kElemWise);
 }
@@ -88,10 +92,12 @@ Tensor prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
 namespace {
 
 Tensor Cumulative(const Tensor& x, int64_t axis_in, bool exclusive, bool reverse, bool product) {
-  const std::vector<int64_t> xs = ConstShape(x);
+  const std::vector<PrimExpr>& xs = x.shape();
   const char* op = product ? "cumprod" : "cumsum";
   const int axis = NormalizeAxis(axis_in, static_cast<int>(xs.size()), op);
-  te::IterVar k = te::reduce_axis(Range(Index(0), Index(std::max<int64_t>(xs[axis], 1))), "k");
+  int64_t ext = 0;
+  te::IterVar k = te::reduce_axis(
+      Range(Index(0), ir::as_const_int(xs[axis], &ext) ? Index(std::max<int64_t>(ext, 1)) : xs[axis]), "k");
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {

@@ -34,12 +34,12 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& newshape) {
 }
 
 Tensor transpose(const Tensor& x, std::vector<int64_t> axes) {
-  std::vector<int64_t> in = ConstShape(x);
+  const std::vector<PrimExpr>& in = x.shape();
   int nd = static_cast<int>(in.size());
   if (axes.empty())
     for (int i = nd - 1; i >= 0; --i) axes.push_back(i);
   TESSERA_CHECK(static_cast<int>(axes.size()) == nd, "transpose: ", axes.size(), " axes for a tensor of rank ", nd);
-  std::vector<int64_t> out(nd);
+  std::vector<PrimExpr> out(nd);
   std::vector<bool> seen(nd, false);
   for (int i = 0; i < nd; ++i) {
     axes[i] = NormalizeAxis(axes[i], nd, "transpose");
@@ -48,7 +48,7 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> axes) {
     out[i] = in[axes[i]];
   }
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> idx(nd);
         for (int d = 0; d < nd; ++d) idx[axes[d]] = i[d];
@@ -99,31 +99,32 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
 }
 
 Tensor take(const Tensor& data, const Tensor& indices, int64_t axis_in, TakeMode mode) {
-  std::vector<int64_t> ds = ConstShape(data), is = ConstShape(indices);
+  const std::vector<PrimExpr>& ds = data.shape();
+  const std::vector<PrimExpr>& is = indices.shape();
   int nd = static_cast<int>(ds.size());
   int axis = NormalizeAxis(axis_in, nd, "take");
   TESSERA_CHECK(indices.dtype().is_int() || indices.dtype().is_uint(), "take: indices must be integers, got ",
                 indices.dtype().str());
-  std::vector<int64_t> out(ds.begin(), ds.begin() + axis);
+  std::vector<PrimExpr> out(ds.begin(), ds.begin() + axis);
   out.insert(out.end(), is.begin(), is.end());
   out.insert(out.end(), ds.begin() + axis + 1, ds.end());
-  int64_t n = ds[axis];
+  const PrimExpr n = ds[axis];  // a constant or a shape var
   int ni = static_cast<int>(is.size());
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> iidx(i.begin() + axis, i.begin() + axis + ni);
         PrimExpr raw = indices(iidx);
         DataType it = raw.dtype();
         PrimExpr norm = raw;
+        const PrimExpr extent = ir::cast(it, n);
         if (mode == TakeMode::kRaise) {
           norm = ir::checked_index(raw, n);
         } else if (mode == TakeMode::kWrap) {
-          norm = ir::floormod(raw, ir::make_const(it, n));
+          norm = ir::floormod(raw, extent);
         } else {
-          if (mode == TakeMode::kNormalize)
-            norm = ir::select(raw < ir::make_const(it, 0), raw + ir::make_const(it, n), raw);
-          norm = ir::min(ir::max(norm, ir::make_const(it, 0)), ir::make_const(it, n - 1));
+          if (mode == TakeMode::kNormalize) norm = ir::select(raw < ir::make_const(it, 0), raw + extent, raw);
+          norm = ir::min(ir::max(norm, ir::make_const(it, 0)), extent - ir::make_const(it, 1));
         }
         std::vector<PrimExpr> didx(i.begin(), i.begin() + axis);
         didx.push_back(ir::cast(DataType::Int(32), norm));
@@ -175,14 +176,14 @@ Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin, const s
 }
 
 Tensor expand_dims(const Tensor& x, int64_t axis_in, int num_newaxis) {
-  std::vector<int64_t> in = ConstShape(x);
+  const std::vector<PrimExpr>& in = x.shape();
   int nd = static_cast<int>(in.size());
   int axis = NormalizeAxis(axis_in, nd + 1, "expand_dims");
-  std::vector<int64_t> out(in.begin(), in.begin() + axis);
-  out.insert(out.end(), num_newaxis, 1);
+  std::vector<PrimExpr> out(in.begin(), in.begin() + axis);
+  out.insert(out.end(), num_newaxis, Index(1));
   out.insert(out.end(), in.begin() + axis, in.end());
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> idx(i.begin(), i.begin() + axis);
         idx.insert(idx.end(), i.begin() + axis + num_newaxis, i.end());
@@ -192,21 +193,21 @@ Tensor expand_dims(const Tensor& x, int64_t axis_in, int num_newaxis) {
 }
 
 Tensor squeeze(const Tensor& x, const std::vector<int64_t>& axes) {
-  std::vector<int64_t> in = ConstShape(x);
+  const std::vector<PrimExpr>& in = x.shape();
   int nd = static_cast<int>(in.size());
   std::vector<bool> drop(nd, false);
   for (int64_t a : axes) {
     int d = NormalizeAxis(a, nd, "squeeze");
-    TESSERA_CHECK(in[d] == 1, "squeeze: axis ", d, " has extent ", in[d], ", not 1");
+    TESSERA_CHECK(IsConst(in[d], 1), "squeeze: axis ", d, " of ", ShapeString(in), " has an extent other than 1");
     drop[d] = true;
   }
   if (axes.empty())
-    for (int d = 0; d < nd; ++d) drop[d] = in[d] == 1;
-  std::vector<int64_t> out;
+    for (int d = 0; d < nd; ++d) drop[d] = IsConst(in[d], 1);
+  std::vector<PrimExpr> out;
   for (int d = 0; d < nd; ++d)
     if (!drop[d]) out.push_back(in[d]);
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> idx;
         size_t k = 0;

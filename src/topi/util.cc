@@ -1,5 +1,7 @@
 #include "tessera/topi/util.h"
 
+#include <algorithm>
+
 #include "tessera/support/error.h"
 
 namespace tessera::topi {
@@ -19,6 +21,46 @@ std::vector<int64_t> ConstShape(const Tensor& t) {
     out.push_back(v);
   }
   return out;
+}
+
+bool IsConst(const PrimExpr& e, int64_t v) {
+  int64_t c = 0;
+  return ir::as_const_int(e, &c) && c == v;
+}
+
+bool SameExtent(const PrimExpr& a, const PrimExpr& b) {
+  int64_t x = 0, y = 0;
+  if (ir::as_const_int(a, &x) && ir::as_const_int(b, &y)) return x == y;
+  return a.get() == b.get();
+}
+
+std::string ShapeString(const std::vector<PrimExpr>& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t v = 0;
+    const auto* var = dims[i].as<ir::VarNode>();
+    out += (i ? ", " : "") + (ir::as_const_int(dims[i], &v) ? std::to_string(v) : var ? var->name_hint : "?");
+  }
+  return out + "]";
+}
+
+std::vector<PrimExpr> BroadcastExtents(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<PrimExpr> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    PrimExpr da = i < n - a.size() ? Index(1) : a[i - (n - a.size())];
+    PrimExpr db = i < n - b.size() ? Index(1) : b[i - (n - b.size())];
+    TESSERA_CHECK(SameExtent(da, db) || IsConst(da, 1) || IsConst(db, 1), "shapes ", ShapeString(a), " and ",
+                  ShapeString(b), " do not broadcast");
+    out[i] = IsConst(da, 1) ? db : da;
+  }
+  return out;
+}
+
+PrimExpr ExtentProduct(const std::vector<PrimExpr>& shape) {
+  PrimExpr p = Index(1);
+  for (const PrimExpr& d : shape) p = IsConst(p, 1) ? d : p * d;
+  return p;
 }
 
 std::string ShapeString(const std::vector<int64_t>& dims) {

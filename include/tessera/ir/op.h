@@ -97,5 +97,7 @@ PrimExpr reinterpret(DataType t, PrimExpr value);
 /// naming the node. The call has that effect, so passes keep it where it is (it is evaluated
 /// wherever its value is, like every other expression). extent >= 0 (0: every index fails).
 PrimExpr checked_index(PrimExpr index, int64_t extent);
+/// The same against an extent computed at run time (a shape var: dynamic shapes), >= 0.
+PrimExpr checked_index(PrimExpr index, PrimExpr extent);
 
 }  // namespace tessera::ir

@@ -223,7 +223,9 @@ void Linearize(const PrimExpr& e, int64_t scale, Linear* out) {
     PrimExpr atom = SimplifyAtom(e);
     if (auto* imm2 = atom.as<ir::IntImmNode>()) {
       out->c += scale * imm2->value;
-    } else if (atom.as<ir::AddNode>() || atom.as<ir::SubNode>() || atom.as<ir::MulNode>()) {
+    } else if (!atom.same_as(e) && (atom.as<ir::AddNode>() || atom.as<ir::SubNode>() || atom.as<ir::MulNode>())) {
+      // A simplified atom that is a sum again (not a product of two non-constants such as i * n
+      // with a shape var n, which is an atom itself).
       Linearize(atom, scale, out);
     } else {
       out->Add(atom, scale);

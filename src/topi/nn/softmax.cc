@@ -12,7 +12,7 @@ class AxisReduction {
  public:
   AxisReduction(const Tensor& x, int64_t axis_in, const char* op) : x_(x) {
     TESSERA_CHECK(x.dtype().is_float(), op, " needs a float tensor, got ", x.dtype().str());
-    shape_ = ConstShape(x);
+    shape_ = x.shape();
     const int nd = static_cast<int>(shape_.size());
     axis_ = NormalizeAxis(axis_in, nd, op);
     for (int d = 0; d < nd; ++d)
@@ -31,8 +31,8 @@ class AxisReduction {
     idx.erase(idx.begin() + axis_);
     return idx;
   }
-  te::IterVar ReduceAxis() const { return te::reduce_axis(Range(Index(0), Index(shape_[axis_])), "k"); }
-  std::vector<PrimExpr> ReducedShape() const { return MakeShape(reduced_); }
+  te::IterVar ReduceAxis() const { return te::reduce_axis(Range(Index(0), shape_[axis_]), "k"); }
+  std::vector<PrimExpr> ReducedShape() const { return reduced_; }
 
   /// max over the axis, the shift that keeps exp from overflowing.
   Tensor Max(const std::string& name) const {
@@ -44,8 +44,8 @@ class AxisReduction {
 
  private:
   const Tensor& x_;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> reduced_;
+  std::vector<PrimExpr> shape_;
+  std::vector<PrimExpr> reduced_;
   int axis_ = 0;
 };
 
