@@ -584,5 +584,35 @@ TEST(CodegenJIT, ConcurrentBuildsAndTwoKernelsPerModule) {
   EXPECT_EQ(ok.load(), 3);
 }
 
+// Dynamic shapes (runtime/kernel_abi.h): a kernel with shape_vars reads their values from one
+// extra slot, args[num_buffer_params], a const int64_t* in shape_vars order; a parallel loop
+// captures them like any other variable; heap temporaries of symbolic size work.
+TEST(CodegenJIT, ShapeVarsComeFromTheExtraSlot) {
+  Var rows("rows", i32), cols("cols", i32);
+  Buffer a = tir::Buffer::make("A", f32, {rows, cols}), c = tir::Buffer::make("C", f32, {rows, cols});
+  Buffer tmp = tir::Buffer::make("tmp", f32, {cols}, "global");
+  Var i("i"), j("j"), j2("j2");
+  // C[i, j] = A[i, cols - 1 - j] * rows + cols, through a per-row temporary of `cols` floats.
+  Stmt row = AllocateNode::make(
+      tmp, SeqStmtNode::make({ForNode::make(j, 0, cols, ForKind::kSerial, Store(tmp, Load(a, i * cols + j), j)),
+                              ForNode::make(j2, 0, cols, ForKind::kSerial,
+                                            Store(c,
+                                                  Load(tmp, cols - 1 - j2) * ir::cast(f32, rows) + ir::cast(f32, cols),
+                                                  i * cols + j2))}));
+  PrimFunc f = PrimFunc::make("dyn", {a, c}, ForNode::make(i, 0, rows, ForKind::kParallel, row), {}, {rows, cols});
+  runtime::Module m = JIT(f);
+  for (auto [r, q] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {64, 129}, {129, 7}}) {
+    AlignedArray<float> av(r * q), cv(r * q);
+    av.FillUniform(-1, 1, 3);
+    int64_t shapes[] = {r, q};
+    void* args[] = {av.data(), cv.data(), shapes};
+    ASSERT_EQ(m.GetKernel("dyn")(args), 0);
+    for (int64_t x = 0; x < r; ++x)
+      for (int64_t y = 0; y < q; ++y)
+        ASSERT_NEAR(cv[x * q + y], av[x * q + q - 1 - y] * static_cast<float>(r) + static_cast<float>(q), 1e-4 * r)
+            << r << "x" << q;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::codegen
