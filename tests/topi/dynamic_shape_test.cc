@@ -534,5 +534,46 @@ TEST(DynamicShape, PackedGemmSymbolicRowsBert) {
   CheckGemmSymbolicRows({C(1), n, C(768)}, 3072, 768, 0, {{1}, {129}});
 }
 
+// BERT's attention products with a symbolic sequence length through the packed template (the
+// right operand packed in the kernel): scores [12, s, 64] x [12, s, 64]^T (symbolic M and N),
+// context [12, s, s] x [12, s, 64] (symbolic M and K).
+void CheckBatchMatmulPacked(bool scores) {
+  Var s("seq", i32);
+  const int64_t H = 12, D = 64;
+  te::Tensor x = te::placeholder({C(H), s, scores ? C(D) : PrimExpr(s)}, f32, "x");
+  te::Tensor y = te::placeholder({C(H), s, C(D)}, f32, "y");
+  GemmPackTile t = x86::ChooseGemmTile(-1, scores ? -1 : D, scores ? D : -1, testing::TestTarget());
+  te::Tensor z = batch_matmul_packed(x, pack_matmul_b(y, t, /*transposed=*/scores), scores ? PrimExpr(s) : C(D), t);
+  Kernel k = Build({x, y, z}, scores ? "bmm_scores" : "bmm_context");
+  EXPECT_FALSE(GuardedUnder(k.flat->body, "k")) << k.flat;
+  testing::LoopKinds kinds;
+  kinds.VisitStmt(k.scheduled->body);
+  EXPECT_GE(kinds.parallel, 2) << k.scheduled;  // the packing and the GEMM tiles
+  Check(
+      k,
+      [&](const std::vector<int64_t>& v) {
+        return std::vector<Data>{Random(H * v[0] * (scores ? D : v[0]), 31), Random(H * v[0] * D, 32)};
+      },
+      [&](const std::vector<Data>& in, const std::vector<int64_t>& v) {
+        const int64_t S = v[0], N = scores ? S : D, K = scores ? D : S;
+        Data out(H * S * N, 0.0);
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t i = 0; i < S; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              double acc = 0;
+              for (int64_t kk = 0; kk < K; ++kk) {
+                const double b = scores ? in[1][(h * S + j) * D + kk] : in[1][(h * S + kk) * D + j];
+                acc += in[0][(h * S + i) * K + kk] * b;
+              }
+              out[(h * S + i) * N + j] = acc;
+            }
+        return std::vector<Data>{out};
+      },
+      kNs, 1e-4, 3);
+}
+
+TEST(DynamicShape, PackedBatchMatmulScores) { CheckBatchMatmulPacked(true); }
+TEST(DynamicShape, PackedBatchMatmulContext) { CheckBatchMatmulPacked(false); }
+
 }  // namespace
 }  // namespace tessera::topi

@@ -51,8 +51,63 @@ Tensor pack_dense_weight(const Tensor& w, const GemmPackTile& tile) {
       "T_pack_b", tag::kInjective);
 }
 
+namespace {
+// Equal at compile time: the same constant or the same shape var.
+bool SameDim(const PrimExpr& a, const PrimExpr& b) {
+  int64_t x = 0, y = 0;
+  if (ir::as_const_int(a, &x) && ir::as_const_int(b, &y)) return x == y;
+  return a.same_as(b);
+}
+
+bool AllConst(const std::vector<PrimExpr>& shape) {
+  for (const PrimExpr& d : shape)
+    if (!d.as<ir::IntImmNode>()) return false;
+  return true;
+}
+
+// The constant dims of shape (UserError naming `op` when one is symbolic).
+std::vector<int64_t> ConstDims(const std::vector<PrimExpr>& shape, const char* op, const char* what) {
+  std::vector<int64_t> out;
+  for (const PrimExpr& d : shape) {
+    int64_t v = 0;
+    TESSERA_CHECK(ir::as_const_int(d, &v), op, ": the ", what, " dims must be static (dynamic shapes: only M, N and K ",
+                  "may be symbolic)");
+    out.push_back(v);
+  }
+  return out;
+}
+
+// pack_matmul_b with a symbolic N or K (dynamic shapes): NB = PaddedN(N) / bn as an expression
+// (floordiv(N + nv * bn - 1, nv * bn) * nv), the padded columns zero.
+Tensor PackMatmulBSymbolic(const Tensor& b, const GemmPackTile& tile, bool transposed) {
+  const std::vector<PrimExpr>& bs = b.shape();
+  const size_t r = bs.size();
+  const PrimExpr n = transposed ? bs[r - 2] : bs[r - 1], k = transposed ? bs[r - 1] : bs[r - 2];
+  const int64_t bn = tile.bn, panel = tile.nv * tile.bn;
+  const PrimExpr nb = ir::floordiv(n + Index(panel - 1), Index(panel)) * Index(tile.nv);
+  std::vector<PrimExpr> out(bs.begin(), bs.end() - 2);
+  out.insert(out.end(), {nb, k, Index(bn)});
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> idx(i.begin(), i.end() - 3);
+        PrimExpr col = PrimExpr(i[r - 2]) * Index(bn) + PrimExpr(i[r]);
+        PrimExpr kk = i[r - 1];
+        PrimExpr c = ir::min(col, n - Index(1));
+        if (transposed) idx.insert(idx.end(), {c, kk});
+        else idx.insert(idx.end(), {kk, c});
+        return ir::select(col < n, b(idx), ir::make_zero(b.dtype()));
+      },
+      "T_pack_b", tag::kInjective);
+}
+}  // namespace
+
 Tensor pack_matmul_b(const Tensor& b, const GemmPackTile& tile, bool transposed) {
   CheckTile(tile, "pack_matmul_b");
+  if (b.ndim() >= 2 && !AllConst(b.shape())) {
+    ConstDims(std::vector<PrimExpr>(b.shape().begin(), b.shape().end() - 2), "pack_matmul_b", "batch");
+    return PackMatmulBSymbolic(b, tile, transposed);
+  }
   std::vector<int64_t> bs = ConstShape(b);
   TESSERA_CHECK(bs.size() >= 2, "pack_matmul_b: the operand must have rank >= 2");
   const size_t r = bs.size();
@@ -150,8 +205,57 @@ Tensor dense_packed(const Tensor& x, const Tensor& wp, int64_t n, const GemmPack
   return Unpad(y, m, n);
 }
 
+Tensor batch_matmul_packed(const Tensor& a, const Tensor& bp, const PrimExpr& n, const GemmPackTile& tile,
+                           bool transpose_a) {
+  int64_t nc = 0;
+  if (ir::as_const_int(n, &nc) && AllConst(a.shape()) && AllConst(bp.shape()))
+    return batch_matmul_packed(a, bp, nc, tile, transpose_a);
+  CheckTile(tile, "batch_matmul_packed");
+  const std::vector<PrimExpr>& as = a.shape();
+  const std::vector<PrimExpr>& ps = bp.shape();
+  TESSERA_CHECK(as.size() >= 2 && ps.size() >= 3, "batch_matmul_packed: need a of rank >= 2 and bp of rank >= 3");
+  TESSERA_CHECK(a.dtype() == bp.dtype(), "batch_matmul_packed: dtypes differ");
+  const size_t ra = as.size(), rp = ps.size();
+  const PrimExpr m = transpose_a ? as[ra - 1] : as[ra - 2], ka = transpose_a ? as[ra - 2] : as[ra - 1];
+  TESSERA_CHECK(SameDim(ka, ps[rp - 2]), "batch_matmul_packed: reduction extents differ");
+  int64_t bnc = 0;
+  TESSERA_CHECK(ir::as_const_int(ps[rp - 1], &bnc) && bnc == tile.bn, "batch_matmul_packed: packed operand does not ",
+                "match the tile");
+  const std::vector<int64_t> ab = ConstDims({as.begin(), as.end() - 2}, "batch_matmul_packed", "batch");
+  const std::vector<int64_t> pb = ConstDims({ps.begin(), ps.end() - 3}, "batch_matmul_packed", "batch");
+  const std::vector<int64_t> batch = BroadcastShape(ab, pb);
+  const size_t nb = batch.size();
+  const int64_t bn = tile.bn;
+  // Rows padded to a multiple of mr (padded rows read row m - 1): whole row tiles.
+  const PrimExpr mpad = ir::floordiv(m + Index(tile.mr - 1), Index(tile.mr)) * Index(tile.mr);
+  std::vector<PrimExpr> out = MakeShape(batch);
+  out.insert(out.end(), {mpad, ps[rp - 3] * Index(bn)});
+  te::IterVar k = te::reduce_axis(Range(Index(0), ka), "k");
+  auto batch_index = [&](const std::vector<int64_t>& ts, const std::vector<Var>& i) {
+    std::vector<PrimExpr> idx;
+    for (size_t d = 0; d < ts.size(); ++d) idx.push_back(ts[d] == 1 ? Index(0) : PrimExpr(i[nb - ts.size() + d]));
+    return idx;
+  };
+  Tensor y = te::compute(
+      out,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> ai = batch_index(ab, i), bi = batch_index(pb, i);
+        PrimExpr mm = ir::min(PrimExpr(i[nb]), m - Index(1)), nn = i[nb + 1];
+        if (transpose_a) ai.insert(ai.end(), {k.var, mm});
+        else ai.insert(ai.end(), {mm, k.var});
+        bi.insert(bi.end(), {ir::floordiv(nn, Index(bn)), k.var, ir::floormod(nn, Index(bn))});
+        return te::sum(a(ai) * bp(bi), {k});
+      },
+      "T_gemm_packed", tag::kDense, GemmAttrs(tile, static_cast<int64_t>(nb)));
+  std::vector<PrimExpr> real = MakeShape(batch);
+  real.insert(real.end(), {m, n});
+  return te::compute(
+      real, [&](const std::vector<Var>& i) { return y(AsExprs(i)); }, "T_gemm_unpad", tag::kInjective);
+}
+
 Tensor batch_matmul_packed(const Tensor& a, const Tensor& bp, int64_t n, const GemmPackTile& tile, bool transpose_a) {
   CheckTile(tile, "batch_matmul_packed");
+  if (!AllConst(a.shape()) || !AllConst(bp.shape())) return batch_matmul_packed(a, bp, Index(n), tile, transpose_a);
   std::vector<int64_t> as = ConstShape(a), ps = ConstShape(bp);
   TESSERA_CHECK(as.size() >= 2 && ps.size() >= 3, "batch_matmul_packed: need a of rank >= 2 and bp of rank >= 3");
   TESSERA_CHECK(a.dtype() == bp.dtype(), "batch_matmul_packed: dtypes differ");

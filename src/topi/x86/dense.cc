@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
 #include "tessera/topi/target_layout.h"
 #include "tessera/tir/functor.h"
@@ -63,9 +64,8 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   const int64_t lanes = opt.vector_lanes;
   std::vector<LoopRV> loops = sch.get_loops(block);
   if (loops.size() < 2 + static_cast<size_t>(nbatch)) return fused;
-  // Dynamic shapes: batch and row loops may have symbolic extents (rows padded to a multiple
-  // of mr by the compute, dense_packed); N and K must be constant.
-  if (ConstExtent(sch, loops[loops.size() - 2]) < 0 || ConstExtent(sch, loops.back()) < 0) return fused;
+  // Dynamic shapes: any loop may have a symbolic extent; rows are padded to a multiple of mr
+  // and columns to a multiple of nv * lanes by the computes (dense_pack.h), K is not blocked.
   std::vector<LoopRV> batch(loops.begin(), loops.begin() + nbatch);
   // The row loops; those of extent 1 (batch 1 of a [1, S, K] x) stay where they are, so the
   // tile's row index is the one loop left and the epilogue's region under it is exact.
@@ -78,7 +78,16 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     if (ms.size() > 1) m = sch.fuse(ms);
     else if (ms.size() == 1) m = ms[0];
     const int64_t n_ext = ConstExtent(sch, n);
-    if (n_ext % (nv * lanes) != 0) return fused;  // not the padded compute: leave it to the default
+    if (n_ext < 0) {
+      // A symbolic N: the padded compute's extent is provably a multiple of nv * lanes.
+      arith::Analyzer an;
+      if (!ir::is_zero(an.Simplify(ir::floormod(sch.GetFor(n)->extent, ir::make_const(sch.GetFor(n)->extent.dtype(),
+                                                                                       nv * lanes))))) {
+        return fused;
+      }
+    } else if (n_ext % (nv * lanes) != 0) {
+      return fused;  // not the padded compute: leave it to the default
+    }
     // Tuning knobs (schedule_knobs.h): the micro-kernel's rows and column vectors. A row tile that
     // does not divide the rows leaves a predicated tail; the column vectors divide the padded N.
     // A symbolic row count counts as at least 12 rows (mr_want, the tile the compute padded to).
@@ -88,7 +97,7 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
       for (int64_t r = 1; r <= std::min<int64_t>(m_extent(), 12); ++r) rows.push_back(r);
       mr_want = Knob(opt.knobs, name + ".mr", rows, std::min(mr_want, m_extent()));
     }
-    nv = Knob(opt.knobs, name + ".nv", DivisorsInRange(n_ext / lanes, 1, 4), nv);
+    if (n_ext > 0) nv = Knob(opt.knobs, name + ".nv", DivisorsInRange(n_ext / lanes, 1, 4), nv);
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
     LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
     std::vector<LoopRV> order = {no};
@@ -107,9 +116,9 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // outside the row tiles, so a chunk of the panel (kc x nv*16) stays in L1 for every row tile
     // instead of streaming the whole panel from L2 per tile; the C tiles then accumulate in memory
     // across chunks. The fallback is K: no blocking (the hand schedule).
-    const int64_t k_ext = ConstExtent(sch, k);
+    const int64_t k_ext = ConstExtent(sch, k);  // -1: symbolic, not blocked
     int64_t kc = k_ext;
-    if (mo.defined()) {
+    if (mo.defined() && k_ext > 0) {
       std::vector<int64_t> chunks = DivisorsInRange(k_ext, 32, std::min<int64_t>(k_ext - 1, 1024));
       chunks.push_back(k_ext);
       kc = Knob(opt.knobs, name + ".kc", chunks, k_ext);
@@ -187,6 +196,7 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Targe
   // A symbolic row count (m <= 0, dynamic shapes): chosen as for many rows, where the row tile's
   // padding costs nothing; the tail tile is the only padded one.
   if (m <= 0) m = 1 << 16;
+  if (n <= 0) n = 4096;  // a symbolic N likewise
   for (int64_t nv = 1; nv <= 8; ++nv) {
     for (int64_t mr = 1; mr <= 14; ++mr) {
       const int64_t acc = mr * nv * per_vec;

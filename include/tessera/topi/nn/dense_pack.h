@@ -36,7 +36,8 @@ struct GemmPackTile {
 Tensor pack_dense_weight(const Tensor& w, const GemmPackTile& tile);
 
 /// b [..., K, N] (numpy matmul's right operand, or batch_matmul's y with transpose_b = false)
-/// -> [..., NB, K, bn]; with `transposed`, b is [..., N, K] (batch_matmul's default y).
+/// -> [..., NB, K, bn]; with `transposed`, b is [..., N, K] (batch_matmul's default y). N and K
+/// may be symbolic (dynamic shapes; batch dims static): NB is then an expression.
 Tensor pack_matmul_b(const Tensor& b, const GemmPackTile& tile, bool transposed);
 
 /// x [..., K] times a packed weight wp [NB, K, bn] (pack_dense_weight of a [N, K] weight)
@@ -51,6 +52,13 @@ Tensor dense_packed(const Tensor& x, const Tensor& wp, int64_t n, const GemmPack
 /// (pack_matmul_b) -> [batch..., M, N]; the batch dims (all but the last two of a, all but the
 /// last three of bp) broadcast numpy-style (an extent-1 dim broadcasts).
 Tensor batch_matmul_packed(const Tensor& a, const Tensor& bp, int64_t n, const GemmPackTile& tile,
+                           bool transpose_a = false);
+/// Dynamic shapes: M, N and K may be symbolic extents (BERT's attention, [12, seq, 64] x
+/// [12, seq, 64]^T and [12, seq, seq] x [12, seq, 64]); batch dims must be static. pack_matmul_b
+/// of a b with a symbolic N or K gives NB = floordiv(N + nv*bn - 1, nv*bn) * nv (zero columns
+/// past N); the rows are padded to floordiv(M + mr - 1, mr) * mr and T_gemm_unpad slices off the
+/// real [..., M, N]. The int64 overload forwards here when a or bp has a symbolic extent.
+Tensor batch_matmul_packed(const Tensor& a, const Tensor& bp, const PrimExpr& n, const GemmPackTile& tile,
                            bool transpose_a = false);
 
 }  // namespace tessera::topi

@@ -22,7 +22,8 @@
 // shapes: a symbolic row count (dense_packed pads it to floordiv(m + mr - 1, mr) * mr) is split
 // into whole tiles of mr rows (no predicate: the split proves the padded extent a multiple of
 // mr), the same micro-kernel as static rows; the unpadding copy under the tile loop writes the
-// real rows of the last tile (a predicate there only). Symbolic N or K: not scheduled. When rows
+// real rows of the last tile (a predicate there only). A symbolic N (batch_matmul_packed pads
+// it to a multiple of nv * 16) splits exactly too; a symbolic K is never blocked (kc = K). When rows
 // fused across two non-unit dims make a tile's region not a box, reverse_compute_at refuses and
 // the epilogue keeps its own loop nest.
 //
@@ -54,8 +55,8 @@ namespace tessera::topi::x86 {
 /// e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
 /// B panel streams from L2, preferring tiles that divide M and N, keep >= 16
 /// accumulators and give both threads the same number of tiles. The environment variable
-/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments). m <= 0: a symbolic row count
-/// (dynamic shapes), chosen as for many rows.
+/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments). m <= 0 / n <= 0: a symbolic row /
+/// column count (dynamic shapes), chosen as for many rows / columns.
 GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Target& target);
 
 /// Whether the default schedule must keep a block as its own stage (the packing T_pack_b).
