@@ -150,6 +150,14 @@ json ShapeJson(const graph::Type& type, const std::string& what) {
   return shape;
 }
 
+/// Whether some "shape" of `infos` (inputs / outputs JSON) names a symbol.
+bool HasSymbols(const json& infos) {
+  for (const auto& info : infos)
+    for (const auto& d : info["shape"])
+      if (d.is_string()) return true;
+  return false;
+}
+
 /// The symbolic dims of a primitive function's kernel, in the order of its shape_vars (first
 /// appearance over the params' shapes, then the outputs': te::create_prim_func's order, as
 /// graph_lower names each symbolic dim's extent after the dim).
@@ -235,7 +243,8 @@ class Compiler {
 
     json j;
     j["format"] = "tessera-vm";
-    j["version"] = 1;
+    // Version 2 names symbols (dynamic shapes); a static program stays readable by older runtimes.
+    j["version"] = HasSymbols(inputs) || HasSymbols(outputs) || symbolic_allocs_ ? 2 : 1;
     j["num_registers"] = num_regs_;
     j["inputs"] = std::move(inputs);
     j["outputs"] = std::move(outputs);
@@ -304,6 +313,7 @@ class Compiler {
       args.push_back(r.reg);
     }
     const json shape = ShapeJson(call->checked_type(), "a kernel output");
+    for (const auto& d : shape) symbolic_allocs_ |= d.is_string();
     const DataType dtype = DTypeOf(call->checked_type());
     const int out = NewReg();
     if (const graph::CallNode* fatal = FatalCall(fn)) {
@@ -379,6 +389,7 @@ class Compiler {
 
   int num_regs_ = 0;
   int num_invokes_ = 0;
+  bool symbolic_allocs_ = false;  // some AllocTensor / ReshapeTensor shape names a symbol
   size_t alloc_bytes_ = 0;
   std::map<std::string, runtime::NDArray> params_;
   std::unordered_map<const graph::ConstantNode*, std::string> param_of_;

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "rewrite_util.h"
@@ -37,6 +38,25 @@ runtime::NDArray Pack(const runtime::NDArray& w, bool k_major, const topi::GemmP
   return out;
 }
 
+// The rows of a GEMM operand whose row count is symbolic (dynamic shapes) are sized for the
+// tile choice as this many: the packed micro-kernel then runs any count (a tail tile).
+constexpr int64_t kSymbolicRowsHint = 128;
+
+// x's static shape, or with a symbolic row dim (the one before K; e.g. [1, seq, K]) that dim as
+// kSymbolicRowsHint; nullopt for any other symbolic dim.
+std::optional<std::vector<int64_t>> RowShape(const Expr& x) {
+  const auto* tt = x->checked_type() ? x->checked_type()->as<graph::TensorTypeNode>() : nullptr;
+  if (!tt) return std::nullopt;
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < tt->shape.size(); ++d) {
+    const graph::Dim& dim = tt->shape[d];
+    if (dim.is_static()) out.push_back(dim.value());
+    else if (tt->shape.size() >= 2 && d + 2 == tt->shape.size()) out.push_back(kSymbolicRowsHint);
+    else return std::nullopt;
+  }
+  return out;
+}
+
 class Packer : public graph::ExprMutator {
  public:
   explicit Packer(const target::Target& target) : target_(target) {}
@@ -56,7 +76,7 @@ class Packer : public graph::ExprMutator {
     const bool dense = op->name == "nn.dense", matmul = op->name == "nn.matmul";
     if (!dense && !matmul) return rewritten;
     const auto* c = call->args[1]->as<graph::ConstantNode>();
-    auto xs = graph::StaticShapeOf(call->args[0]);
+    auto xs = RowShape(call->args[0]);
     if (!c || !xs || xs->empty() || c->data.ndim() != 2 || c->data.dtype() != DataType::Float(32)) return rewritten;
     if (matmul && xs->size() < 1) return rewritten;
     const int64_t n = dense ? c->data.shape()[0] : c->data.shape()[1];

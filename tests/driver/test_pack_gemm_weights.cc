@@ -12,6 +12,7 @@
 #include "tessera/driver/resolve_target.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph_lower/pack_gemm_weights.h"
+#include "tessera/runtime/executor.h"
 #include "tessera/runtime/graph_executor.h"
 
 namespace tessera {
@@ -85,6 +86,34 @@ TEST(PackGemmWeights, MatmulConstantAndNonConstantOperands) {
         s += double(dx.data<float>()[i * K + k]) * (c.data<float>()[k * N + j] + dz.data<float>()[k * N + j]);
       EXPECT_NEAR(out.data<float>()[i * N + j], s, 1e-4 * (1 + std::fabs(s))) << i << "," << j;
     }
+}
+
+// matmul(x [1, seq, K], Constant [K, N]) with a symbolic row count is packed too, and the one
+// compiled program (run by the VM) computes every row count.
+TEST(PackGemmWeights, SymbolicRowCountIsPackedAndRunsEveryCount) {
+  const int64_t K = 40, N = 50;
+  Type xt = TensorTypeNode::make(Shape{Dim(1), Dim::Symbolic("seq"), Dim(K)}, DataType::Float(32));
+  Var x = VarNode::make("x", xt);
+  auto c = Random({K, N}, 7), b = Random({N}, 8);
+  Expr y = Call("nn.relu", {Call("add", {Call("nn.matmul", {x, ConstantNode::make(c)}), ConstantNode::make(b)})});
+  IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
+  EXPECT_EQ(CountOp(graph_lower::PackGemmWeights(mod, driver::HostTarget()), "nn.contrib_dense_pack"), 1);
+  std::unique_ptr<runtime::Executor> exec = runtime::MakeExecutor(driver::BuildJIT(mod, {"y"}), 2);
+  for (int64_t m : {1, 3, 17, 130}) {
+    SCOPED_TRACE(m);
+    auto in = Random({1, m, K}, 9 + static_cast<int>(m));
+    exec->SetInput("x", in);
+    exec->Run();
+    runtime::NDArray out = exec->GetOutput(0);
+    ASSERT_EQ(out.shape(), (std::vector<int64_t>{1, m, N}));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = b.data<float>()[j];
+        for (int64_t k = 0; k < K; ++k) s += double(in.data<float>()[i * K + k]) * c.data<float>()[k * N + j];
+        s = std::max(s, 0.0);
+        ASSERT_NEAR(out.data<float>()[i * N + j], s, 1e-4 * (1 + std::fabs(s))) << i << "," << j;
+      }
+  }
 }
 
 // One weight used by several GEMMs of the same tile (an unrolled RNN's recurrent weight, once per

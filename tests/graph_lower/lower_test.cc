@@ -143,14 +143,43 @@ TEST(GraphLower, TupleOutputsWithParamAndRepeat) {
   topi::testing::ExpectNear(outs[2], ex, 1e-6, "repeated output is copied");
 }
 
-TEST(GraphLower, SymbolicDimIsAnError) {
-  auto x = graph::VarNode::make("x", graph::TensorTypeNode::make({graph::Dim::Symbolic("batch"), graph::Dim(4)}, f32));
+TEST(GraphLower, SymbolicDimsBecomeOneShapeVarEach) {
+  // x [batch, 4] + y [batch, 4] -> one shape var "batch", shared by every buffer (DimExtent).
+  const graph::Type t = graph::TensorTypeNode::make({graph::Dim::Symbolic("batch"), graph::Dim(4)}, f32);
+  auto x = graph::VarNode::make("x", t);
+  auto y = graph::VarNode::make("y", t);
+  tir::PrimFunc f = LowerPrimitiveFunction(Primitive({x, y}, Call("nn.relu", {Call("add", {x, y})})), "f",
+                                           topi::testing::TestTarget());
+  ASSERT_EQ(f->shape_vars.size(), 1u);
+  EXPECT_EQ(f->shape_vars[0]->name_hint, "batch");
+  EXPECT_EQ(f->shape_vars[0].get(), DimExtent(graph::Dim::Symbolic("batch")).get());
+  for (const tir::Buffer& b : f->params) EXPECT_EQ(b->shape[0].get(), f->shape_vars[0].get()) << b->name;
+}
+
+TEST(GraphLower, AnExtentNoRelationComputedIsUnsupported) {
+  auto x = graph::VarNode::make("x", graph::TensorTypeNode::make({graph::Dim::Any(), graph::Dim(4)}, f32));
   graph::Function fn = Primitive({x}, Call("nn.relu", {x}));
   try {
     LowerPrimitiveFunction(fn, "f", topi::testing::TestTarget());
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("batch"), std::string::npos) << e.what();
+    FAIL() << "expected an UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("'?'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GraphLower, AComputeWithoutSymbolicShapesSaysSo) {
+  // nn.max_pool2d's compute needs static shapes: a clear refusal, not an internal error.
+  auto x = graph::VarNode::make(
+      "x", graph::TensorTypeNode::make({graph::Dim(1), graph::Dim(3), graph::Dim::Symbolic("h"), graph::Dim(8)}, f32));
+  graph::Attrs attrs;
+  attrs.Set("pool_size", std::vector<int64_t>{2, 2});
+  attrs.Set("strides", std::vector<int64_t>{2, 2});
+  try {
+    LowerPrimitiveFunction(Primitive({x}, Call("nn.max_pool2d", {x}, attrs)), "f", topi::testing::TestTarget());
+    FAIL() << "expected an UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("with symbolic shapes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nn.max_pool2d"), std::string::npos) << e.what();
   }
 }
 

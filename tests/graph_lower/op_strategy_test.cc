@@ -7,6 +7,7 @@
 
 #include "tessera/graph/expr.h"
 #include "tessera/graph/op_registry.h"
+#include "tessera/graph_lower/compute_registry.h"
 #include "tessera/graph_lower/lower.h"
 #include "tessera/graph_lower/op_strategy.h"
 #include "tessera/support/error.h"
@@ -71,6 +72,26 @@ TEST(OpStrategy, GemmOpsUseThePackedKernelOnCpusAndTheGenericComputeOtherwise) {
   // A matrix-vector product gains nothing from the micro-kernel: the op's registry compute.
   EXPECT_EQ(Selected("nn.matmul", {{8, 32}, {32}}, {}, {8}, kAvx2), "nn.matmul.generic");
   EXPECT_EQ(Selected("nn.relu", {{4, 4}}, {}, {4, 4}, kAvx2), "nn.relu.generic");
+}
+
+TEST(OpStrategy, SymbolicShapesGetOnlyImplementationsThatTakeThem) {
+  // x [seq, 64] with a shape var: the in-kernel-packing dense template needs static shapes and is
+  // skipped for the generic compute; the pre-packed GEMM takes a symbolic row count.
+  const graph::Dim seq = graph::Dim::Symbolic("seq");
+  std::vector<te::Tensor> dense_in = {te::placeholder({DimExtent(seq), topi::Index(64)}, f32, "x"),
+                                      Placeholder({32, 64}, "w")};
+  graph::Type dense_out = graph::TensorTypeNode::make(graph::Shape{seq, graph::Dim(32)}, f32);
+  const graph::Attrs none;
+  const StrategyCall dense{none, dense_in, dense_out, kAvx2};
+  EXPECT_TRUE(HasSymbolicShapes(dense));
+  EXPECT_EQ(OpStrategyTable::Global().Select("nn.dense", dense).name, "nn.dense.generic");
+  EXPECT_EQ(Selected("nn.dense", {{4, 64}, {32, 64}}, none, {4, 32}, kAvx2), "dense_pack.cpu");
+
+  std::vector<te::Tensor> packed_in = {dense_in[0], Placeholder({2, 64, 16}, "wp")};
+  graph::Attrs units;
+  units.Set("units", int64_t{32});
+  const StrategyCall packed{units, packed_in, dense_out, kAvx2};
+  EXPECT_EQ(OpStrategyTable::Global().Select("nn.contrib_dense_pack", packed).name, "gemm_packed.cpu");
 }
 
 TEST(OpStrategy, ListsEveryKeyOfTheTargetBestFirst) {

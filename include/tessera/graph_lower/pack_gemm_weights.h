@@ -9,8 +9,10 @@
 // NB * bn = N rounded up to a multiple of gemm_nv * bn, zero padded).
 // nn.contrib_dense_pack is registered by graph_lower::RegisterComputes (type relation:
 // x [..., K], wp [NB, K, bn] -> [..., units]; pattern out_elemwise_fusable, like nn.dense) and
-// lowers to topi::dense_packed. Calls whose operand is not a Constant, or whose shapes are not
-// static, are left alone: their computes pack inside the kernel (the same micro-kernel).
+// lowers to topi::dense_packed. A symbolic row count (dynamic shapes: x [1, seq, K], the dim before
+// K) is packed too, the tile chosen as for 128 rows (the kernel runs any count, with a tail tile).
+// Calls whose operand is not a Constant, or with any other symbolic dim, are left alone: their
+// computes pack inside the kernel (the same micro-kernel).
 //
 // Runs type inference first (when needed); run it after constant folding and before FuseOps.
 #pragma once

@@ -90,8 +90,12 @@ void RegisterCpuStrategies(OpStrategyTable& t) {
   t.Register("nn.matmul", "cpu", {"matmul_pack.cpu", 10, MatmulHasPanels, MatmulPacked, topi::x86::GemmPackedAnchor()});
   t.Register("nn.batch_matmul", "cpu",
              {"batch_matmul_pack.cpu", 10, BatchMatmul3D, BatchMatmulPacked, topi::x86::GemmPackedAnchor()});
-  for (const char* op : {"nn.contrib_dense_pack", "nn.contrib_batch_matmul_pack"})
-    t.Register(op, "cpu", RegistryComputeWith(op, "gemm_packed.cpu", topi::x86::GemmPackedAnchor()));
+  for (const char* op : {"nn.contrib_dense_pack", "nn.contrib_batch_matmul_pack"}) {
+    OpImplementation impl = RegistryComputeWith(op, "gemm_packed.cpu", topi::x86::GemmPackedAnchor());
+    // A symbolic row count (topi::dense_packed pads the rows to whole tiles at run time).
+    impl.symbolic_shapes = std::string(op) == "nn.contrib_dense_pack";
+    t.Register(op, "cpu", std::move(impl));
+  }
   for (const char* op : {"nn.contrib_conv2d_winograd_input_transform", "nn.contrib_conv2d_winograd_output_transform"})
     t.Register(op, "cpu", RegistryComputeWith(op, "winograd.cpu", topi::x86::WinogradAnchor()));
 }
