@@ -1,0 +1,128 @@
+"""Dynamic shapes end to end (issue 14: Relay's Any, the VM with symbolic extents): a model whose
+inputs keep symbolic dims is compiled once (`tessera compile --dynamic`, or `--input-shape` with a
+'?' or a symbol name) and the one library runs every extent, matching ONNX Runtime.
+
+Models: a BERT encoder (bench/torch_models.BertBase, 2 layers, hidden 64, random weights, the
+TorchScript exporter with dynamic_axes {1: "seq"}: its Shape / Gather / Concat / Reshape and Range
+chains exercise the importer's symbolic shape values) at sequence lengths 1..512, and a small MLP
+with a '?' batch given on the command line.
+
+Tolerance: |got - ref| <= 1e-4 + 1e-3 * |ref| elementwise (as test_accuracy_vs_ort.py).
+"""
+import pathlib
+import sys
+import warnings
+
+import numpy as np
+import onnx
+import onnx.helper as oh
+import onnxruntime as ort
+import pytest
+
+from conftest import ROOT, run_cli
+
+ATOL, RTOL = 1e-4, 1e-3
+BERT_INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
+
+
+def _check(got, ref, what):
+    assert got.shape == ref.shape, f"{what}: shape {got.shape}, want {ref.shape}"
+    bad = np.abs(got - ref) > ATOL + RTOL * np.abs(ref)
+    assert not bad.any(), f"{what}: {bad.sum()} elements off, max abs error {np.abs(got - ref).max():.3g}"
+
+
+def _run(tmp, so, feeds, tag):
+    args = []
+    for name, value in feeds.items():
+        path = tmp / f"{tag}_{name}.npy"
+        np.save(path, value)
+        args += ["--input", f"{name}={path}"]
+    out = tmp / f"{tag}.npz"
+    run_cli("run", so, *args, "--output", out)
+    return np.load(out)
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(ROOT / "bench"))
+    import torch_models as tm
+
+    tmp = tmp_path_factory.mktemp("dynamic_bert")
+    torch.manual_seed(0)
+    model = tm.BertBase(vocab=1000, hidden=64, layers=2, heads=4, inter=128).eval()
+    ids = torch.randint(0, 1000, (1, 16))
+    args = (ids, torch.ones(1, 16, dtype=torch.int64), torch.zeros(1, 16, dtype=torch.int64))
+    path = tmp / "bert.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, str(path), input_names=BERT_INPUTS,
+                          output_names=["last_hidden_state", "pooler_output"], opset_version=17, dynamo=False,
+                          dynamic_axes={n: {1: "seq"} for n in BERT_INPUTS})
+    so = tmp / "bert.so"
+    proc = run_cli("compile", path, "-o", so, "--dynamic")
+    assert "bound to" not in proc.stderr, proc.stderr  # nothing was specialized
+    return tmp, path, so
+
+
+@pytest.mark.parametrize("seq", [1, 2, 17, 128, 333, 512])
+def test_bert_compiled_once_runs_every_length(bert, seq):
+    tmp, path, so = bert
+    rng = np.random.default_rng(seq)
+    mask = np.ones((1, seq), np.int64)
+    mask[0, (3 * seq) // 4:] = 0
+    types = np.zeros((1, seq), np.int64)
+    types[0, seq // 2:] = 1
+    feeds = {"input_ids": rng.integers(0, 1000, (1, seq)).astype(np.int64), "attention_mask": mask,
+             "token_type_ids": types}
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = _run(tmp, so, feeds, f"seq{seq}")
+    _check(got["last_hidden_state"], ref[0], f"last_hidden_state at seq {seq}")
+    _check(got["pooler_output"], ref[1], f"pooler_output at seq {seq}")
+
+
+def test_inputs_that_disagree_on_a_symbol_are_a_clear_error(bert):
+    tmp, _, so = bert
+    feeds = {"input_ids": np.zeros((1, 5), np.int64), "attention_mask": np.ones((1, 6), np.int64),
+             "token_type_ids": np.zeros((1, 5), np.int64)}
+    args = []
+    for name, value in feeds.items():
+        np.save(tmp / f"bad_{name}.npy", value)
+        args += ["--input", f"{name}={tmp / f'bad_{name}.npy'}"]
+    proc = run_cli("run", so, *args, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "seq" in proc.stderr and "attention_mask" in proc.stderr, proc.stderr
+    np.save(tmp / "rank3.npy", np.zeros((1, 5, 1), np.int64))
+    proc = run_cli("run", so, "--input", f"input_ids={tmp / 'rank3.npy'}", *args[2:], check=False)
+    assert proc.returncode == 1 and "input_ids" in proc.stderr, proc.stderr
+
+
+def _mlp(tmp):
+    rng = np.random.default_rng(0)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((24, 40)).astype(np.float32), "w")
+    b = onnx.numpy_helper.from_array(rng.standard_normal(40).astype(np.float32), "b")
+    nodes = [oh.make_node("MatMul", ["x", "w"], ["m"]), oh.make_node("Add", ["m", "b"], ["a"]),
+             oh.make_node("Relu", ["a"], ["r"]), oh.make_node("Softmax", ["r"], ["y"], axis=-1)]
+    graph = oh.make_graph(nodes, "mlp", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [8, 24])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w, b])
+    path = tmp / "mlp.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_input_shape_with_a_question_mark_keeps_the_dim_symbolic(tmp_path):
+    # The model declares x [8, 24]; the user asks for any batch: --input-shape x=?,24 contradicts
+    # the declared static 8, which is an error naming it ...
+    path = _mlp(tmp_path)
+    proc = run_cli("compile", path, "-o", tmp_path / "bad.so", "--input-shape", "x=?,24", check=False)
+    assert proc.returncode == 1 and "declares the static extent 8" in proc.stderr, proc.stderr
+    # ... so declare it symbolic, then compile once and run several batches.
+    model = onnx.load(path)
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    onnx.save(model, path)
+    so = tmp_path / "mlp.so"
+    run_cli("compile", path, "-o", so, "--input-shape", "x=rows,24")
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for n in (1, 5, 64, 129):
+        x = np.random.default_rng(n).standard_normal((n, 24)).astype(np.float32)
+        _check(_run(tmp_path, so, {"x": x}, f"n{n}")["y"], sess.run(None, {"x": x})[0], f"y at batch {n}")
