@@ -91,6 +91,9 @@ std::vector<te::Tensor> Bmm(const PrimExpr& s, int64_t sc, bool scores, bool pac
     const int64_t n = scores ? sc : 64, k = scores ? 64 : sc;
     topi::GemmPackTile t = topi::x86::ChooseGemmTile(symbolic ? -1 : sc, symbolic && scores ? -1 : n,
                                                      symbolic && !scores ? -1 : k, driver::HostTarget());
+    if (std::getenv("BENCH_STATIC_TILE")) t = topi::x86::ChooseGemmTile(sc, n, k, driver::HostTarget());
+    std::printf("  (%s tile %lldx%lld)\n", symbolic ? "symbolic" : "static", static_cast<long long>(t.mr),
+                static_cast<long long>(t.nv));
     return {x, y, topi::batch_matmul_packed(x, topi::pack_matmul_b(y, t, scores), scores ? s : Index(64), t)};
   }
   const PrimExpr kext = scores ? d : s;

@@ -197,6 +197,7 @@ GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Targe
   // padding costs nothing; the tail tile is the only padded one.
   if (m <= 0) m = 1 << 16;
   if (n <= 0) n = 4096;  // a symbolic N likewise
+  if (k <= 0) k = 256;   // a symbolic K (a sequence length): a panel that does not stay in L1
   for (int64_t nv = 1; nv <= 8; ++nv) {
     for (int64_t mr = 1; mr <= 14; ++mr) {
       const int64_t acc = mr * nv * per_vec;

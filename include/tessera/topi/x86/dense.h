@@ -55,8 +55,8 @@ namespace tessera::topi::x86 {
 /// e.g. 6 x 1 = 12 accumulators), reusing each B vector over >= 3 rows when the
 /// B panel streams from L2, preferring tiles that divide M and N, keep >= 16
 /// accumulators and give both threads the same number of tiles. The environment variable
-/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments). m <= 0 / n <= 0: a symbolic row /
-/// column count (dynamic shapes), chosen as for many rows / columns.
+/// TESSERA_GEMM_TILE="mr,nv" overrides it (for experiments). m, n or k <= 0: a symbolic extent
+/// (dynamic shapes): chosen as for many rows / columns, and a K of 256.
 GemmPackTile ChooseGemmTile(int64_t m, int64_t n, int64_t k, const target::Target& target);
 
 /// Whether the default schedule must keep a block as its own stage (the packing T_pack_b).
