@@ -21,6 +21,7 @@
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
 #include "tessera/topi/x86/dense.h"
+#include "tessera/topi/x86/multi_level_tiling.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
@@ -574,6 +575,20 @@ void CheckBatchMatmulPacked(bool scores) {
 
 TEST(DynamicShape, PackedBatchMatmulScores) { CheckBatchMatmulPacked(true); }
 TEST(DynamicShape, PackedBatchMatmulContext) { CheckBatchMatmulPacked(false); }
+
+// MultiLevelTiling (and its "<block>.rule" knob) is not offered for a block with a symbolic loop.
+TEST(DynamicShape, MultiLevelTilingIsNotOffered) {
+  Var n("n", i32);
+  te::Tensor a = te::placeholder({n, C(64)}, f32, "a");
+  te::Tensor b = te::placeholder({C(64), C(32)}, f32, "b");
+  te::Tensor c = Matmul(a, b, n, 64, 32);
+  tir::Schedule sch(te::create_prim_func({a, b, c}, "mm"));
+  EXPECT_FALSE(x86::MultiLevelTilingApplies(sch, "T_matmul"));
+  te::Tensor sa = te::placeholder({C(16), C(64)}, f32, "a");
+  te::Tensor sc = Matmul(sa, b, C(16), 64, 32);
+  tir::Schedule ssch(te::create_prim_func({sa, b, sc}, "mm"));
+  EXPECT_TRUE(x86::MultiLevelTilingApplies(ssch, "T_matmul"));
+}
 
 }  // namespace
 }  // namespace tessera::topi

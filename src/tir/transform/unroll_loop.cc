@@ -17,8 +17,11 @@ class Unroller : public StmtExprMutator {
       return body.same_as(op->body) ? s : ForNode::make(op->loop_var, op->min, op->extent, op->for_kind, body, op->annotations);
     }
     int64_t n = 0;
-    TESSERA_ICHECK(ir::as_const_int(op->extent, &n), "UnrollLoop: loop ", op->loop_var->name_hint,
-                   " is marked unrolled but its extent is not a constant");
+    if (!ir::as_const_int(op->extent, &n)) {
+      // A symbolic extent (dynamic shapes): the loop stays, still marked unrolled, and codegen
+      // asks LLVM to unroll it (llvm.loop.unroll.enable).
+      return body.same_as(op->body) ? s : ForNode::make(op->loop_var, op->min, op->extent, op->for_kind, body, op->annotations);
+    }
     if (n <= 0) return EvaluateNode::make(0);
     std::vector<Stmt> copies;
     for (int64_t i = 0; i < n; ++i) {

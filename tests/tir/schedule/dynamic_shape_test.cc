@@ -13,6 +13,7 @@
 #include "tessera/te/tensor.h"
 #include "tessera/tir/functor.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/tir/transform/unroll_loop.h"
 #include "tir_interp.h"
 
 namespace tessera::tir {
@@ -140,6 +141,24 @@ TEST(DynamicShapeSchedule, ComputeAtCompactsASymbolicIntermediate) {
   ASSERT_EQ(allocs.bufs.size(), 1u) << flat;
   EXPECT_EQ(allocs.bufs[0].NumElements(), 16) << flat;
   ExpectSameAt(flat, {0, 1, 3, 20});
+}
+
+TEST(DynamicShapeSchedule, UnrollOfASymbolicLoopIsRefused) {
+  ir::Var n("n");
+  Schedule sch(TwoStage(n));
+  auto loops = sch.get_loops(sch.get_block("B"));
+  EXPECT_SCHEDULE_ERROR(sch.unroll(loops[0]), "non-constant extent");
+  // A loop marked unrolled some other way stays a loop through UnrollLoop (LLVM unrolls it).
+  PrimFunc f = sch.func();
+  struct MarkUnrolled : StmtExprMutator {
+    Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
+      Stmt body = VisitStmt(op->body);
+      return ForNode::make(op->loop_var, op->min, op->extent,
+                           op->extent.as<ir::IntImmNode>() ? op->for_kind : ForKind::kUnrolled, body, op->annotations);
+    }
+  };
+  PrimFunc flat = transform::LowerToFlat(f);
+  ExpectSameAt(transform::UnrollLoop(flat.WithBody(MarkUnrolled().VisitStmt(flat->body))), {0, 1, 4});
 }
 
 }  // namespace

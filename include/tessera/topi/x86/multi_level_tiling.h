@@ -45,7 +45,8 @@ namespace tessera::topi::x86 {
 
 /// Whether MultiLevelTiling applies to block `name` of `sch`: a reduction block (an iter var of
 /// kind CommReduce) with at least one spatial loop, whose every loop is bound directly to one of
-/// its iter vars and has a constant extent. Pure query.
+/// its iter vars and has a constant extent (so never for a loop of symbolic extent, dynamic
+/// shapes: such a block keeps the default schedule and no "<block>.rule" knob). Pure query.
 bool MultiLevelTilingApplies(const tir::Schedule& sch, const std::string& name);
 
 /// Applies the rule to block `name` (steps 1-7 above, decisions from opt.knobs). Returns the names of
