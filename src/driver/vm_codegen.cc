@@ -177,6 +177,17 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
+/// The vm.reshape / vm.full call that is `fn`'s whole body (data-dependent shapes: its output dims
+/// are the values of a shape operand, graph/op/vm.cc), or nullptr.
+const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
+  const auto* c = fn->body->as<graph::CallNode>();
+  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
+  if (!op || (op->name != "vm.reshape" && op->name != "vm.full")) return nullptr;
+  for (const auto& a : c->args)
+    if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
+  return c;
+}
+
 /// The vm.fatal call that is `fn`'s whole body (FuseOps gives the opaque op its own function), or nullptr.
 const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
@@ -323,6 +334,27 @@ class Compiler {
       scope.block->push_back(
           Plain({{"op", "AllocTensor"}, {"dst", out}, {"dtype", dtype.str()}, {"shape", shape}}, {}, {out}));
       return RegValue{out, {}};
+    }
+    if (const graph::CallNode* dyn = ShapeFromValues(fn)) {
+      // The output's dims are the values of a run-time shape operand: bind its symbols first.
+      // The registers of the op's operands: the call's arguments in the order of fn's params.
+      auto reg_of = [&](const graph::Expr& operand) {
+        for (size_t p = 0; p < fn->params.size(); ++p)
+          if (fn->params[p].get() == operand.get()) return args[p];
+        TESSERA_THROW(InternalError, "VM codegen: an operand of ", dyn->op->as<graph::OpNode>()->name,
+                      " is no param of its function");
+      };
+      const bool is_reshape = dyn->op->as<graph::OpNode>()->name == "vm.reshape";
+      const int shape_reg = reg_of(dyn->args[is_reshape ? 1 : 0]);
+      json names = json::array();
+      for (const auto& d : shape) names.push_back(d);
+      scope.block->push_back(Plain({{"op", "LoadShape"}, {"src", shape_reg}, {"symbols", names}}, {shape_reg}, {}));
+      symbolic_allocs_ = true;
+      if (is_reshape) {
+        const int src = reg_of(dyn->args[0]);
+        scope.block->push_back(Plain({{"op", "ReshapeTensor"}, {"dst", out}, {"src", src}, {"shape", shape}}, {src}, {out}));
+        return RegValue{out, {}};
+      }
     }
     if (IsReshapeOnly(fn)) {
       scope.block->push_back(

@@ -27,6 +27,7 @@ void RegisterLogicalComputes(graph::OpRegistry& r);    // computes_logical.cc
 void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
 void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
 void RegisterImageComputes(graph::OpRegistry& r);      // computes_image.cc: image.resize, image.grid_sample
+void RegisterVMComputes(graph::OpRegistry& r);         // computes_vm.cc: vm.reshape_shape, vm.full
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 void RegisterWinogradComputes(graph::OpRegistry& r);   // computes_winograd.cc: the Winograd conv ops
 

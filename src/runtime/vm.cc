@@ -242,7 +242,11 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
                       " (", src.dtype().str(), " ", ShapeToString(src.shape()), ") to ",
                       in.dim_symbols.empty() ? ShapeToString(shape)
                                              : Symbolic(in.shape, in.dim_symbols) + " = " + ShapeToString(shape),
-                      ": the element counts differ. The executable is inconsistent; rebuild the model");
+                      ": the element counts differ",
+                      in.dim_symbols.empty()
+                          ? ". The executable is inconsistent; rebuild the model"
+                          : " (a shape computed at run time, e.g. an ONNX Reshape's shape input, does not fit the "
+                            "tensor: check the model's inputs)");
         Write(in.dst, src.CreateView(shape), pooled[in.src] != 0);
         break;
       }

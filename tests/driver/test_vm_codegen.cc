@@ -207,6 +207,28 @@ TEST(VMCodegen, SymbolicShapesNameTheirSymbolsAndPassThemToKernels) {
   EXPECT_FALSE(HasSymbolicShapes(Fused(FunctionNode::make({s}, Call("exp", {s})))));
 }
 
+TEST(VMCodegen, ADataDependentShapeIsBoundByLoadShapeBeforeItsView) {
+  // y = exp(vm.reshape(x, vm.reshape_shape(x, s))) with s a run-time shape of length 2.
+  Var x = VarNode::make("x", F32({2, 6}));
+  Var s = VarNode::make("s", TensorTypeNode::make(std::vector<int64_t>{2}, DataType::Int(64)));
+  Attrs view;
+  view.Set("symbols", std::string("a,b"));
+  Expr resolved = Call("vm.reshape_shape", {x, s});
+  IRModule mod = Fused(FunctionNode::make({x, s}, Call("exp", {Call("vm.reshape", {x, resolved}, view)})));
+  ASSERT_TRUE(HasSymbolicShapes(mod));
+  const nlohmann::json j = nlohmann::json::parse(VMCodegen(mod, {"y"}).graph_json);
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse(R"(["a", "b"])"));
+  std::string ops;
+  for (const auto& in : j["instructions"]) {
+    ops += in["op"].get<std::string>() + " ";
+    if (in["op"] == "LoadShape") EXPECT_EQ(in["symbols"], nlohmann::json::parse(R"(["a", "b"])")) << in;
+    if (in["op"] == "ReshapeTensor") EXPECT_EQ(in["src"], 0) << in;
+  }
+  // The shape function's kernel, LoadShape, the zero-copy view, then exp's kernel.
+  EXPECT_EQ(ops, "AllocTensor InvokePacked Kill LoadShape Kill ReshapeTensor Kill AllocTensor InvokePacked Kill Ret ")
+      << j.dump();
+}
+
 TEST(VMCodegen, AnExtentNoRelationComputedIsRefused) {
   Type xt = TensorTypeNode::make(Shape{Dim::Any(), Dim(4)}, DataType::Float(32));
   Var x = VarNode::make("x", xt);

@@ -126,3 +126,52 @@ def test_input_shape_with_a_question_mark_keeps_the_dim_symbolic(tmp_path):
     for n in (1, 5, 64, 129):
         x = np.random.default_rng(n).standard_normal((n, 24)).astype(np.float32)
         _check(_run(tmp_path, so, {"x": x}, f"n{n}")["y"], sess.run(None, {"x": x})[0], f"y at batch {n}")
+
+
+def _rt_model(tmp, allowzero):
+    nodes = [oh.make_node("Reshape", ["x", "s"], ["r"], allowzero=allowzero), oh.make_node("Relu", ["r"], ["y"]),
+             oh.make_node("ConstantOfShape", ["s2"], ["z"],
+                          value=oh.make_tensor("v", onnx.TensorProto.INT32, [1], [7]))]
+    graph = oh.make_graph(nodes, "rt", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3, 4]),
+                                        oh.make_tensor_value_info("s", onnx.TensorProto.INT64, [3]),
+                                        oh.make_tensor_value_info("s2", onnx.TensorProto.INT64, [2])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None),
+                           oh.make_tensor_value_info("z", onnx.TensorProto.INT32, None)])
+    path = tmp / f"rt{allowzero}.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 14)]), path)
+    return path
+
+
+def test_reshape_and_constant_of_shape_to_shapes_computed_at_run_time(tmp_path):
+    # Data-dependent shapes: the library binds the output dims from the shape inputs' values.
+    path = _rt_model(tmp_path, 0)
+    so = tmp_path / "rt.so"
+    run_cli("compile", path, "-o", so)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    for s, s2 in (([4, 0, -1], [3, 5]), ([-1, 2, 2], [1, 0]), ([24, 1, 1], [2, 2])):
+        feeds = {"x": x, "s": np.array(s, np.int64), "s2": np.array(s2, np.int64)}
+        got, ref = _run(tmp_path, so, feeds, "rt"), sess.run(None, feeds)
+        _check(got["y"], ref[0], f"Reshape to {s}")
+        assert got["z"].dtype == np.int32
+        _check(got["z"], ref[1], f"ConstantOfShape {s2}")
+    for s, s2, message in (([5, 0, -1], [3, 5], "element counts differ"),
+                           ([4, 6, 1], [-3, 5], "negative extent -3")):
+        args = []
+        for name, value in {"x": x, "s": np.array(s, np.int64), "s2": np.array(s2, np.int64)}.items():
+            np.save(tmp_path / f"bad_{name}.npy", value)
+            args += ["--input", f"{name}={tmp_path / f'bad_{name}.npy'}"]
+        proc = run_cli("run", so, *args, check=False)
+        assert proc.returncode == 1 and message in proc.stderr, proc.stderr
+
+
+def test_reshape_with_allowzero_at_run_time(tmp_path):
+    path = _rt_model(tmp_path, 1)
+    so = tmp_path / "rt1.so"
+    run_cli("compile", path, "-o", so)
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    feeds = {"x": x, "s": np.array([6, 4, 1], np.int64), "s2": np.array([0, 3], np.int64)}
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = _run(tmp_path, so, feeds, "rt1")
+    _check(got["y"], ref[0], "Reshape allowzero")
+    assert got["z"].shape == (0, 3)

@@ -152,5 +152,26 @@ TEST(SymbolicImport, ReshapeThatNeedsADimExpressionIsUnsupported) {
   EXPECT_THROW(b.Import(Dynamic()), UnsupportedError);
 }
 
+TEST(SymbolicImport, AReshapeToARunTimeShapeGetsOneSymbolPerEntry) {
+  ModelBuilder b(14);
+  b.Input("x", {2, 3, 4});
+  b.Input("s", {3}, onnx::TensorProto::INT64);
+  b.Node("Reshape", {"x", "s"}, {"out/y"}, "r");
+  b.Output("out/y", {});
+  ImportResult r = b.Import();
+  EXPECT_EQ(RetType(r), "Tensor[(out_y_0, out_y_1, out_y_2), float32]");
+  const graph::CallNode* view = FindCall(Body(r), "vm.reshape");
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->attrs.GetString("symbols"), "out_y_0,out_y_1,out_y_2");
+  EXPECT_NE(FindCall(Body(r), "vm.reshape_shape"), nullptr);  // the shape function resolving 0 and -1
+
+  ModelBuilder f(14);  // a run-time shape that is no 1-D int64 tensor is the model's error
+  f.Input("x", {2, 3, 4});
+  f.Input("s", {3}, onnx::TensorProto::INT32);
+  f.Node("Reshape", {"x", "s"}, {"y"});
+  f.Output("y", {});
+  EXPECT_THROW(f.Import(), UserError);
+}
+
 }  // namespace
 }  // namespace tessera::frontend

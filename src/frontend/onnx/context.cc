@@ -1,5 +1,7 @@
 #include "context.h"
 
+#include <cctype>
+
 #include "const_eval.h"
 #include "graph_build.h"
 #include "tensor_convert.h"
@@ -128,6 +130,20 @@ const std::vector<graph::Dim>& NodeContext::InputDims(int i) {
   Value& v = InputValue(i);
   TESSERA_ICHECK(v.dims != nullptr, "input ", i, " is no symbolic shape value");
   return *v.dims;
+}
+
+std::string NodeContext::OutputSymbol(int i, int d) const {
+  std::string s = node_.output(i) + "_" + std::to_string(d);
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '-') c = '_';
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') s = "_" + s;
+  return s;
+}
+
+bool NodeContext::InputIsRunTime(int i) {
+  if (!HasInput(i)) return false;
+  Value& v = InputValue(i);
+  return !v.sequence && !v.dims && !v.constant.defined();
 }
 
 std::pair<graph::Expr, int64_t> NodeContext::GraphInputWithDim(const graph::Dim& d) const {

@@ -84,6 +84,12 @@ class NodeContext {
   /// A graph input that has symbolic dim `d`, and the axis: what a tensor sized by the dim can be
   /// computed from; {nullptr, -1} when none has it.
   std::pair<graph::Expr, int64_t> GraphInputWithDim(const graph::Dim& d) const;
+  /// The symbol of dim d of output i when its extent is data-dependent (a shape operand computed at
+  /// run time): "<output name>_<d>", as a symbol name (runtime/vm.h).
+  std::string OutputSymbol(int i, int d) const;
+  /// Whether input i is present, a tensor and computed at run time (neither known at import nor a
+  /// symbolic shape value).
+  bool InputIsRunTime(int i);
   /// Sets output i to a shape value with symbolic entries (static only: a constant), of rank
   /// `rank` (0 or 1) and integer `dtype`.
   void SetOutputDims(int i, std::vector<graph::Dim> dims, int rank, DataType dtype);

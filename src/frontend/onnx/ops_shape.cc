@@ -22,9 +22,29 @@ int64_t Elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// ConstantOfShape of a shape computed at run time: vm.full, whose dims the VM binds from the
+// shape's values (a data-dependent shape, graph/op/vm.cc).
+void RunTimeConstantOfShape(NodeContext& ctx) {
+  const graph::TensorTypeNode& s = ctx.InputType(0);
+  if (s.ndim() != 1 || !s.shape[0].is_static())
+    ctx.Fail("the shape must be a 1-D tensor of static length, got " + graph::ShapeStr(s.shape));
+  if (s.dtype != DataType::Int(64)) ctx.Fail("the shape must be int64, got " + s.dtype.str());
+  runtime::NDArray value = FromDoubles({0.0}, {1}, DataType::Float(32));
+  if (const onnx::AttributeProto* a = ctx.Attr("value")) value = TensorProtoToNDArray(a->t(), ctx.Where() + " attribute 'value'");
+  if (value.NumElements() != 1) ctx.Fail("attribute 'value' must hold exactly one element");
+  if (!value.dtype().is_floating() && !value.dtype().is_int() && !value.dtype().is_uint() && !value.dtype().is_bool())
+    ctx.Unsupported("a value of dtype " + value.dtype().str() + " with a run-time shape");
+  std::string symbols;
+  for (int d = 0; d < s.shape[0].value(); ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, d);
+  const double v = value.dtype().is_floating() ? ToDoubles(value)[0] : static_cast<double>(ToInts(value)[0]);
+  ctx.SetOutput(0, ctx.Call("vm.full", {ctx.Input(0)},
+                            Attrs{{"symbols", symbols}, {"value", v}, {"dtype", value.dtype().str()}}));
+}
+
 // ConstantOfShape-9/20/21/23: a tensor of shape input(0) filled with `value` (one element;
 // default float32 0).
 void ConvertConstantOfShape(NodeContext& ctx) {
+  if (ctx.InputIsRunTime(0)) return RunTimeConstantOfShape(ctx);
   std::vector<int64_t> shape = ctx.InputInts(0, "ConstantOfShape's shape");
   for (int64_t d : shape)
     if (d < 0) ctx.Fail("shape entries must be >= 0, got " + std::to_string(d));

@@ -209,11 +209,26 @@ void SymbolicReshape(NodeContext& ctx, const std::vector<graph::Dim>& ns, bool a
   ctx.SetOutput(0, ctx.Call("reshape", {ctx.Input(0)}, attrs));
 }
 
+// Reshape to a shape computed at run time (a data-dependent shape; Relay's dyn.reshape): the
+// output dims are symbols the VM binds from the resolved shape (graph/op/vm.cc): a shape function
+// (vm.reshape_shape) resolves 0 and -1, vm.reshape views x with it.
+void RunTimeReshape(NodeContext& ctx, bool allowzero) {
+  const graph::TensorTypeNode& s = ctx.InputType(1);
+  if (s.ndim() != 1 || !s.shape[0].is_static())
+    ctx.Fail("the shape must be a 1-D tensor of static length, got " + graph::ShapeStr(s.shape));
+  if (s.dtype != DataType::Int(64)) ctx.Fail("the shape must be int64, got " + s.dtype.str());
+  std::string symbols;
+  for (int d = 0; d < s.shape[0].value(); ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, d);
+  Expr resolved = ctx.Call("vm.reshape_shape", {ctx.Input(0), ctx.Input(1)}, Attrs{{"allowzero", allowzero ? 1 : 0}});
+  ctx.SetOutput(0, ctx.Call("vm.reshape", {ctx.Input(0), resolved}, Attrs{{"symbols", symbols}}));
+}
+
 // Reshape-1/4: shape attr; 5/13/14/19/21: shape input (14+: allowzero).
 void ConvertReshape(NodeContext& ctx) {
   if (ctx.opset() < 5) return Reshape(ctx, ctx.AttrInts("shape", {}));
   const bool allowzero = ctx.opset() >= 14 && ctx.AttrInt("allowzero", 0) != 0;
   if (ctx.InputHasDims(1)) return SymbolicReshape(ctx, ctx.InputDims(1), allowzero);
+  if (ctx.InputIsRunTime(1)) return RunTimeReshape(ctx, allowzero);
   std::vector<int64_t> ns = ctx.InputInts(1, "Reshape's shape");
   if (!graph::StaticShape(ctx.InputType(0).shape)) {
     std::vector<graph::Dim> dims;

@@ -4,6 +4,17 @@
 //     with the compiled shapes (ONNX Runtime fails at run time there too). Its argument only
 //     keeps it from being folded or hoisted out of the branch; its type is its attrs' (the
 //     other branch's). attrs: message (string), shape (ints), dtype (string). Opaque; no compute.
+//
+// Data-dependent shapes (a shape operand computed at run time; Relay's shape functions): the
+// output's dims are symbols (attrs "symbols", comma-separated) that the VM binds from the values of
+// a 1-D int64 shape operand (LoadShape), checked >= 0 there; VMCodegen emits the LoadShape.
+//   vm.reshape_shape(x, s) -> Tensor[(r,), int64]: ONNX Reshape's shape s (int64 [r]) resolved
+//     against x's shape: 0 copies x's dim (unless attr allowzero = 1), -1 is the element count over
+//     the product of the others. A kernel (a shape function). Opaque.
+//   vm.reshape(x, shape) -> Tensor[(symbols...), x.dtype]: x viewed with the shape's values
+//     (ReshapeTensor: no kernel, no copy; the VM checks the element count). Opaque.
+//   vm.full(shape) -> Tensor[(symbols...), dtype]: every element `value` (attrs value: number,
+//     dtype: string); ONNX ConstantOfShape with a run-time shape. Opaque.
 #include "op_groups.h"
 #include "op_util.h"
 
@@ -19,9 +30,53 @@ Type FatalRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(attrs.GetInts("shape"), DataType::Parse(attrs.GetString("dtype")));
 }
 
+// The output dims named by attr "symbols", one per element of a 1-D shape operand of length r.
+Shape SymbolDims(const Attrs& attrs, const TensorTypeNode& shape) {
+  TESSERA_CHECK(shape.ndim() == 1 && shape.shape[0].is_static() && shape.dtype == DataType::Int(64),
+                "the shape operand must be a 1-D int64 tensor of static length, got ",
+                TensorTypeNode::make(shape.shape, shape.dtype)->str());
+  Shape out;
+  const std::string& names = attrs.GetString("symbols");
+  size_t at = 0;
+  while (!names.empty() && at <= names.size()) {
+    size_t comma = names.find(',', at);
+    if (comma == std::string::npos) comma = names.size();
+    TESSERA_CHECK(comma > at, "attr symbols '", names, "' has an empty name");
+    out.push_back(Dim::Symbolic(names.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == shape.shape[0].value(), "attr symbols '", names, "' names ",
+                out.size(), " dims for a shape of length ", shape.shape[0].value());
+  return out;
+}
+
+Type ReshapeShapeRel(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& s = TensorArg(args, 1);
+  TESSERA_CHECK(s.ndim() == 1 && s.shape[0].is_static() && (s.dtype == DataType::Int(64)),
+                "the shape must be a 1-D int64 tensor of static length");
+  TensorArg(args, 0);
+  return TensorTypeNode::make(s.shape, DataType::Int(64));
+}
+
+Type VMReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 1)), x.dtype);
+}
+
+Type FullRel(const std::vector<Type>& args, const Attrs& attrs) {
+  return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 0)), DataType::Parse(attrs.GetString("dtype")));
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
+  r.Register("vm.reshape_shape", 2, kOpaque, ReshapeShapeRel,
+             "ONNX Reshape's run-time shape resolved against x's shape (0 copies, -1 infers). attrs: allowzero");
+  r.Register("vm.reshape", 2, kOpaque, VMReshapeRel,
+             "x viewed with a run-time shape (its values bind attr symbols). attrs: symbols");
+  r.Register("vm.full", 1, kOpaque, FullRel,
+             "a tensor of a run-time shape (its values bind attr symbols) filled with value. attrs: symbols, value, "
+             "dtype");
   r.Register("vm.fatal", 1, kOpaque, FatalRel,
              "fails the run with `message` when reached (an If branch that cannot run). attrs: message, shape, dtype");
 }
