@@ -450,6 +450,32 @@ std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::stri
   return names;
 }
 
+// Dynamic shapes: a reduction over a symbolic extent may be empty (n = 0), and an init left in
+// the block runs at the first reduction iteration (LowerInitBlock), i.e. never. Every block that
+// still has its init and reduces over a symbolic domain gets it decomposed before its first
+// reduction loop, so the output is initialized whatever the extent.
+void DecomposeSymbolicReductions(Schedule& sch) {
+  for (const auto* r : Realizes(sch.func())) {
+    const tir::BlockNode* b = r->block_node();
+    if (!b->init.defined()) continue;
+    bool symbolic = false;
+    for (const auto& iv : b->iter_vars)
+      symbolic |= iv.iter_type == tir::IterVarType::kCommReduce && !iv.dom.extent.as<ir::IntImmNode>();
+    if (!symbolic) continue;
+    try {
+      BlockRV block = sch.get_block(b->name_hint);
+      for (const LoopRV& l : sch.get_loops(block)) {
+        if (IsReductionLoop(r, sch.GetFor(l)->loop_var.get_var())) {
+          sch.decompose_reduction(block, l);
+          break;
+        }
+      }
+    } catch (const ScheduleError&) {
+      // Left as it is: correct for every non-empty extent.
+    }
+  }
+}
+
 }  // namespace
 
 ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
@@ -485,7 +511,10 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
   std::set<std::string> tile;
   for (const std::string& n : names)
     if (MultiLevelTilingApplies(sch, n) && Knob(opt.knobs, n + ".rule", {0, 1}, 0) == 1) tile.insert(n);
-  if (handled.empty() && tile.empty() && !ScheduleRows(sch, names, opt).empty()) return sch;
+  if (handled.empty() && tile.empty() && !ScheduleRows(sch, names, opt).empty()) {
+    DecomposeSymbolicReductions(sch);
+    return sch;
+  }
   for (const std::string& n : names) {
     if (handled.count(n)) continue;  // a consumer MultiLevelTiling moved under its producer's tile
     if (tile.count(n)) {
@@ -495,6 +524,7 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     }
     ScheduleMainBlock(sch, n, opt);
   }
+  DecomposeSymbolicReductions(sch);
   return sch;
 }
 
