@@ -506,7 +506,6 @@ bool GuardedUnder(const tir::Stmt& s, const std::string& name) {
 // y = gelu(x · wᵀ + bias) (tanh form) over x [rows..., K] with symbolic rows, w prepacked.
 void CheckGemmSymbolicRows(const std::vector<PrimExpr>& xshape, int64_t N, int64_t K, int64_t interp_max,
                            const std::vector<std::vector<int64_t>>& ns) {
-  const Var n = Var(std::static_pointer_cast<const ir::VarNode>(xshape[xshape.size() - 2].node()));
   GemmPackTile t = x86::ChooseGemmTile(-1, N, K, testing::TestTarget());
   te::Tensor x = te::placeholder(xshape, f32, "x");
   te::Tensor wp = te::placeholder(MakeShape({t.PaddedN(N) / t.bn, K, t.bn}), f32, "wp");
@@ -532,12 +531,16 @@ void CheckGemmSymbolicRows(const std::vector<PrimExpr>& xshape, int64_t N, int64
   Check(
       k,
       [&](const std::vector<int64_t>& v) {
-        return std::vector<Data>{Random(v[0] * K, 21), PackRef(Random(N * K, 22), N, K, t), Random(N, 23)};
+        int64_t rows = 1;
+        for (int64_t x : v) rows *= x;
+        return std::vector<Data>{Random(rows * K, 21), PackRef(Random(N * K, 22), N, K, t), Random(N, 23)};
       },
       [&](const std::vector<Data>& in, const std::vector<int64_t>& v) {
         const Data w = Random(N * K, 22);
-        Data out(v[0] * N);
-        for (int64_t i = 0; i < v[0]; ++i)
+        int64_t rows = 1;
+        for (int64_t x : v) rows *= x;
+        Data out(rows * N);
+        for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < N; ++j) {
             double a = 0;
             for (int64_t kk = 0; kk < K; ++kk) a += in[0][i * K + kk] * w[j * K + kk];
@@ -558,6 +561,11 @@ TEST(DynamicShape, PackedGemmSymbolicRowsBert) {
   Var n("seq", i32);
   CheckGemmSymbolicRows({n, C(768)}, 768, 768, 0, kNs);
   CheckGemmSymbolicRows({C(1), n, C(768)}, 3072, 768, 0, {{1}, {129}});
+}
+
+TEST(DynamicShape, PackedGemmSymbolicBatchAndRows) {
+  Var b("batch_size", i32), s("seq", i32);
+  CheckGemmSymbolicRows({b, s, C(40)}, 45, 40, 7, {{1, 1}, {2, 7}, {3, 0}, {3, 50}});
 }
 
 // BERT's attention products with a symbolic sequence length through the packed template (the

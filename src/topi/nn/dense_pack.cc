@@ -133,7 +133,7 @@ Tensor pack_matmul_b(const Tensor& b, const GemmPackTile& tile, bool transposed)
 
 namespace {
 // dense_packed over an x whose row dimension (the one before K) is symbolic (dynamic shapes,
-// e.g. [seq, K] or [1, seq, K]); the other dims are constant. The rows are padded to
+// e.g. [seq, K], [1, seq, K], [batch, seq, K]; leading dims may be symbolic too). The rows are padded to
 // floordiv(m + mr - 1, mr) * mr (padded rows read row m - 1), so the schedule splits them into
 // whole tiles, and T_gemm_unpad slices off the real rows and columns.
 Tensor DensePackedSymbolicRows(const Tensor& x, const Tensor& wp, int64_t n, const GemmPackTile& tile) {
@@ -141,12 +141,9 @@ Tensor DensePackedSymbolicRows(const Tensor& x, const Tensor& wp, int64_t n, con
   const std::vector<int64_t> ps = ConstShape(wp);
   const size_t r = xs.size();
   int64_t kx = 0;
-  for (size_t d = 0; d < r; ++d) {
-    int64_t v = 0;
-    TESSERA_CHECK(d == r - 2 || ir::as_const_int(xs[d], &v), "dense_packed: only the row dimension of x (the one ",
-                  "before K) may be symbolic; dimension ", d, " is not constant");
+  if (!ir::as_const_int(xs.back(), &kx)) {
+    TESSERA_THROW(UnsupportedError, "dense_packed: the packed GEMM needs a static K (the last dimension of x)");
   }
-  ir::as_const_int(xs.back(), &kx);
   TESSERA_CHECK(ps.size() == 3 && kx == ps[1], "dense_packed: reduction extents differ (", kx, " vs ", ps[1], ")");
   TESSERA_CHECK(ps[2] == tile.bn && ps[0] * ps[2] == tile.PaddedN(n), "dense_packed: packed weight does not match N = ",
                 n, " and the tile");

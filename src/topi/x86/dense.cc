@@ -72,6 +72,14 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   std::vector<LoopRV> ms, units;
   for (auto it = loops.begin() + nbatch; it != loops.end() - 2; ++it)
     (ConstExtent(sch, *it) == 1 ? units : ms).push_back(*it);
+  // Symbolic row dims (dynamic shapes: [batch, seq, K]): only the last one is padded to a multiple
+  // of mr, so the rows are not fused; the ones before it are outer loops like the batch.
+  bool symbolic_rows = false;
+  for (const LoopRV& l : ms) symbolic_rows |= ConstExtent(sch, l) < 0;
+  if (symbolic_rows && ms.size() > 1) {
+    batch.insert(batch.end(), ms.begin(), ms.end() - 1);
+    ms.erase(ms.begin(), ms.end() - 1);
+  }
   LoopRV n = loops[loops.size() - 2], k = loops.back();
   try {
     LoopRV m;

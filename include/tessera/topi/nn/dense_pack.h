@@ -43,7 +43,8 @@ Tensor pack_matmul_b(const Tensor& b, const GemmPackTile& tile, bool transposed)
 /// x [..., K] times a packed weight wp [NB, K, bn] (pack_dense_weight of a [N, K] weight)
 /// -> [..., N]: out[.., n] = sum_k x[.., k] * wp[n / bn, k, n % bn]. Used for nn.dense and
 /// for nn.matmul whose right operand is 2-D. Dynamic shapes: the row dimension of x (the one
-/// before K; [seq, K], [1, seq, K]) may be a symbolic extent (the other dims constant): the GEMM
+/// before K; [seq, K], [1, seq, K], [batch, seq, K]) may be a symbolic extent, and so may the
+/// dims before it (K must be static: UnsupportedError otherwise): the GEMM
 /// rows are then padded to floordiv(seq + mr - 1, mr) * mr and always sliced by T_gemm_unpad,
 /// so topi::x86::ScheduleGemmPacked tiles them with the same micro-kernel as static rows.
 Tensor dense_packed(const Tensor& x, const Tensor& wp, int64_t n, const GemmPackTile& tile);
