@@ -202,7 +202,12 @@ void CodeGenLLVM::AddFunction(const tir::PrimFunc& func) {
       const ir::Var& v = func->shape_vars[i];
       llvm::Value* p = builder_.CreateConstInBoundsGEP1_64(i64, shapes, i);
       llvm::Value* value = builder_.CreateAlignedLoad(i64, p, llvm::Align(8), v->name_hint);
-      call_args.push_back(EmitCast(v.dtype(), DataType::Int(64), value));
+      llvm::Value* cast = EmitCast(v.dtype(), DataType::Int(64), value);
+      // An extent: never negative (lets LLVM turn floordiv / floormod by constants into shifts).
+      if (v.dtype().is_int()) {
+        builder_.CreateAssumption(builder_.CreateICmpSGE(cast, llvm::ConstantInt::get(cast->getType(), 0)));
+      }
+      call_args.push_back(cast);
     }
   }
   builder_.CreateRet(builder_.CreateCall(compute, call_args));

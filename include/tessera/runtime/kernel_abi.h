@@ -17,7 +17,7 @@
 //                                                          // in shape_vars order
 //
 // read once on entry (each value converted to its Var's dtype, int32 for TE shapes; it must
-// fit, and be >= 0). The caller keeps the array alive for the call. A kernel without shape vars
+// fit, and be >= 0: the kernel assumes it). The caller keeps the array alive for the call. A kernel without shape vars
 // has no extra slot.
 //
 // A kernel reaches the runtime only through function-pointer globals that the
