@@ -6,7 +6,10 @@
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/expr_functor.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/tir/functor.h"
+
+#include "select_interior.h"
 
 namespace tessera::tir::transform {
 
@@ -103,6 +106,25 @@ class Vectorizer : public StmtExprMutator {
   int lanes_;
 };
 
+// Whether every conjunct of `cond` that uses v is an upper bound `d <= k` with d non-decreasing
+// in v (a split tail's or an unpadding copy's guard): then it holds on every lane when it holds
+// on the last one.
+bool MonotoneUpperBounds(const PrimExpr& cond, const Var& v) {
+  arith::Analyzer an;
+  bool uses_v = false;
+  for (const PrimExpr& c : detail::Conjuncts(cond)) {
+    const PrimExpr next = Substitute(c, {{v.get_var(), v + ir::make_const(v.dtype(), 1)}});
+    if (ir::ExprStructuralEqual(next, c)) continue;  // invariant in v
+    uses_v = true;
+    auto fact = detail::NormalizeComparison(c);
+    if (!fact) return false;
+    int64_t step = 0;
+    const PrimExpr d_next = Substitute(fact->d, {{v.get_var(), v + ir::make_const(v.dtype(), 1)}});
+    if (!ir::as_const_int(an.Simplify(d_next - fact->d), &step) || step < 0) return false;
+  }
+  return uses_v;
+}
+
 class LoopVectorizer : public StmtExprMutator {
  protected:
   Stmt VisitStmt_(const ForNode* op, const Stmt& s) override {
@@ -117,12 +139,35 @@ class LoopVectorizer : public StmtExprMutator {
     } else if (n == 1) {
       return Substitute(body, {{op->loop_var.get_var(), op->min}});
     } else {
+      PrimExpr ramp = ir::RampNode::make(op->min, ir::make_const(op->min.dtype(), int64_t{1}), static_cast<int>(n));
       try {
-        PrimExpr ramp = ir::RampNode::make(op->min, ir::make_const(op->min.dtype(), int64_t{1}), static_cast<int>(n));
         Stmt v = Vectorizer(op->loop_var, ramp, static_cast<int>(n)).VisitStmt(body);
         return v;
       } catch (const NotVectorizable& e) {
         reason = e.reason;
+      }
+      // Versioning: a body `if (guard) then` whose guard depends on the loop var only through
+      // monotone upper bounds (dynamic shapes: the last partial column panel of an unpadding
+      // copy) runs the vectorized `then` when the guard holds on the last lane, else the loop.
+      const auto* guarded = body.as<IfThenElseNode>();
+      PrimExpr last_ok;
+      int64_t known = 0;
+      if (guarded && !guarded->else_case.defined() && MonotoneUpperBounds(guarded->condition, op->loop_var)) {
+        last_ok = arith::Analyzer().Simplify(Substitute(
+            guarded->condition, {{op->loop_var.get_var(), op->min + ir::make_const(op->min.dtype(), n - 1)}}));
+      }
+      // A guard known at compile time on the last lane: false keeps the serial loop (some lane
+      // fails); true vectorizes the then case alone.
+      if (last_ok.defined() && !(ir::as_const_int(last_ok, &known) && known == 0)) {
+        try {
+          Stmt v = Vectorizer(op->loop_var, ramp, static_cast<int>(n)).VisitStmt(guarded->then_case);
+          if (ir::as_const_int(last_ok, &known)) return v;
+          auto ann = op->annotations;
+          ann["vectorize_fallback"] = ir::StringImmNode::make("the guard fails on the last lane");
+          Stmt serial = ForNode::make(op->loop_var, op->min, op->extent, ForKind::kSerial, body, ann);
+          return IfThenElseNode::make(last_ok, v, serial);
+        } catch (const NotVectorizable&) {
+        }
       }
     }
     auto ann = op->annotations;
