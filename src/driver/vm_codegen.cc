@@ -177,12 +177,12 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
-/// The vm.reshape / vm.full call that is `fn`'s whole body (data-dependent shapes: its output dims
-/// are the values of a shape operand, graph/op/vm.cc), or nullptr.
+/// The vm.reshape / vm.full / vm.reduce call that is `fn`'s whole body (data-dependent shapes: its
+/// output dims are the values of a shape operand, its last, graph/op/vm.cc), or nullptr.
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
   const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  if (!op || (op->name != "vm.reshape" && op->name != "vm.full")) return nullptr;
+  if (!op || (op->name != "vm.reshape" && op->name != "vm.full" && op->name != "vm.reduce")) return nullptr;
   for (const auto& a : c->args)
     if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
   return c;
@@ -345,7 +345,7 @@ class Compiler {
                       " is no param of its function");
       };
       const bool is_reshape = dyn->op->as<graph::OpNode>()->name == "vm.reshape";
-      const int shape_reg = reg_of(dyn->args[is_reshape ? 1 : 0]);
+      const int shape_reg = reg_of(dyn->args.back());
       json names = json::array();
       for (const auto& d : shape) names.push_back(d);
       scope.block->push_back(Plain({{"op", "LoadShape"}, {"src", shape_reg}, {"symbols", names}}, {shape_reg}, {}));

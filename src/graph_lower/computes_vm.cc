@@ -1,6 +1,7 @@
-// FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): vm.reshape_shape, the shape
-// function of a Reshape to a run-time shape, and vm.full, a tensor of a run-time shape. (vm.reshape
-// is a ReshapeTensor of the VM: no kernel.)
+// FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
+// vm.reshape_shape and vm.reduce_shape, and the kernels of vm.full and vm.reduce, whose output
+// extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
+// the VM: no kernel.)
 #include "computes.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/ir/op.h"
@@ -67,11 +68,108 @@ Tensors Full(const Attrs& a, const Tensors&, const Type& out) {
       ShapeExtents(tt->shape), [&](const std::vector<ir::Var>&) { return v; }, "T_full", topi::tag::kElemWise)};
 }
 
+// The shape of reducing x over run-time axes (graph/op/vm.cc vm.reduce_shape): the rank r and the
+// number of axes k are static, so the compute unrolls over them.
+Tensors ReduceShape(const Attrs& a, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &axes = in[1];
+  const int64_t r = x.ndim();
+  int64_t k = 0;
+  TESSERA_ICHECK(ir::as_const_int(axes.shape()[0], &k), "vm.reduce_shape: the axes' length must be static");
+  const bool keepdims = a.GetInt("keepdims", 1) != 0, noop = a.GetInt("noop_with_empty_axes", 0) != 0;
+  std::vector<ir::PrimExpr> reduced(r), in_dim(r);
+  for (int64_t d = 0; d < r; ++d) {
+    in_dim[d] = ir::cast(kI64, x.shape()[d]);
+    reduced[d] = ir::make_const(DataType::Bool(), k == 0 && !noop ? 1 : 0);
+    // An axis outside [-r, r) fails the kernel (kKernelIndexOutOfRange, naming the node: attr source).
+    for (int64_t j = 0; j < k; ++j) reduced[d] = reduced[d] || ir::checked_index(axes({topi::Index(j)}), r) == I64(d);
+  }
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt && tt->shape.size() == 1 && tt->shape[0].is_static(), "vm.reduce_shape's type");
+  const int64_t n = tt->shape[0].value();
+  return {te::compute(
+      {topi::Index(n)},
+      [&](const std::vector<ir::Var>& i) {
+        ir::PrimExpr value = I64(0);
+        if (keepdims || (k == 0 && noop)) {
+          for (int64_t d = r; d-- > 0;)
+            value = ir::select(i[0] == topi::Index(d), ir::select(reduced[d], I64(1), in_dim[d]), value);
+        } else {
+          // The j-th kept dim: the dim d that is kept with j kept dims before it.
+          ir::PrimExpr before = I64(0);
+          for (int64_t d = 0; d < r; ++d) {
+            value = value + ir::select(!reduced[d] && before == ir::cast(kI64, i[0]), in_dim[d], I64(0));
+            before = before + ir::select(reduced[d], I64(0), I64(1));
+          }
+        }
+        return value;
+      },
+      "T_reduce_shape", topi::tag::kInjective)};
+}
+
+// x reduced to a run-time shape in keepdims form: out[i] = reduce over k of x[i + k], where each
+// dim reduces over x's extent when its output extent is 1 and over [0, 1) otherwise (one of i_d,
+// k_d is always 0).
+Tensors Reduce(const Attrs& a, const Tensors& in, const Type& out) {
+  const te::Tensor& x = in[0];
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt, "vm.reduce's type is no tensor");
+  const std::vector<ir::PrimExpr> os = ShapeExtents(tt->shape);
+  const std::vector<ir::PrimExpr>& xs = x.shape();
+  const std::string kind = a.GetString("kind");
+  std::vector<ir::PrimExpr> extent(xs.size());
+  for (size_t d = 0; d < xs.size(); ++d) extent[d] = ir::select(os[d] == topi::Index(1), xs[d], topi::Index(1));
+  auto reduce_axes = [&] {
+    std::vector<te::IterVar> ks;
+    for (size_t d = 0; d < xs.size(); ++d) ks.push_back(te::reduce_axis(ir::Range(topi::Index(0), extent[d]), "k" + std::to_string(d)));
+    return ks;
+  };
+  auto read = [&](const std::vector<ir::Var>& i, const std::vector<te::IterVar>& ks) {
+    std::vector<ir::PrimExpr> idx;
+    for (size_t d = 0; d < xs.size(); ++d) idx.push_back(i[d] + ks[d].var);
+    return x(idx);
+  };
+  auto reduction = [&](const std::string& how, const std::string& name) {
+    return te::compute(
+        os,
+        [&](const std::vector<ir::Var>& i) {
+          std::vector<te::IterVar> ks = reduce_axes();
+          ir::PrimExpr v = read(i, ks);
+          if (how == "max") return te::max(v, ks);
+          if (how == "min") return te::min(v, ks);
+          if (how == "prod") return te::prod(v, ks);
+          return te::sum(v, ks);
+        },
+        name, topi::tag::kCommReduce);
+  };
+  if (kind == "sum" || kind == "max" || kind == "min" || kind == "prod") return {reduction(kind, "T_reduce_" + kind)};
+  if (kind == "mean") {
+    te::Tensor s = reduction("sum", "T_reduce_sum");
+    const ir::PrimExpr count = topi::ExtentProduct(extent);
+    return {te::compute(
+        os, [&](const std::vector<ir::Var>& i) { return s(topi::AsExprs(i)) / ir::cast(x.dtype(), count); },
+        "T_reduce_mean", topi::tag::kElemWise)};
+  }
+  TESSERA_ICHECK(kind == "logsumexp", "vm.reduce: unknown kind ", kind);
+  te::Tensor m = reduction("max", "T_reduce_max");
+  te::Tensor s = te::compute(
+      os,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<te::IterVar> ks = reduce_axes();
+        return te::sum(ir::exp(read(i, ks) - m(topi::AsExprs(i))), ks);
+      },
+      "T_reduce_expsum", topi::tag::kCommReduce);
+  return {te::compute(
+      os, [&](const std::vector<ir::Var>& i) { return ir::log(s(topi::AsExprs(i))) + m(topi::AsExprs(i)); },
+      "T_reduce_logsumexp", topi::tag::kElemWise)};
+}
+
 }  // namespace
 
 void RegisterVMComputes(graph::OpRegistry& r) {
   r.SetCompute("vm.reshape_shape", ReshapeShape);
   r.SetCompute("vm.full", Full);
+  r.SetCompute("vm.reduce_shape", ReduceShape);
+  r.SetCompute("vm.reduce", Reduce);
 }
 
 }  // namespace tessera::graph_lower::detail

@@ -175,3 +175,31 @@ def test_reshape_with_allowzero_at_run_time(tmp_path):
     got = _run(tmp_path, so, feeds, "rt1")
     _check(got["y"], ref[0], "Reshape allowzero")
     assert got["z"].shape == (0, 3)
+
+
+@pytest.mark.parametrize("op,keepdims,noop", [("ReduceSum", 1, 0), ("ReduceMean", 0, 0), ("ReduceMax", 0, 0),
+                                              ("ReduceLogSumExp", 1, 0), ("ReduceL2", 0, 0), ("ReduceSum", 0, 1)])
+def test_reduction_over_axes_computed_at_run_time(tmp_path, op, keepdims, noop):
+    attrs = {"keepdims": keepdims}
+    if noop:
+        attrs["noop_with_empty_axes"] = 1
+    graph = oh.make_graph([oh.make_node(op, ["x", "axes"], ["y"], **attrs)], "red",
+                          [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [3, 4, 5]),
+                           oh.make_tensor_value_info("axes", onnx.TensorProto.INT64, [2 if not noop else 0])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)])
+    path = tmp_path / "red.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 18)]), path)
+    so = tmp_path / "red.so"
+    run_cli("compile", path, "-o", so)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(2).uniform(0.5, 2, (3, 4, 5)).astype(np.float32)
+    for axes in ([[0, 2], [-1, 1], [2, 0]] if not noop else [[]]):
+        feeds = {"x": x, "axes": np.array(axes, np.int64)}
+        _check(_run(tmp_path, so, feeds, "red")["y"], sess.run(None, feeds)[0], f"{op} over {axes}")
+    if not noop:
+        args = []
+        for name, value in {"x": x, "axes": np.array([0, 3], np.int64)}.items():
+            np.save(tmp_path / f"bad_{name}.npy", value)
+            args += ["--input", f"{name}={tmp_path / f'bad_{name}.npy'}"]
+        proc = run_cli("run", so, *args, check=False)  # axis 3 of a rank-3 tensor: names the node
+        assert proc.returncode == 1 and f"op {op}" in proc.stderr and "outside" in proc.stderr, proc.stderr

@@ -20,13 +20,50 @@ Expr Reduce(NodeContext& ctx, const std::string& op, Expr x, const std::vector<i
 
 enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// A reduction over axes computed at run time (a data-dependent shape, graph/op/vm.cc): the
+// shape function vm.reduce_shape gives the keepdims shape, whose values bind the symbols of
+// vm.reduce's result; with keepdims = 0 a second shape function drops the reduced dims, a view.
+void ConvertRunTimeAxesReduce(NodeContext& ctx, Kind kind, bool noop) {
+  const graph::TensorTypeNode& at = ctx.InputType(1);
+  if (at.ndim() != 1 || !at.shape[0].is_static())
+    ctx.Fail("the axes must be a 1-D tensor of static length, got " + graph::ShapeStr(at.shape));
+  if (at.dtype != DataType::Int(64)) ctx.Fail("the axes must be int64, got " + at.dtype.str());
+  const bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
+  const int64_t rank = ctx.InputType(0).ndim();
+  Expr x = ctx.Input(0), axes = ctx.Input(1);
+  if (at.shape[0].value() == 0 && noop) return ctx.SetOutput(0, x);  // reduces nothing: the input as it is
+  switch (kind) {
+    case Kind::kL1: x = ctx.Call("abs", {x}); break;
+    case Kind::kL2: case Kind::kSumSquare: x = ctx.Call("multiply", {x, x}); break;
+    default: break;
+  }
+  std::string full, kept;
+  for (int64_t d = 0; d < rank; ++d) full += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d)) + "_r";
+  Expr shape = ctx.Call("vm.reduce_shape", {x, axes},
+                        Attrs{{"keepdims", int64_t{1}}, {"noop_with_empty_axes", int64_t{noop}}, {"source", ctx.Label()}});
+  const char* how = kind == Kind::kMean ? "mean" : kind == Kind::kMax ? "max" : kind == Kind::kMin ? "min"
+                  : kind == Kind::kProd ? "prod" : kind == Kind::kLogSumExp ? "logsumexp" : "sum";
+  Expr y = ctx.Call("vm.reduce", {x, shape}, Attrs{{"kind", std::string(how)}, {"symbols", full}});
+  if (kind == Kind::kL2) y = ctx.Call("sqrt", {y});
+  if (kind == Kind::kLogSum) y = ctx.Call("log", {y});
+  if (!keepdims) {
+    Expr squeezed = ctx.Call("vm.reduce_shape", {x, axes},
+                             Attrs{{"keepdims", int64_t{0}}, {"noop_with_empty_axes", int64_t{noop}}, {"source", ctx.Label()}});
+    const int64_t n = graph::InferExprType(squeezed)->as<graph::TensorTypeNode>()->shape[0].value();
+    for (int64_t d = 0; d < n; ++d) kept += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
+    y = ctx.Call("vm.reshape", {y, squeezed}, Attrs{{"symbols", kept}});
+  }
+  ctx.SetOutput(0, y);
+}
+
 void ConvertReduce(NodeContext& ctx, Kind kind, int64_t axes_input_opset) {
   int64_t rank = ctx.InputType(0).ndim();
   std::vector<int64_t> axes;
   bool noop = false;
   if (ctx.opset() >= axes_input_opset) {
-    if (ctx.HasInput(1)) axes = ctx.InputInts(1, "reduction axes");
     noop = ctx.AttrInt("noop_with_empty_axes", 0) != 0;
+    if (ctx.InputIsRunTime(1)) return ConvertRunTimeAxesReduce(ctx, kind, noop);
+    if (ctx.HasInput(1)) axes = ctx.InputInts(1, "reduction axes");
   } else {
     axes = ctx.AttrInts("axes", {});
   }

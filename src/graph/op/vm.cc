@@ -15,6 +15,14 @@
 //     (ReshapeTensor: no kernel, no copy; the VM checks the element count). Opaque.
 //   vm.full(shape) -> Tensor[(symbols...), dtype]: every element `value` (attrs value: number,
 //     dtype: string); ONNX ConstantOfShape with a run-time shape. Opaque.
+//   vm.reduce_shape(x, axes) -> Tensor[(n,), int64]: the shape of reducing x (rank r) over the
+//     run-time axes (int64 [k], in [-r, r); empty: every axis, or none with attr noop_with_empty_axes
+//     = 1): with attr keepdims = 1 (n = r) each reduced dim is 1, with keepdims = 0 (n = r - k, or 0
+//     for an empty k) the reduced dims are dropped. An axis out of range fails the kernel
+//     (kKernelIndexOutOfRange, naming attr source: the model node). A kernel (a shape function). Opaque.
+//   vm.reduce(x, shape) -> Tensor[(symbols...), x.dtype]: x reduced to `shape` (vm.reduce_shape's
+//     keepdims form: each dim 1 or x's): attr kind sum, mean, max, min, prod or logsumexp
+//     (log(sum(exp(x - max))) + max). Opaque.
 #include "op_groups.h"
 #include "op_util.h"
 
@@ -67,9 +75,37 @@ Type FullRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 0)), DataType::Parse(attrs.GetString("dtype")));
 }
 
+Type ReduceShapeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& axes = TensorArg(args, 1);
+  TESSERA_CHECK(axes.ndim() == 1 && axes.shape[0].is_static() && axes.dtype == DataType::Int(64),
+                "the axes must be a 1-D int64 tensor of static length");
+  const int64_t k = axes.shape[0].value();
+  int64_t n = x.ndim();
+  if (attrs.GetInt("keepdims", 1) == 0) n = k == 0 ? (attrs.GetInt("noop_with_empty_axes", 0) ? x.ndim() : 0) : x.ndim() - k;
+  TESSERA_CHECK(n >= 0, k, " axes for a tensor of rank ", x.ndim());
+  return TensorTypeNode::make(std::vector<int64_t>{n}, DataType::Int(64));
+}
+
+Type VMReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const std::string kind = attrs.GetString("kind");
+  TESSERA_CHECK(kind == "sum" || kind == "mean" || kind == "max" || kind == "min" || kind == "prod" ||
+                    kind == "logsumexp",
+                "unknown reduction kind '", kind, "'");
+  Shape out = SymbolDims(attrs, TensorArg(args, 1));
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
+                x.ndim(), " (the keepdims form)");
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
+  r.Register("vm.reduce_shape", 2, kOpaque, ReduceShapeRel,
+             "the shape of a reduction over run-time axes. attrs: keepdims, noop_with_empty_axes");
+  r.Register("vm.reduce", 2, kOpaque, VMReduceRel,
+             "x reduced to a run-time shape (its values bind attr symbols). attrs: kind, symbols");
   r.Register("vm.reshape_shape", 2, kOpaque, ReshapeShapeRel,
              "ONNX Reshape's run-time shape resolved against x's shape (0 copies, -1 infers). attrs: allowzero");
   r.Register("vm.reshape", 2, kOpaque, VMReshapeRel,
