@@ -177,12 +177,13 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
-/// The vm.reshape / vm.full / vm.reduce call that is `fn`'s whole body (data-dependent shapes: its
+/// The vm.reshape / vm.full / vm.reduce / vm.broadcast_to / vm.tile call that is `fn`'s whole body (data-dependent shapes: its
 /// output dims are the values of a shape operand, its last, graph/op/vm.cc), or nullptr.
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
   const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  if (!op || (op->name != "vm.reshape" && op->name != "vm.full" && op->name != "vm.reduce")) return nullptr;
+  static const std::set<std::string> kOps = {"vm.reshape", "vm.full", "vm.reduce", "vm.broadcast_to", "vm.tile"};
+  if (!op || !kOps.count(op->name)) return nullptr;
   for (const auto& a : c->args)
     if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
   return c;

@@ -163,9 +163,102 @@ Tensors Reduce(const Attrs& a, const Tensors& in, const Type& out) {
       "T_reduce_logsumexp", topi::tag::kElemWise)};
 }
 
+// The static length of a shape function's result.
+int64_t OutLength(const Type& out) {
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt && tt->shape.size() == 1 && tt->shape[0].is_static(), "a shape function's type");
+  return tt->shape[0].value();
+}
+
+// value_d for the run-time position i (a select chain over the static count).
+ir::PrimExpr Pick(const ir::PrimExpr& i, const std::vector<ir::PrimExpr>& values) {
+  ir::PrimExpr v = I64(0);
+  for (size_t d = values.size(); d-- > 0;) v = ir::select(i == topi::Index(static_cast<int64_t>(d)), values[d], v);
+  return v;
+}
+
+Tensors UnsqueezeShape(const Attrs&, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &axes = in[1];
+  const int64_t n = OutLength(out), k = n - x.ndim();
+  std::vector<ir::PrimExpr> xs;
+  for (const ir::PrimExpr& d : x.shape()) xs.push_back(ir::cast(kI64, d));
+  std::vector<ir::PrimExpr> inserted(n), values(n);
+  for (int64_t p = 0; p < n; ++p) {
+    inserted[p] = ir::make_const(DataType::Bool(), 0);
+    for (int64_t j = 0; j < k; ++j)
+      inserted[p] = inserted[p] || ir::checked_index(axes({topi::Index(j)}), n) == I64(p);
+  }
+  // Position p holds 1 when inserted, else x's dim (p - the insertions before p).
+  ir::PrimExpr before = I64(0);
+  for (int64_t p = 0; p < n; ++p) {
+    values[p] = ir::select(inserted[p], I64(1), Pick(I64(p) - before, xs));
+    before = before + ir::select(inserted[p], I64(1), I64(0));
+  }
+  return {te::compute(
+      {topi::Index(n)}, [&](const std::vector<ir::Var>& i) { return Pick(ir::cast(kI64, i[0]), values); },
+      "T_unsqueeze_shape", topi::tag::kInjective)};
+}
+
+Tensors BroadcastShape(const Attrs&, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &s = in[1];
+  const int64_t n = OutLength(out), r = x.ndim();
+  int64_t m = 0;
+  ir::as_const_int(s.shape()[0], &m);
+  std::vector<ir::PrimExpr> values(n);
+  for (int64_t p = 0; p < n; ++p) {
+    const int64_t xd = p - (n - r), sd = p - (n - m);
+    ir::PrimExpr a = xd >= 0 ? ir::cast(kI64, x.shape()[xd]) : I64(1);
+    ir::PrimExpr b = sd >= 0 ? s({topi::Index(sd)}) : I64(1);
+    values[p] = ir::select(a == I64(1), b, ir::select(b == I64(1) || b == a, a, I64(-1)));
+  }
+  return {te::compute(
+      {topi::Index(n)}, [&](const std::vector<ir::Var>& i) { return Pick(ir::cast(kI64, i[0]), values); },
+      "T_broadcast_shape", topi::tag::kInjective)};
+}
+
+Tensors TileShape(const Attrs&, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &reps = in[1];
+  return {te::compute(
+      {topi::Index(OutLength(out))},
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<ir::PrimExpr> xs;
+        for (const ir::PrimExpr& d : x.shape()) xs.push_back(ir::cast(kI64, d));
+        return Pick(ir::cast(kI64, i[0]), xs) * reps({i[0]});
+      },
+      "T_tile_shape", topi::tag::kInjective)};
+}
+
+// x read at an output point of a broadcast (right-aligned; an extent-1 dim of x reads index 0) or a
+// tile (index modulo x's extent).
+Tensors BroadcastOrTile(const Tensors& in, const Type& out, bool tile) {
+  const te::Tensor& x = in[0];
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt, "a vm.broadcast_to / vm.tile type");
+  const std::vector<ir::PrimExpr> os = ShapeExtents(tt->shape);
+  const size_t off = os.size() - x.shape().size();
+  return {te::compute(
+      os,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<ir::PrimExpr> idx;
+        for (size_t d = 0; d < x.shape().size(); ++d) {
+          const ir::PrimExpr& xd = x.shape()[d];
+          const ir::PrimExpr at = i[off + d];
+          if (tile) idx.push_back(ir::floormod(at, ir::max(xd, topi::Index(1))));
+          else idx.push_back(topi::IsConst(xd, 1) ? topi::Index(0) : ir::select(xd == topi::Index(1), topi::Index(0), at));
+        }
+        return x(idx);
+      },
+      tile ? "T_tile" : "T_broadcast_to", topi::tag::kInjective)};
+}
+
 }  // namespace
 
 void RegisterVMComputes(graph::OpRegistry& r) {
+  r.SetCompute("vm.unsqueeze_shape", UnsqueezeShape);
+  r.SetCompute("vm.broadcast_shape", BroadcastShape);
+  r.SetCompute("vm.tile_shape", TileShape);
+  r.SetCompute("vm.broadcast_to", [](const Attrs&, const Tensors& in, const Type& out) { return BroadcastOrTile(in, out, false); });
+  r.SetCompute("vm.tile", [](const Attrs&, const Tensors& in, const Type& out) { return BroadcastOrTile(in, out, true); });
   r.SetCompute("vm.reshape_shape", ReshapeShape);
   r.SetCompute("vm.full", Full);
   r.SetCompute("vm.reduce_shape", ReduceShape);

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "fold.h"
 #include "tensor_convert.h"
+#include "tessera/graph/infer_type.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -63,7 +64,22 @@ void ConvertConstantOfShape(NodeContext& ctx) {
 void ConvertSize(NodeContext& ctx) { ctx.SetOutputConst(0, MakeInts({Elements(ctx.InputShape(0))}, {})); }
 
 // Expand-8/13: numpy broadcast of input 0 and the shape input.
+// Expand / Tile with a run-time shape operand: a shape function, then a kernel over the symbols
+// its values bind (a data-dependent shape, graph/op/vm.cc).
+void RunTimeExpandOrTile(NodeContext& ctx, bool tile) {
+  const graph::TensorTypeNode& s = ctx.InputType(1);
+  if (s.ndim() != 1 || !s.shape[0].is_static() || s.dtype != DataType::Int(64))
+    ctx.Fail(std::string(tile ? "the repeats" : "the shape") + " must be a 1-D int64 tensor of static length, got " +
+             s.dtype.str() + " " + graph::ShapeStr(s.shape));
+  Expr shape = ctx.Call(tile ? "vm.tile_shape" : "vm.broadcast_shape", {ctx.Input(0), ctx.Input(1)});
+  const int64_t n = graph::InferExprType(shape)->as<graph::TensorTypeNode>()->shape[0].value();
+  std::string symbols;
+  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
+  ctx.SetOutput(0, ctx.Call(tile ? "vm.tile" : "vm.broadcast_to", {ctx.Input(0), shape}, Attrs{{"symbols", symbols}}));
+}
+
 void ConvertExpand(NodeContext& ctx) {
+  if (ctx.InputIsRunTime(1)) return RunTimeExpandOrTile(ctx, false);
   std::vector<int64_t> shape = ctx.InputInts(1, "Expand's shape");
   if (runtime::NDArray c = ctx.InputConst(0); c.defined()) {
     runtime::NDArray zeros = FromInts(std::vector<int64_t>(Elements(shape), 0), shape, DataType::Int(64));
@@ -76,6 +92,7 @@ void ConvertExpand(NodeContext& ctx) {
 // Tile-6/13: repeats input (one entry per axis).
 void ConvertTile(NodeContext& ctx) {
   if (ctx.opset() < 6) ctx.Unsupported("Tile before opset 6 (tiles / axis inputs) is not supported");
+  if (ctx.InputIsRunTime(1)) return RunTimeExpandOrTile(ctx, true);
   std::vector<int64_t> reps = ctx.InputInts(1, "Tile's repeats");
   ctx.SetOutput(0, ctx.Call("tile", {ctx.Input(0)}, Attrs{{"reps", reps}}));
 }

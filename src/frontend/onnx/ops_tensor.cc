@@ -6,6 +6,7 @@
 #include "const_eval.h"
 #include "context.h"
 #include "tensor_convert.h"
+#include "tessera/graph/infer_type.h"
 #include "tessera/support/checked_math.h"
 
 namespace tessera::frontend::onnx_import {
@@ -333,7 +334,27 @@ void ConvertSlice(NodeContext& ctx) {
 }
 
 // Unsqueeze-1/11: axes attr; 13+: axes input. Axes index the output.
+// The symbols of output 0's n dims, comma-separated (a data-dependent shape).
+std::string OutputSymbols(NodeContext& ctx, int64_t n) {
+  std::string symbols;
+  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
+  return symbols;
+}
+
+// A view of input 0 with the shape a shape function `shape_op` computes from it and input 1 (a
+// run-time operand: Unsqueeze / Squeeze axes), checked by the VM's ReshapeTensor.
+void RunTimeView(NodeContext& ctx, const std::string& shape_op, Attrs shape_attrs, const std::string& what) {
+  const graph::TensorTypeNode& a = ctx.InputType(1);
+  if (a.ndim() != 1 || !a.shape[0].is_static() || a.dtype != DataType::Int(64))
+    ctx.Fail(what + " must be a 1-D int64 tensor of static length, got " + a.dtype.str() + " " + graph::ShapeStr(a.shape));
+  shape_attrs.Set("source", ctx.Label());
+  Expr shape = ctx.Call(shape_op, {ctx.Input(0), ctx.Input(1)}, shape_attrs);
+  const int64_t n = graph::InferExprType(shape)->as<graph::TensorTypeNode>()->shape[0].value();
+  ctx.SetOutput(0, ctx.Call("vm.reshape", {ctx.Input(0), shape}, Attrs{{"symbols", OutputSymbols(ctx, n)}}));
+}
+
 void ConvertUnsqueeze(NodeContext& ctx) {
+  if (ctx.opset() >= 13 && ctx.InputIsRunTime(1)) return RunTimeView(ctx, "vm.unsqueeze_shape", {}, "Unsqueeze axes");
   std::vector<int64_t> axes =
       ctx.opset() < 13 ? ctx.AttrInts("axes", {}) : ctx.InputInts(1, "Unsqueeze axes");
   int64_t out_rank = ctx.InputType(0).ndim() + static_cast<int64_t>(axes.size());
@@ -354,6 +375,11 @@ void ConvertUnsqueeze(NodeContext& ctx) {
 void ConvertSqueeze(NodeContext& ctx) {
   std::vector<int64_t> axes;
   if (ctx.opset() < 13) axes = ctx.AttrInts("axes", {});
+  else if (ctx.InputIsRunTime(1) && ctx.InputType(1).ndim() == 1 && ctx.InputType(1).shape[0] != graph::Dim(0))
+    // Drop the listed dims (the reduction's keepdims = 0 shape); a dim other than 1 changes the
+    // element count, which the VM's ReshapeTensor refuses.
+    return RunTimeView(ctx, "vm.reduce_shape", Attrs{{"keepdims", int64_t{0}}, {"noop_with_empty_axes", int64_t{1}}},
+                       "Squeeze axes");
   else if (ctx.HasInput(1)) axes = ctx.InputInts(1, "Squeeze axes");
   int64_t rank = ctx.InputType(0).ndim();
   for (int64_t& a : axes) a = NormAxis(ctx, a, rank);

@@ -20,9 +20,19 @@
 //     = 1): with attr keepdims = 1 (n = r) each reduced dim is 1, with keepdims = 0 (n = r - k, or 0
 //     for an empty k) the reduced dims are dropped. An axis out of range fails the kernel
 //     (kKernelIndexOutOfRange, naming attr source: the model node). A kernel (a shape function). Opaque.
+//   vm.unsqueeze_shape(x, axes) -> Tensor[(r + k,), int64]: x's shape with a 1 inserted at each
+//     run-time axis (int64 [k], in [-(r + k), r + k); out of range fails naming attr source).
+//   vm.broadcast_shape(x, shape) -> Tensor[(max(r, n),), int64]: numpy broadcasting of x's shape and
+//     a run-time shape (int64 [n]; ONNX Expand); extents that do not broadcast give -1 (LoadShape
+//     refuses it).
+//   vm.tile_shape(x, repeats) -> Tensor[(r,), int64]: x's dims times the run-time repeats (int64 [r]).
+//   vm.broadcast_to(x, shape), vm.tile(x, shape) -> Tensor[(symbols...), x.dtype]: x broadcast or
+//     tiled to the shape those functions computed. Opaque.
 //   vm.reduce(x, shape) -> Tensor[(symbols...), x.dtype]: x reduced to `shape` (vm.reduce_shape's
 //     keepdims form: each dim 1 or x's): attr kind sum, mean, max, min, prod or logsumexp
 //     (log(sum(exp(x - max))) + max). Opaque.
+#include <algorithm>
+
 #include "op_groups.h"
 #include "op_util.h"
 
@@ -99,9 +109,45 @@ Type VMReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+// A shape function's result: int64 [n].
+Type ShapeVector(int64_t n) { return TensorTypeNode::make(std::vector<int64_t>{n}, DataType::Int(64)); }
+
+int64_t VectorLength(const TensorTypeNode& t, const char* what) {
+  TESSERA_CHECK(t.ndim() == 1 && t.shape[0].is_static() && t.dtype == DataType::Int(64), what,
+                " must be a 1-D int64 tensor of static length");
+  return t.shape[0].value();
+}
+
+Type UnsqueezeShapeRel(const std::vector<Type>& args, const Attrs&) {
+  return ShapeVector(TensorArg(args, 0).ndim() + VectorLength(TensorArg(args, 1), "the axes"));
+}
+
+Type BroadcastShapeRel(const std::vector<Type>& args, const Attrs&) {
+  return ShapeVector(std::max(TensorArg(args, 0).ndim(), VectorLength(TensorArg(args, 1), "the shape")));
+}
+
+Type TileShapeRel(const std::vector<Type>& args, const Attrs&) {
+  const int64_t r = TensorArg(args, 0).ndim();
+  TESSERA_CHECK(VectorLength(TensorArg(args, 1), "the repeats") == r, "the repeats need one entry per dim of x");
+  return ShapeVector(r);
+}
+
+// vm.broadcast_to / vm.tile: x's dtype, the shape operand's symbols (rank >= x's).
+Type SymbolicLikeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  Shape out = SymbolDims(attrs, TensorArg(args, 1));
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) >= x.ndim(), "the shape has fewer dims than x");
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
+  r.Register("vm.unsqueeze_shape", 2, kOpaque, UnsqueezeShapeRel, "x's shape with 1s inserted at run-time axes");
+  r.Register("vm.broadcast_shape", 2, kOpaque, BroadcastShapeRel, "x's shape broadcast with a run-time shape");
+  r.Register("vm.tile_shape", 2, kOpaque, TileShapeRel, "x's shape times run-time repeats");
+  r.Register("vm.broadcast_to", 2, kOpaque, SymbolicLikeRel, "x broadcast to a run-time shape. attrs: symbols");
+  r.Register("vm.tile", 2, kOpaque, SymbolicLikeRel, "x tiled to a run-time shape. attrs: symbols");
   r.Register("vm.reduce_shape", 2, kOpaque, ReduceShapeRel,
              "the shape of a reduction over run-time axes. attrs: keepdims, noop_with_empty_axes");
   r.Register("vm.reduce", 2, kOpaque, VMReduceRel,
