@@ -116,6 +116,7 @@ void PrintSummary(const tune::TuneReport& r) {
                   t.name.c_str(), static_cast<long long>(t.weight), t.trials, t.errors, Ms(t.default_secs).c_str(),
                   Ms(best).c_str(), best > 0 && t.default_secs > 0 ? t.default_secs / best : 0.0, t.best_gflops());
     std::cout << line;
+    if (!t.not_tuned.empty()) std::cout << "    | (" << t.not_tuned << ": the default schedule)\n";
   }
   const double d = r.default_latency_s(), b = r.best_latency_s();
   std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)

@@ -16,8 +16,11 @@
 //   cpu      nn.contrib_conv2d_NCHWc   conv2d_NCHWc.cpu (10; groups 1),
 //                                      depthwise_conv2d_NCHWc.cpu (10; groups > 1)
 //            nn.dense                  dense_pack.cpu (10)
-//            nn.matmul                 matmul_pack.cpu (10; B a matrix, or batched with A >= 2-D)
-//            nn.batch_matmul           batch_matmul_pack.cpu (10; 3-D operands)
+//            nn.matmul                 matmul_pack.cpu (10; B a matrix, or batched with A >= 2-D;
+//                                      symbolic M, N, K when batched with static batch dims)
+//            nn.batch_matmul           batch_matmul_pack.cpu (10; 3-D operands, static batch; symbolic
+//                                      M, N, K)
+//            nn.contrib_dense_pack     gemm_packed.cpu takes a symbolic row count
 //            nn.contrib_dense_pack, nn.contrib_batch_matmul_pack     gemm_packed.cpu (10)
 //            nn.contrib_conv2d_winograd_{input,output}_transform     winograd.cpu (10)
 //   x86      nn.contrib_conv2d_NCHWc   conv2d_NCHWc_im2col.x86 (20; topi::x86::UseIm2colConv)

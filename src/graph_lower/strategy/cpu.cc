@@ -4,7 +4,8 @@
 //   nn.contrib_conv2d_NCHWc     the register-tiled direct NCHWc convolution (groups 1) and the
 //                               depthwise NCHWc convolution (topi/x86/conv2d_nchwc.h)
 //   nn.dense / nn.matmul /      the packed GEMM micro-kernel (topi/nn/dense_pack.h, x86/dense.h),
-//   nn.batch_matmul             packing a non-constant right operand inside the kernel
+//   nn.batch_matmul             packing a non-constant right operand inside the kernel (the batched
+//                               forms also with symbolic M, N, K: dynamic shapes)
 //   nn.contrib_dense_pack,      the same micro-kernel on weights PackGemmWeights / WinogradConv2d
 //   nn.contrib_batch_matmul_pack   packed at compile time
 //   the Winograd transforms     topi/x86/winograd.h
@@ -39,35 +40,61 @@ Tensors DensePacked(const StrategyCall& c) {
   return {topi::dense_packed(c.inputs[0], topi::pack_dense_weight(c.inputs[1], tile), ws[0], tile)};
 }
 
+// A GEMM extent for the tile choice: its value, or -1 when it is a shape var (ChooseGemmTile then
+// assumes a typical extent).
+int64_t TileExtent(const ir::PrimExpr& e) {
+  int64_t v = 0;
+  return ir::as_const_int(e, &v) ? v : -1;
+}
+
+// Whether the batch dims (all but the last `inner`) of every input are static: the packed batched
+// GEMM takes symbolic M, N and K only.
+bool StaticBatch(const StrategyCall& c, size_t inner) {
+  for (const te::Tensor& t : c.inputs)
+    for (size_t d = 0; d + inner < t.shape().size(); ++d)
+      if (!t.shape()[d].as<ir::IntImmNode>()) return false;
+  return true;
+}
+
 Tensors MatmulPacked(const StrategyCall& c) {
   const te::Tensor &a = c.inputs[0], &b = c.inputs[1];
-  const std::vector<int64_t> as = topi::ConstShape(a), bs = topi::ConstShape(b);
-  const int64_t n = bs.back(), k = bs[bs.size() - 2];
+  const std::vector<ir::PrimExpr>& as = a.shape();
+  const std::vector<ir::PrimExpr>& bs = b.shape();
+  const ir::PrimExpr n = bs.back(), k = bs[bs.size() - 2];
   if (bs.size() == 2) {
-    const topi::GemmPackTile tile = GemmTile(c, RowsOf(as), n, k);
-    return {topi::dense_packed(a, topi::pack_matmul_b(b, tile, false), n, tile)};
+    const std::vector<int64_t> xs = topi::ConstShape(a), ws = topi::ConstShape(b);
+    const topi::GemmPackTile tile = GemmTile(c, RowsOf(xs), ws[1], ws[0]);
+    return {topi::dense_packed(a, topi::pack_matmul_b(b, tile, false), ws[1], tile)};
   }
-  const topi::GemmPackTile tile = GemmTile(c, as[as.size() - 2], n, k);
+  const topi::GemmPackTile tile = GemmTile(c, TileExtent(as[as.size() - 2]), TileExtent(n), TileExtent(k));
   return {topi::batch_matmul_packed(a, topi::pack_matmul_b(b, tile, false), n, tile)};
 }
 
 Tensors BatchMatmulPacked(const StrategyCall& c) {
   const bool ta = c.attrs.GetInt("transpose_a", 0) != 0, tb = c.attrs.GetInt("transpose_b", 1) != 0;
-  const std::vector<int64_t> xs = topi::ConstShape(c.inputs[0]), ys = topi::ConstShape(c.inputs[1]);
-  const int64_t m = ta ? xs[2] : xs[1], n = tb ? ys[1] : ys[2], k = tb ? ys[2] : ys[1];
-  const topi::GemmPackTile tile = GemmTile(c, m, n, k);
+  const std::vector<ir::PrimExpr>& xs = c.inputs[0].shape();
+  const std::vector<ir::PrimExpr>& ys = c.inputs[1].shape();
+  const ir::PrimExpr m = ta ? xs[2] : xs[1], n = tb ? ys[1] : ys[2], k = tb ? ys[2] : ys[1];
+  const topi::GemmPackTile tile = GemmTile(c, TileExtent(m), TileExtent(n), TileExtent(k));
   return {topi::batch_matmul_packed(c.inputs[0], topi::pack_matmul_b(c.inputs[1], tile, tb), n, tile, ta)};
+}
+
+// Symbolic shapes: the batched forms when only M, N, K are symbolic (a 2-D right operand of
+// matmul must be static: dense_packed packs it with a static N).
+bool MatmulPackedTakesShapes(const StrategyCall& c) {
+  if (!HasSymbolicShapes(c)) return true;
+  return c.inputs[1].ndim() > 2 && StaticBatch(c, 2);
 }
 
 // matmul blocks when B is a matrix (or a batch of them) and A has rows: matrix-vector products
 // gain nothing from the micro-kernel.
 bool MatmulHasPanels(const StrategyCall& c) {
-  const size_t ra = topi::ConstShape(c.inputs[0]).size(), rb = topi::ConstShape(c.inputs[1]).size();
-  return rb == 2 || (rb > 2 && ra >= 2);
+  const size_t ra = c.inputs[0].shape().size(), rb = c.inputs[1].shape().size();
+  return (rb == 2 || (rb > 2 && ra >= 2)) && MatmulPackedTakesShapes(c);
 }
 
 bool BatchMatmul3D(const StrategyCall& c) {
-  return topi::ConstShape(c.inputs[0]).size() == 3 && topi::ConstShape(c.inputs[1]).size() == 3;
+  return c.inputs[0].shape().size() == 3 && c.inputs[1].shape().size() == 3 && StaticBatch(c, 2);
 }
 
 }  // namespace
@@ -87,9 +114,13 @@ void RegisterCpuStrategies(OpStrategyTable& t) {
               },
               topi::x86::Conv2dNCHWcAnchor()});
   t.Register("nn.dense", "cpu", {"dense_pack.cpu", 10, nullptr, DensePacked, topi::x86::GemmPackedAnchor()});
-  t.Register("nn.matmul", "cpu", {"matmul_pack.cpu", 10, MatmulHasPanels, MatmulPacked, topi::x86::GemmPackedAnchor()});
-  t.Register("nn.batch_matmul", "cpu",
-             {"batch_matmul_pack.cpu", 10, BatchMatmul3D, BatchMatmulPacked, topi::x86::GemmPackedAnchor()});
+  // The batched GEMMs take symbolic M, N and K (dynamic shapes: BERT's attention).
+  OpImplementation matmul{"matmul_pack.cpu", 10, MatmulHasPanels, MatmulPacked, topi::x86::GemmPackedAnchor()};
+  matmul.symbolic_shapes = true;
+  t.Register("nn.matmul", "cpu", std::move(matmul));
+  OpImplementation batch{"batch_matmul_pack.cpu", 10, BatchMatmul3D, BatchMatmulPacked, topi::x86::GemmPackedAnchor()};
+  batch.symbolic_shapes = true;
+  t.Register("nn.batch_matmul", "cpu", std::move(batch));
   for (const char* op : {"nn.contrib_dense_pack", "nn.contrib_batch_matmul_pack"}) {
     OpImplementation impl = RegistryComputeWith(op, "gemm_packed.cpu", topi::x86::GemmPackedAnchor());
     // A symbolic row count (topi::dense_packed pads the rows to whole tiles at run time).
