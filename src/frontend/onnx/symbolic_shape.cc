@@ -42,9 +42,12 @@ const std::set<std::string>& ElementMovingOps() {
 bool ConvertShapeValueNode(ImportState& state, NodeContext& ctx, const Converter& convert) {
   const onnx::NodeProto& node = ctx.node();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  // Looked up without reading the inputs (NodeContext::InputRead: the converter must read them).
   std::vector<int> dims_inputs;
-  for (int i = 0; i < node.input_size(); ++i)
-    if (ctx.InputHasDims(i)) dims_inputs.push_back(i);
+  for (int i = 0; i < node.input_size(); ++i) {
+    auto it = node.input(i).empty() ? state.values.end() : state.values.find(node.input(i));
+    if (it != state.values.end() && it->second.dims) dims_inputs.push_back(i);
+  }
   if (dims_inputs.empty()) return false;
   const std::string& op = node.op_type();
   if (op == "Cast") {  // an extent is the same number in any numeric type
