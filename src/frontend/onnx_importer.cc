@@ -3,7 +3,6 @@
 #include "tessera/frontend/onnx_importer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -53,18 +52,6 @@ void CheckInputExtents(const graph::Shape& shape, DataType dtype, const std::str
     if (!d.is_static()) continue;
     bytes = CheckedMul(bytes, d.value(), source + ": the byte size of graph input '" + name + "'");
   }
-}
-
-// A dim name as a symbol of the compiled program: characters other than letters, digits and
-// "_.:-" become '_' (the VM executable's symbol names, runtime/vm.h), a name that does not start
-// with a letter or '_' gets a '_' in front; "" becomes "dim".
-std::string SymbolName(const std::string& name) {
-  std::string s = name.empty() ? "dim" : name;
-  for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '-') c = '_';
-  }
-  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') s = "_" + s;  // a name, never a number
-  return s;
 }
 
 // The declared type of a graph input/output with symbolic dims bound (inputs) or looked up in

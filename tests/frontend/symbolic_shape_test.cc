@@ -102,6 +102,22 @@ TEST(SymbolicImport, ShapeArithmeticReachesReshape) {
   EXPECT_EQ(inner->attrs.GetString("symbols"), "seq");
 }
 
+TEST(SymbolicImport, AMinusOneBesideASymbolReshapesToTheRest) {
+  // x.view(x.shape[0], -1) of x [batch, 4, 8]: Concat(Unsqueeze(Gather(Shape(x), 0)), [-1]).
+  ModelBuilder b(13);
+  b.Input("x", {-1, 4, 8});
+  b.Node("Shape", {"x"}, {"s"});
+  ScalarConst(b, "i0", 0);
+  ModelBuilder::AttrInt(b.Node("Gather", {"s", "i0"}, {"d0"}), "axis", 0);
+  b.InitInts("axes", {0});
+  b.Node("Unsqueeze", {"d0", "axes"}, {"u0"});
+  b.InitInts("rest", {-1});
+  ModelBuilder::AttrInt(b.Node("Concat", {"u0", "rest"}, {"shape"}), "axis", 0);
+  b.Node("Reshape", {"x", "shape"}, {"y"});
+  b.Output("y", {-1, 32});
+  EXPECT_EQ(RetType(b.Import(Dynamic())), "Tensor[(batch_size, 32), float32]");
+}
+
 TEST(SymbolicImport, RangeToASymbolicDimIsAnArange) {
   ModelBuilder b(13);
   b.Input("ids", {1, -1}, onnx::TensorProto::INT64);

@@ -29,6 +29,7 @@ namespace tessera::topi {
 namespace {
 
 using testing::Data;
+using testing::PackRef;
 using testing::Mode;
 const DataType f32 = DataType::Float(32);
 
@@ -55,16 +56,6 @@ Data Transpose(const Data& d, int64_t batch, int64_t r, int64_t c) {
   return out;
 }
 
-// The packing of a [N, K] weight, in C++ (what a compile-time packing produces).
-Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t) {
-  const int64_t nb = t.PaddedN(n) / t.bn;
-  Data out(nb * k * t.bn, 0.0);
-  for (int64_t b = 0; b < nb; ++b)
-    for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t l = 0; l < t.bn; ++l)
-        if (b * t.bn + l < n) out[(b * k + kk) * t.bn + l] = w[(b * t.bn + l) * k + kk];
-  return out;
-}
 
 struct GemmCase {
   int64_t m, n, k;

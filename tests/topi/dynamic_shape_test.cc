@@ -35,6 +35,7 @@ namespace tessera::topi {
 namespace {
 
 using testing::Data;
+using testing::PackRef;
 using testing::Random;
 
 const DataType f32 = DataType::Float(32);
@@ -470,16 +471,6 @@ TEST(DynamicShape, TwoShapeVars) {
 
 // ---- the packed GEMM (topi/nn/dense_pack.h, topi/x86/dense.h) with a symbolic row count ----
 
-// The packing of a [N, K] weight, in C++ (what graph_lower::PackGemmWeights produces).
-Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t) {
-  const int64_t nb = t.PaddedN(n) / t.bn;
-  Data out(nb * k * t.bn, 0.0);
-  for (int64_t b = 0; b < nb; ++b)
-    for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t l = 0; l < t.bn; ++l)
-        if (b * t.bn + l < n) out[(b * k + kk) * t.bn + l] = w[(b * t.bn + l) * k + kk];
-  return out;
-}
 
 // Whether a statement has an `if` or a block predicate under a loop whose var is named `name`.
 bool GuardedUnder(const tir::Stmt& s, const std::string& name) {

@@ -123,4 +123,14 @@ void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& outp
   if (HaveJIT()) ExpectNear(Run(inputs, {output}, in_data, Mode::kJIT)[0], want, tol, "scheduled, LLVM JIT");
 }
 
+Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t) {
+  const int64_t nb = t.PaddedN(n) / t.bn;
+  Data out(nb * k * t.bn, 0.0);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t l = 0; l < t.bn; ++l)
+        if (b * t.bn + l < n) out[(b * k + kk) * t.bn + l] = w[(b * t.bn + l) * k + kk];
+  return out;
+}
+
 }  // namespace tessera::topi::testing

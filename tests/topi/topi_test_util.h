@@ -11,6 +11,7 @@
 #include "tessera/te/tensor.h"
 #include "tessera/tir/function.h"
 #include "tessera/tir/functor.h"
+#include "tessera/topi/nn/dense_pack.h"
 #include "tir_interp.h"
 
 namespace tessera::topi::testing {
@@ -22,6 +23,10 @@ const target::Target& TestTarget();
 using tir::testing::RunPrimFunc;  // the reference interpreter (tests/tir/tir_interp.h)
 
 using Data = std::vector<double>;
+
+/// The packing of a [N, K] weight into [NB, K, bn] (topi::pack_dense_weight, what
+/// graph_lower::PackGemmWeights produces), in C++: zero columns past N.
+Data PackRef(const Data& w, int64_t n, int64_t k, const GemmPackTile& t);
 
 /// n values uniform in [lo, hi), rounded to float32; deterministic per seed.
 Data Random(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0);

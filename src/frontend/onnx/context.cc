@@ -132,13 +132,15 @@ const std::vector<graph::Dim>& NodeContext::InputDims(int i) {
   return *v.dims;
 }
 
-std::string NodeContext::OutputSymbol(int i, int d) const {
-  std::string s = node_.output(i) + "_" + std::to_string(d);
+std::string SymbolName(const std::string& name) {
+  std::string s = name.empty() ? "dim" : name;
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '-') c = '_';
   if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') s = "_" + s;
   return s;
 }
+
+std::string NodeContext::OutputSymbol(int i, int d) const { return SymbolName(node_.output(i) + "_" + std::to_string(d)); }
 
 bool NodeContext::InputIsRunTime(int i) {
   if (!HasInput(i)) return false;

@@ -34,6 +34,11 @@ struct Value {
   std::shared_ptr<const std::vector<graph::Dim>> dims;
 };
 
+/// A dim name as a symbol of the compiled program (runtime/vm.h symbol names): characters other
+/// than letters, digits and "_.:-" become '_', a name that does not start with a letter or '_'
+/// gets a '_' in front (so no symbol reads as a number), "" becomes "dim".
+std::string SymbolName(const std::string& name);
+
 /// The expression of a value: its expr, or (made and typed once) a Constant of its known value.
 /// UserError for a sequence (no tensor).
 graph::Expr ExprOf(Value& v);

@@ -16,8 +16,12 @@ namespace {
 constexpr int64_t kSentinel = -(int64_t{1} << 61);
 constexpr int64_t kMaxSymbols = int64_t{1} << 20;
 
+// A -1 in a shape value (Reshape's "infer"): a dim name no symbol has (SymbolName).
+const char* const kInferDim = "-1";
+
 int64_t Encode(const graph::Dim& d, std::vector<std::string>& symbols) {
   if (d.is_static()) return d.value();
+  if (d.name() == kInferDim) return -1;
   auto it = std::find(symbols.begin(), symbols.end(), d.name());
   if (it == symbols.end()) it = symbols.insert(symbols.end(), d.name());
   return kSentinel - static_cast<int64_t>(it - symbols.begin());
@@ -101,6 +105,7 @@ bool ConvertShapeValueNode(ImportState& state, NodeContext& ctx, const Converter
     for (int64_t v : values) {
       if (IsSentinel(v)) dims.push_back(graph::Dim::Symbolic(state.symbols.at(static_cast<size_t>(kSentinel - v))));
       else if (v >= 0) dims.emplace_back(v);
+      else if (v == -1) dims.push_back(graph::Dim::Symbolic(kInferDim));  // Reshape's "infer this dim"
       else ctx.Unsupported(op + " mixes a symbolic shape value with the negative number " + std::to_string(v));
     }
     const DataType dtype = out.constant.dtype();

@@ -12,7 +12,8 @@
 // Element-moving ops (Gather, Unsqueeze, Squeeze, Concat, Slice, Reshape, Flatten, Identity) are
 // run by their own converters' constant folding over a stand-in constant: each symbol is
 // encoded as a sentinel integer no shape takes, decoded from the result. Cast keeps the dims.
-// Any other use of a symbolic shape value needs it as a run-time tensor (ShapeOf in the VM),
+// A -1 among the elements (`x.view(b, -1)`) is kept as the pseudo-dim "-1", which no symbol name
+// can be (SymbolName), for Reshape to infer. Any other use of a symbolic shape value needs it as a run-time tensor (ShapeOf in the VM),
 // which is an UnsupportedError naming the node (Value::dims, ExprOf).
 #pragma once
 
