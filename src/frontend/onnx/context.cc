@@ -140,7 +140,13 @@ std::string SymbolName(const std::string& name) {
   return s;
 }
 
-std::string NodeContext::OutputSymbol(int i, int d) const { return SymbolName(node_.output(i) + "_" + std::to_string(d)); }
+std::string NodeContext::OutputSymbol(int i, int d) const {
+  // A node without output i (its value is dropped) still gets a name unique to it.
+  const std::string base = i < node_.output_size() && !node_.output(i).empty()
+                               ? node_.output(i)
+                               : node_.op_type() + "_" + std::to_string(index_) + "_output" + std::to_string(i);
+  return SymbolName(base + "_" + std::to_string(d));
+}
 
 bool NodeContext::InputIsRunTime(int i) {
   if (!HasInput(i)) return false;
