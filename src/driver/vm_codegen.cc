@@ -441,17 +441,11 @@ bool HasControlFlow(const graph::IRModule& mod) {
 }
 
 bool HasSymbolicShapes(const graph::IRModule& mod) {
-  std::function<bool(const graph::Type&)> symbolic = [&](const graph::Type& t) {
-    if (!t) return false;
-    if (const auto* tt = t->as<graph::TensorTypeNode>()) return !graph::StaticShape(tt->shape).has_value();
-    if (const auto* tup = t->as<graph::TupleTypeNode>())
-      return std::any_of(tup->fields.begin(), tup->fields.end(), symbolic);
-    return false;
-  };
   const graph::Function& main = mod.main();
   bool found = std::any_of(main->params.begin(), main->params.end(),
-                           [&](const graph::Var& p) { return symbolic(p->checked_type()); });
-  graph::PostOrderVisit(main->body, [&](const Expr& e) { found |= e->has_checked_type() && symbolic(e->checked_type()); });
+                           [](const graph::Var& p) { return graph::HasSymbolicDims(p->checked_type()); });
+  graph::PostOrderVisit(main->body,
+                        [&](const Expr& e) { found |= e->has_checked_type() && graph::HasSymbolicDims(e->checked_type()); });
   return found;
 }
 

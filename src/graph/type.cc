@@ -31,6 +31,15 @@ std::optional<std::vector<int64_t>> StaticShape(const Shape& shape) {
   return out;
 }
 
+bool HasSymbolicDims(const Type& type) {
+  if (!type) return false;
+  if (const auto* tt = type->as<TensorTypeNode>()) return !StaticShape(tt->shape).has_value();
+  if (const auto* tup = type->as<TupleTypeNode>())
+    for (const Type& f : tup->fields)
+      if (HasSymbolicDims(f)) return true;
+  return false;
+}
+
 std::string ShapeStr(const Shape& shape) {
   std::ostringstream os;
   os << "(";

@@ -17,6 +17,13 @@ const DataType kI64 = DataType::Int(64);
 
 ir::PrimExpr I64(int64_t v) { return ir::make_const(kI64, v); }
 
+// value_d for the run-time position i (a select chain over the static count).
+ir::PrimExpr Pick(const ir::PrimExpr& i, const std::vector<ir::PrimExpr>& values) {
+  ir::PrimExpr v = I64(0);
+  for (size_t d = values.size(); d-- > 0;) v = ir::select(i == topi::Index(static_cast<int64_t>(d)), values[d], v);
+  return v;
+}
+
 // out[i] = s[i], with 0 -> x's dim i (unless allowzero) and -1 -> the element count of x over the
 // product of the other resolved entries (ONNX Reshape-5/13/14). Invalid shapes (two -1, a count
 // that does not divide) give an element count the VM's ReshapeTensor refuses; a negative entry
@@ -26,17 +33,13 @@ Tensors ReshapeShape(const Attrs& a, const Tensors& in, const Type&) {
   const bool allowzero = a.GetInt("allowzero", 0) != 0;
   const std::vector<ir::PrimExpr>& xs = x.shape();
   const ir::PrimExpr r = s.shape()[0];
-  // x's dim d at a run-time position i (a select chain over the rank; 0 past it).
-  auto dim_at = [&](const ir::PrimExpr& i) {
-    ir::PrimExpr v = I64(0);
-    for (size_t d = xs.size(); d-- > 0;) v = ir::select(i == topi::Index(static_cast<int64_t>(d)), ir::cast(kI64, xs[d]), v);
-    return v;
-  };
+  std::vector<ir::PrimExpr> dims;  // x's dims as int64 (0 past the rank: Pick)
+  for (const ir::PrimExpr& d : xs) dims.push_back(ir::cast(kI64, d));
   te::Tensor resolved = te::compute(
       {r},
       [&](const std::vector<ir::Var>& i) {
         ir::PrimExpr v = s({i[0]});
-        return allowzero ? v : ir::select(v == I64(0), dim_at(i[0]), v);
+        return allowzero ? v : ir::select(v == I64(0), Pick(ir::cast(kI64, i[0]), dims), v);
       },
       "T_reshape_resolved", topi::tag::kInjective);
   te::IterVar k = te::reduce_axis(ir::Range(topi::Index(0), r), "k");
@@ -61,9 +64,9 @@ Tensors ReshapeShape(const Attrs& a, const Tensors& in, const Type&) {
 Tensors Full(const Attrs& a, const Tensors&, const Type& out) {
   const auto* tt = out->as<graph::TensorTypeNode>();
   TESSERA_ICHECK(tt, "vm.full's type is no tensor");
-  const double value = a.GetDouble("value");
-  ir::PrimExpr v = tt->dtype.is_floating() ? ir::cast(tt->dtype, ir::make_const(DataType::Float(64), value))
-                                           : ir::cast(tt->dtype, I64(static_cast<int64_t>(value)));
+  // attr value: a double for a float dtype, an int64 otherwise (exact).
+  ir::PrimExpr v = tt->dtype.is_floating() ? ir::cast(tt->dtype, ir::make_const(DataType::Float(64), a.GetDouble("value")))
+                                           : ir::cast(tt->dtype, I64(a.GetInt("value")));
   return {te::compute(
       ShapeExtents(tt->shape), [&](const std::vector<ir::Var>&) { return v; }, "T_full", topi::tag::kElemWise)};
 }
@@ -168,13 +171,6 @@ int64_t OutLength(const Type& out) {
   const auto* tt = out->as<graph::TensorTypeNode>();
   TESSERA_ICHECK(tt && tt->shape.size() == 1 && tt->shape[0].is_static(), "a shape function's type");
   return tt->shape[0].value();
-}
-
-// value_d for the run-time position i (a select chain over the static count).
-ir::PrimExpr Pick(const ir::PrimExpr& i, const std::vector<ir::PrimExpr>& values) {
-  ir::PrimExpr v = I64(0);
-  for (size_t d = values.size(); d-- > 0;) v = ir::select(i == topi::Index(static_cast<int64_t>(d)), values[d], v);
-  return v;
 }
 
 Tensors UnsqueezeShape(const Attrs&, const Tensors& in, const Type& out) {

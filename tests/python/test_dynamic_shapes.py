@@ -14,7 +14,8 @@ import tessera
 def dynamic_model():
     path = os.environ.get("TESSERA_FIXTURE_DYNAMIC_MODEL")
     if not path or not os.path.isfile(path):
-        pytest.skip("TESSERA_FIXTURE_DYNAMIC_MODEL (the runtime tests' fixture library) is not set")
+        pytest.fail("TESSERA_FIXTURE_DYNAMIC_MODEL (the runtime tests' fixture library) is not set: run through "
+                    "ctest (tests/python/CMakeLists.txt sets it)")
     return tessera.load(path)
 
 

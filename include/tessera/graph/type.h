@@ -115,6 +115,8 @@ class FuncTypeNode : public TypeNode {
   static Type make(std::vector<Type> arg_types, Type ret_type);
 };
 
+/// Whether a tensor type (or a field of a tuple type) has a symbolic dim; false for null.
+bool HasSymbolicDims(const Type& type);
 /// Structural equality: same kind, same shapes (dim by dim, names included), same dtypes.
 /// Two null types are equal; a null and a non-null type are not.
 bool StructuralEqual(const Type& a, const Type& b);

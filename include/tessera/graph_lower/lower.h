@@ -2,7 +2,8 @@
 // relay/backend/te_compiler: LowerToTE + create_prim_func + schedule).
 //
 // The function must be primitive (FuseOps marks it with attr "Primitive" = 1): its params
-// are tensors with static shapes and its body is calls of graph ops, Tuple /
+// are tensors whose dims are static or symbolic (each symbolic dim one int32 Var, DimExtent in
+// compute_registry.h: the kernel's shape_vars) and its body is calls of graph ops, Tuple /
 // TupleGetItem (e.g. concatenate's tuple argument), Let, and scalar Constants. Each param
 // becomes a te::placeholder named after it; each op call runs the compute of the implementation
 // the op strategy selects for the call and the target (op_strategy.h; the op's registry FCompute
@@ -14,8 +15,8 @@
 // directly a param (or repeats another output) is produced by a copy compute, so the
 // kernel always writes its own output buffers.
 //
-// Errors (UserError / UnsupportedError, naming the function): a symbolic dim (naming the dim
-// and the param), an op with neither an implementation for the target nor a compute, a
+// Errors (UserError / UnsupportedError, naming the function): an extent no type relation computed
+// ("?"), an op whose compute needs static shapes called with symbolic ones, an op with neither an implementation for the target nor a compute, a
 // non-scalar Constant, a nested function call.
 #pragma once
 

@@ -103,8 +103,8 @@ void NodeContext::RefuseRunTimeOperand(int i, const std::string& what) const {
   if (!HasInput(i)) Fail(what + " (input " + std::to_string(i) + ") is required but absent");
   Unsupported(what + " (input '" + node_.input(i) +
               "') is computed at run time; Tessera needs it to be a constant or foldable at import "
-              "(an operand that decides a shape at run time needs dynamic shapes (Any), which Tessera's VM does not "
-              "have yet)");
+              "(operands that decide a shape at run time compile to shape functions for Reshape, ConstantOfShape, "
+              "Expand, Tile, Unsqueeze / Squeeze and the reductions' axes; not yet for this one)");
 }
 
 std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {
@@ -146,6 +146,19 @@ std::string NodeContext::OutputSymbol(int i, int d) const {
                                ? node_.output(i)
                                : node_.op_type() + "_" + std::to_string(index_) + "_output" + std::to_string(i);
   return SymbolName(base + "_" + std::to_string(d));
+}
+
+int64_t NodeContext::RunTimeShapeLength(int i, const std::string& what) {
+  const graph::TensorTypeNode& t = InputType(i);
+  if (t.ndim() != 1 || !t.shape[0].is_static() || t.dtype != DataType::Int(64))
+    Fail(what + " must be a 1-D int64 tensor of static length, got " + t.dtype.str() + " " + graph::ShapeStr(t.shape));
+  return t.shape[0].value();
+}
+
+std::string NodeContext::OutputSymbols(int64_t n) const {
+  std::string symbols;
+  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + OutputSymbol(0, static_cast<int>(d));
+  return symbols;
 }
 
 bool NodeContext::InputIsRunTime(int i) {

@@ -92,6 +92,11 @@ class NodeContext {
   /// The symbol of dim d of output i when its extent is data-dependent (a shape operand computed at
   /// run time): "<output name>_<d>", as a symbol name (runtime/vm.h).
   std::string OutputSymbol(int i, int d) const;
+  /// The length of input i, a run-time shape operand (Reshape's shape, Reduce*'s axes, ...): Fail
+  /// naming `what` unless it is a 1-D int64 tensor of static length.
+  int64_t RunTimeShapeLength(int i, const std::string& what);
+  /// "s_0,s_1,...": OutputSymbol(0, d) for d < n, as a data-dependent op's attr "symbols".
+  std::string OutputSymbols(int64_t n) const;
   /// Whether input i is present, a tensor and computed at run time (neither known at import nor a
   /// symbolic shape value).
   bool InputIsRunTime(int i);

@@ -1,6 +1,7 @@
 // ONNX reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (axes an
 // attribute before opset 13 (ReduceSum) / 18 (the others), an optional input from then on;
-// keepdims default 1; noop_with_empty_axes), ArgMax / ArgMin (select_last_index from 12),
+// keepdims default 1; noop_with_empty_axes; axes computed at run time: vm.reduce_shape / vm.reduce),
+// ArgMax / ArgMin (select_last_index from 12),
 // TopK, CumSum / CumProd.
 #include "const_eval.h"
 #include "context.h"
@@ -20,24 +21,24 @@ Expr Reduce(NodeContext& ctx, const std::string& op, Expr x, const std::vector<i
 
 enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// The elementwise map applied before summing (L1: |x|, L2 and SumSquare: x * x).
+Expr ElementMap(NodeContext& ctx, Kind kind, Expr x) {
+  if (kind == Kind::kL1) return ctx.Call("abs", {x});
+  if (kind == Kind::kL2 || kind == Kind::kSumSquare) return ctx.Call("multiply", {x, x});
+  return x;
+}
+
 // A reduction over axes computed at run time (a data-dependent shape, graph/op/vm.cc): the
 // shape function vm.reduce_shape gives the keepdims shape, whose values bind the symbols of
 // vm.reduce's result; with keepdims = 0 a second shape function drops the reduced dims, a view.
 void ConvertRunTimeAxesReduce(NodeContext& ctx, Kind kind, bool noop) {
-  const graph::TensorTypeNode& at = ctx.InputType(1);
-  if (at.ndim() != 1 || !at.shape[0].is_static())
-    ctx.Fail("the axes must be a 1-D tensor of static length, got " + graph::ShapeStr(at.shape));
-  if (at.dtype != DataType::Int(64)) ctx.Fail("the axes must be int64, got " + at.dtype.str());
+  const int64_t num_axes = ctx.RunTimeShapeLength(1, "the axes");
   const bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
   const int64_t rank = ctx.InputType(0).ndim();
   Expr x = ctx.Input(0), axes = ctx.Input(1);
-  if (at.shape[0].value() == 0 && noop) return ctx.SetOutput(0, x);  // reduces nothing: the input as it is
-  switch (kind) {
-    case Kind::kL1: x = ctx.Call("abs", {x}); break;
-    case Kind::kL2: case Kind::kSumSquare: x = ctx.Call("multiply", {x, x}); break;
-    default: break;
-  }
-  std::string full, kept;
+  if (num_axes == 0 && noop) return ctx.SetOutput(0, x);  // reduces nothing: the input as it is
+  x = ElementMap(ctx, kind, x);
+  std::string full;
   for (int64_t d = 0; d < rank; ++d) full += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d)) + "_r";
   Expr shape = ctx.Call("vm.reduce_shape", {x, axes},
                         Attrs{{"keepdims", int64_t{1}}, {"noop_with_empty_axes", int64_t{noop}}, {"source", ctx.Label()}});
@@ -50,8 +51,7 @@ void ConvertRunTimeAxesReduce(NodeContext& ctx, Kind kind, bool noop) {
     Expr squeezed = ctx.Call("vm.reduce_shape", {x, axes},
                              Attrs{{"keepdims", int64_t{0}}, {"noop_with_empty_axes", int64_t{noop}}, {"source", ctx.Label()}});
     const int64_t n = graph::InferExprType(squeezed)->as<graph::TensorTypeNode>()->shape[0].value();
-    for (int64_t d = 0; d < n; ++d) kept += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
-    y = ctx.Call("vm.reshape", {y, squeezed}, Attrs{{"symbols", kept}});
+    y = ctx.Call("vm.reshape", {y, squeezed}, Attrs{{"symbols", ctx.OutputSymbols(n)}});
   }
   ctx.SetOutput(0, y);
 }
@@ -73,12 +73,7 @@ void ConvertReduce(NodeContext& ctx, Kind kind, int64_t axes_input_opset) {
   }
   bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
   Expr x = ctx.Input(0);
-  // The elementwise map applied before summing, and after.
-  switch (kind) {
-    case Kind::kL1: x = ctx.Call("abs", {x}); break;
-    case Kind::kL2: case Kind::kSumSquare: x = ctx.Call("multiply", {x, x}); break;
-    default: break;
-  }
+  x = ElementMap(ctx, kind, x);
   if (axes.empty() && noop) {
     // The input is returned unreduced (with the per-element map of the reduction applied).
     if (kind == Kind::kL2) x = ctx.Call("sqrt", {x});

@@ -1,7 +1,9 @@
 // ONNX shape-driven and data-movement ops: ConstantOfShape, Size, Expand, Tile, Pad,
 // Split, DepthToSpace, SpaceToDepth, GatherElements, Trilu, Range, EyeLike, OneHot. Shapes,
 // repeats, pads and split sizes must be known at import (constants or folded shape
-// arithmetic); known inputs fold.
+// arithmetic), except ConstantOfShape's, Expand's and Tile's, which may be computed at run time
+// (data-dependent shapes: graph/op/vm.cc), and Range's limit, which may be a symbolic dim; known
+// inputs fold.
 #include <cmath>
 
 #include "const_eval.h"
@@ -26,20 +28,17 @@ int64_t Elements(const std::vector<int64_t>& shape) {
 // ConstantOfShape of a shape computed at run time: vm.full, whose dims the VM binds from the
 // shape's values (a data-dependent shape, graph/op/vm.cc).
 void RunTimeConstantOfShape(NodeContext& ctx) {
-  const graph::TensorTypeNode& s = ctx.InputType(0);
-  if (s.ndim() != 1 || !s.shape[0].is_static())
-    ctx.Fail("the shape must be a 1-D tensor of static length, got " + graph::ShapeStr(s.shape));
-  if (s.dtype != DataType::Int(64)) ctx.Fail("the shape must be int64, got " + s.dtype.str());
+  const int64_t rank = ctx.RunTimeShapeLength(0, "the shape");
   runtime::NDArray value = FromDoubles({0.0}, {1}, DataType::Float(32));
   if (const onnx::AttributeProto* a = ctx.Attr("value")) value = TensorProtoToNDArray(a->t(), ctx.Where() + " attribute 'value'");
   if (value.NumElements() != 1) ctx.Fail("attribute 'value' must hold exactly one element");
   if (!value.dtype().is_floating() && !value.dtype().is_int() && !value.dtype().is_uint() && !value.dtype().is_bool())
     ctx.Unsupported("a value of dtype " + value.dtype().str() + " with a run-time shape");
-  std::string symbols;
-  for (int d = 0; d < s.shape[0].value(); ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, d);
-  const double v = value.dtype().is_floating() ? ToDoubles(value)[0] : static_cast<double>(ToInts(value)[0]);
-  ctx.SetOutput(0, ctx.Call("vm.full", {ctx.Input(0)},
-                            Attrs{{"symbols", symbols}, {"value", v}, {"dtype", value.dtype().str()}}));
+  // The value exactly: a double for floats, an int64 for integers and bools (no rounding past 2^53).
+  Attrs attrs{{"symbols", ctx.OutputSymbols(rank)}, {"dtype", value.dtype().str()}};
+  if (value.dtype().is_floating()) attrs.Set("value", ToDoubles(value)[0]);
+  else attrs.Set("value", ToInts(value)[0]);
+  ctx.SetOutput(0, ctx.Call("vm.full", {ctx.Input(0)}, attrs));
 }
 
 // ConstantOfShape-9/20/21/23: a tensor of shape input(0) filled with `value` (one element;
@@ -67,15 +66,11 @@ void ConvertSize(NodeContext& ctx) { ctx.SetOutputConst(0, MakeInts({Elements(ct
 // Expand / Tile with a run-time shape operand: a shape function, then a kernel over the symbols
 // its values bind (a data-dependent shape, graph/op/vm.cc).
 void RunTimeExpandOrTile(NodeContext& ctx, bool tile) {
-  const graph::TensorTypeNode& s = ctx.InputType(1);
-  if (s.ndim() != 1 || !s.shape[0].is_static() || s.dtype != DataType::Int(64))
-    ctx.Fail(std::string(tile ? "the repeats" : "the shape") + " must be a 1-D int64 tensor of static length, got " +
-             s.dtype.str() + " " + graph::ShapeStr(s.shape));
+  ctx.RunTimeShapeLength(1, tile ? "the repeats" : "the shape");
   Expr shape = ctx.Call(tile ? "vm.tile_shape" : "vm.broadcast_shape", {ctx.Input(0), ctx.Input(1)});
   const int64_t n = graph::InferExprType(shape)->as<graph::TensorTypeNode>()->shape[0].value();
-  std::string symbols;
-  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
-  ctx.SetOutput(0, ctx.Call(tile ? "vm.tile" : "vm.broadcast_to", {ctx.Input(0), shape}, Attrs{{"symbols", symbols}}));
+  ctx.SetOutput(0, ctx.Call(tile ? "vm.tile" : "vm.broadcast_to", {ctx.Input(0), shape},
+                            Attrs{{"symbols", ctx.OutputSymbols(n)}}));
 }
 
 void ConvertExpand(NodeContext& ctx) {

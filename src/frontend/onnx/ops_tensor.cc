@@ -214,12 +214,7 @@ void SymbolicReshape(NodeContext& ctx, const std::vector<graph::Dim>& ns, bool a
 // output dims are symbols the VM binds from the resolved shape (graph/op/vm.cc): a shape function
 // (vm.reshape_shape) resolves 0 and -1, vm.reshape views x with it.
 void RunTimeReshape(NodeContext& ctx, bool allowzero) {
-  const graph::TensorTypeNode& s = ctx.InputType(1);
-  if (s.ndim() != 1 || !s.shape[0].is_static())
-    ctx.Fail("the shape must be a 1-D tensor of static length, got " + graph::ShapeStr(s.shape));
-  if (s.dtype != DataType::Int(64)) ctx.Fail("the shape must be int64, got " + s.dtype.str());
-  std::string symbols;
-  for (int d = 0; d < s.shape[0].value(); ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, d);
+  const std::string symbols = ctx.OutputSymbols(ctx.RunTimeShapeLength(1, "the shape"));
   Expr resolved = ctx.Call("vm.reshape_shape", {ctx.Input(0), ctx.Input(1)}, Attrs{{"allowzero", allowzero ? 1 : 0}});
   ctx.SetOutput(0, ctx.Call("vm.reshape", {ctx.Input(0), resolved}, Attrs{{"symbols", symbols}}));
 }
@@ -334,23 +329,14 @@ void ConvertSlice(NodeContext& ctx) {
 }
 
 // Unsqueeze-1/11: axes attr; 13+: axes input. Axes index the output.
-// The symbols of output 0's n dims, comma-separated (a data-dependent shape).
-std::string OutputSymbols(NodeContext& ctx, int64_t n) {
-  std::string symbols;
-  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + ctx.OutputSymbol(0, static_cast<int>(d));
-  return symbols;
-}
-
 // A view of input 0 with the shape a shape function `shape_op` computes from it and input 1 (a
 // run-time operand: Unsqueeze / Squeeze axes), checked by the VM's ReshapeTensor.
 void RunTimeView(NodeContext& ctx, const std::string& shape_op, Attrs shape_attrs, const std::string& what) {
-  const graph::TensorTypeNode& a = ctx.InputType(1);
-  if (a.ndim() != 1 || !a.shape[0].is_static() || a.dtype != DataType::Int(64))
-    ctx.Fail(what + " must be a 1-D int64 tensor of static length, got " + a.dtype.str() + " " + graph::ShapeStr(a.shape));
+  ctx.RunTimeShapeLength(1, what);
   shape_attrs.Set("source", ctx.Label());
   Expr shape = ctx.Call(shape_op, {ctx.Input(0), ctx.Input(1)}, shape_attrs);
   const int64_t n = graph::InferExprType(shape)->as<graph::TensorTypeNode>()->shape[0].value();
-  ctx.SetOutput(0, ctx.Call("vm.reshape", {ctx.Input(0), shape}, Attrs{{"symbols", OutputSymbols(ctx, n)}}));
+  ctx.SetOutput(0, ctx.Call("vm.reshape", {ctx.Input(0), shape}, Attrs{{"symbols", ctx.OutputSymbols(n)}}));
 }
 
 void ConvertUnsqueeze(NodeContext& ctx) {

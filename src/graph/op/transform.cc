@@ -15,33 +15,20 @@ namespace {
 
 // newshape: the output extents (importers resolve ONNX's "0 = copy" first, so 0 is a literal
 // zero extent); one -1 takes the remaining elements.
-// Splits "a,b" at commas.
-std::vector<std::string> SplitNames(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t comma = text.find(',', at);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 // A reshape whose output has symbolic dims: "symbols" names the -1 entries of newshape in order.
 // The symbols and the static product must be the input's (a reshape moves no element).
-Type SymbolicReshapeRel(const TensorTypeNode& x, const std::vector<int64_t>& ns, const std::string& symbols) {
-  const std::vector<std::string> names = SplitNames(symbols);
+Type SymbolicReshapeRel(const TensorTypeNode& x, const std::vector<int64_t>& ns, const Attrs& attrs) {
+  const std::vector<Dim> names = SymbolsAttr(attrs);
+  const std::string& symbols = attrs.GetString("symbols");
   Shape out;
   size_t next = 0;
   std::multiset<std::string> in_symbols, out_symbols;
   int64_t in_static = 1, out_static = 1;
   for (int64_t v : ns) {
     if (v == -1) {
-      TESSERA_CHECK(next < names.size() && !names[next].empty(), "reshape: newshape has more -1 entries than 'symbols' (",
-                    symbols, ") names");
-      out.push_back(Dim::Symbolic(names[next]));
-      out_symbols.insert(names[next++]);
+      TESSERA_CHECK(next < names.size(), "reshape: newshape has more -1 entries than 'symbols' (", symbols, ") names");
+      out.push_back(names[next]);
+      out_symbols.insert(names[next++].name());
     } else {
       TESSERA_CHECK(v >= 0, "invalid newshape entry ", v);
       out.push_back(Dim(v));
@@ -61,7 +48,7 @@ Type SymbolicReshapeRel(const TensorTypeNode& x, const std::vector<int64_t>& ns,
 Type ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const std::vector<int64_t>& ns = attrs.GetInts("newshape");
-  if (attrs.Has("symbols")) return SymbolicReshapeRel(x, ns, attrs.GetString("symbols"));
+  if (attrs.Has("symbols")) return SymbolicReshapeRel(x, ns, attrs);
   Shape out;
   int infer_at = -1;
   int64_t known = 1;

@@ -13,8 +13,9 @@
 //     the product of the others. A kernel (a shape function). Opaque.
 //   vm.reshape(x, shape) -> Tensor[(symbols...), x.dtype]: x viewed with the shape's values
 //     (ReshapeTensor: no kernel, no copy; the VM checks the element count). Opaque.
-//   vm.full(shape) -> Tensor[(symbols...), dtype]: every element `value` (attrs value: number,
-//     dtype: string); ONNX ConstantOfShape with a run-time shape. Opaque.
+//   vm.full(shape) -> Tensor[(symbols...), dtype]: every element `value` (attrs value: a double for
+//     a float dtype, an int64 otherwise; dtype: string); ONNX ConstantOfShape with a run-time shape.
+//     Opaque.
 //   vm.reduce_shape(x, axes) -> Tensor[(n,), int64]: the shape of reducing x (rank r) over the
 //     run-time axes (int64 [k], in [-r, r); empty: every axis, or none with attr noop_with_empty_axes
 //     = 1): with attr keepdims = 1 (n = r) each reduced dim is 1, with keepdims = 0 (n = r - k, or 0
@@ -53,18 +54,10 @@ Shape SymbolDims(const Attrs& attrs, const TensorTypeNode& shape) {
   TESSERA_CHECK(shape.ndim() == 1 && shape.shape[0].is_static() && shape.dtype == DataType::Int(64),
                 "the shape operand must be a 1-D int64 tensor of static length, got ",
                 TensorTypeNode::make(shape.shape, shape.dtype)->str());
-  Shape out;
-  const std::string& names = attrs.GetString("symbols");
-  size_t at = 0;
-  while (!names.empty() && at <= names.size()) {
-    size_t comma = names.find(',', at);
-    if (comma == std::string::npos) comma = names.size();
-    TESSERA_CHECK(comma > at, "attr symbols '", names, "' has an empty name");
-    out.push_back(Dim::Symbolic(names.substr(at, comma - at)));
-    at = comma + 1;
-  }
-  TESSERA_CHECK(static_cast<int64_t>(out.size()) == shape.shape[0].value(), "attr symbols '", names, "' names ",
-                out.size(), " dims for a shape of length ", shape.shape[0].value());
+  Shape out = SymbolsAttr(attrs);
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == shape.shape[0].value(), "attr symbols '",
+                attrs.GetString("symbols"), "' names ", out.size(), " dims for a shape of length ",
+                shape.shape[0].value());
   return out;
 }
 

@@ -2,7 +2,6 @@
 #include "tessera/graph_lower/op_strategy.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "tessera/graph/op_registry.h"
 #include "tessera/graph_lower/compute_registry.h"
@@ -77,15 +76,7 @@ bool HasSymbolicShapes(const StrategyCall& call) {
   for (const te::Tensor& t : call.inputs)
     for (const ir::PrimExpr& d : t.shape())
       if (!d.as<ir::IntImmNode>()) return true;
-  bool symbolic = false;
-  std::function<void(const graph::Type&)> visit = [&](const graph::Type& t) {
-    if (!t) return;
-    if (const auto* tt = t->as<graph::TensorTypeNode>()) symbolic |= !graph::StaticShape(tt->shape).has_value();
-    if (const auto* tup = t->as<graph::TupleTypeNode>())
-      for (const auto& f : tup->fields) visit(f);
-  };
-  visit(call.out_type);
-  return symbolic;
+  return graph::HasSymbolicDims(call.out_type);
 }
 
 OpImplementation OpStrategyTable::Select(const std::string& op, const StrategyCall& call) const {
