@@ -1,5 +1,5 @@
-"""The benchmark's torch models, written with torch.nn: ResNet-50, MobileNetV2, BERT-base, and
-torch.nn.LSTM / GRU (2 layers, bidirectional).
+"""The benchmark's torch models, written with torch.nn: ResNet-50, MobileNetV2, BERT-base,
+torch.nn.LSTM / GRU (2 layers, bidirectional), and a greedy decoder whose export is an ONNX Loop.
 
 Nothing is downloaded: the layer configurations follow torchvision's `resnet50` (ResNet v1.5, the
 stride on the 3x3 conv of a bottleneck) and `mobilenet_v2` (width 1.0), and Hugging Face's
@@ -196,6 +196,41 @@ class Recurrent(nn.Module):
         return (y, *state) if self.cell == "lstm" else (y, state)
 
 
+GREEDY_VOCAB, GREEDY_HIDDEN, GREEDY_MAX_TOKENS, GREEDY_EOS = 1000, 256, 64, 1
+
+
+class GreedyDecoder(nn.Module):
+    """Greedy decoding with a recurrent cell, written as a `while` loop and scripted (torch.jit.script),
+    so that the ONNX export is one Loop node (a run-time exit: the end token or max_len, whichever comes
+    first). Each step: e = Embedding(tok); h = tanh(Wx e + Wh h); tok = argmax(Wo h); tokens[i] = tok.
+    Inputs: h [1, 256] float32, tok [1] int64, max_len [] int64 (at most 64). Outputs: tokens [64] int64
+    (0 after the last step), h [1, 256]."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(GREEDY_VOCAB, GREEDY_HIDDEN)
+        self.wx = nn.Linear(GREEDY_HIDDEN, GREEDY_HIDDEN)
+        self.wh = nn.Linear(GREEDY_HIDDEN, GREEDY_HIDDEN)
+        self.out = nn.Linear(GREEDY_HIDDEN, GREEDY_VOCAB)
+        self.max_tokens, self.eos = GREEDY_MAX_TOKENS, GREEDY_EOS  # module attributes: TorchScript constants
+
+    def forward(self, h, tok, max_len):
+        tokens = torch.zeros(self.max_tokens, dtype=torch.long)
+        i = torch.zeros((), dtype=torch.long)
+        go = max_len > 0
+        while bool(go):
+            h = torch.tanh(self.wx(self.emb(tok)) + self.wh(h))
+            tok = self.out(h).argmax(-1)
+            tokens[i] = tok[0]
+            i = i + 1
+            go = (i < max_len) & (tok[0] != self.eos)
+        return tokens, h
+
+
+def greedy_decoder():
+    return torch.jit.script(GreedyDecoder())
+
+
 # --------------------------------------------------------------------------- construction
 def _randomise_batchnorm(model, example, gen):
     """Calibrate running stats on a random batch (train mode, cumulative average), then randomise
@@ -227,6 +262,7 @@ MODELS = {
                   ["last_hidden_state", "pooler_output"]),
     "lstm": (lambda: Recurrent("lstm"), ["x"], ["y", "h_n", "c_n"]),
     "gru": (lambda: Recurrent("gru"), ["x"], ["y", "h_n"]),
+    "greedy-decoder": (greedy_decoder, ["h", "tok", "max_len"], ["tokens", "h_out"]),
 }
 SEQ_LEN = 128
 
@@ -244,6 +280,8 @@ def example_inputs(name, seed=SEED):
         return ids, mask, types
     if name in ("lstm", "gru"):
         return (torch.randn(1, RNN_SEQ_LEN, RNN_INPUT, generator=gen),)
+    if name == "greedy-decoder":
+        return (torch.randn(1, GREEDY_HIDDEN, generator=gen), torch.tensor([3]), torch.tensor(48))
     return (torch.randn(1, 3, 224, 224, generator=gen),)
 
 

@@ -1,29 +1,27 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/) with clang-19, AddressSanitizer and UBSan in build-fuzz/
-# and runs each for SECONDS (default 60), TESSERA_FUZZ_JOBS at a time (default: one per core).
+# Builds the libFuzzer targets (tests/fuzz/) in the sanitizer build, build-asan/ (clang-19, AddressSanitizer,
+# UBSan: scripts/build_env.sh), and runs each for SECONDS (default 60), TESSERA_FUZZ_JOBS at a time
+# (default: one per core).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx_import tensor_proto npy npz artifact
 #                                              graph_executor vm rpc_messages (default: all)
 # Each run starts from the seeds in tests/fuzz/corpus/<target>/ plus what earlier runs found
-# (build-fuzz/fuzz-corpus/<target>/, where new inputs go). A crash, leak, timeout (> 10 s for one
-# input) or out-of-memory (> 4 GiB) leaves its input in build-fuzz/fuzz-findings/<target>/ and makes
-# the script exit 1 after the other targets ran; replay one with build-fuzz/tests/fuzz/fuzz_<target>
+# (build-asan/fuzz-corpus/<target>/, where new inputs go). A crash, leak, timeout (> 10 s for one
+# input) or out-of-memory (> 4 GiB) leaves its input in build-asan/fuzz-findings/<target>/ and makes
+# the script exit 1 after the other targets ran; replay one with build-asan/tests/fuzz/fuzz_<target>
 # FILE. Fix it at its root and add the input to tests/fuzz/corpus/<target>/ (ctest -R fuzz replays it).
-# CI (.ci/run) runs it for 60 s per target. Builds and runs hold /tmp/tessera-build.lock (2 cores).
+# scripts/test.sh (CI) runs it for 60 s per target. Builds and runs hold /tmp/tessera-build.lock (2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
 all=(onnx_import tensor_proto npy npz artifact graph_executor vm rpc_messages)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
-build=$root/build-fuzz
 lock=/tmp/tessera-build.lock
 
 bash "$root/scripts/setup.sh"
 source "$root/scripts/build_env.sh"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  CC=clang-19 CXX=clang++-19 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "${build_env_cmake_args[@]}" -DTESSERA_FUZZ=ON >/dev/null
-fi
+build=$sanitizer_build
+configure_sanitizer_build
 flock "$lock" cmake --build "$build" -j"${TESSERA_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:${ASAN_OPTIONS:-}"

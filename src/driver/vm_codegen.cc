@@ -27,15 +27,18 @@ struct RegValue {
   std::vector<RegValue> fields;
 };
 
-/// Structured code: a plain instruction, or an If with its two blocks.
+/// Structured code: a plain instruction, an If with its two blocks, or a loop (a block that runs
+/// again at each kContinue in it and ends at a kBreak).
 struct Item;
 using Block = std::vector<Item>;
 struct Item {
-  json instr;                    // plain
+  enum Kind { kPlain, kIf, kLoop, kBreak, kContinue };
+  Kind kind = kPlain;
+  json instr;                    // kPlain
   std::vector<int> reads, writes;
-  bool is_if = false;
-  int cond = -1;
-  Block then_block, else_block;  // is_if
+  int cond = -1;                 // kIf
+  Block then_block, else_block;  // kIf
+  Block body;                    // kLoop
 };
 
 Item Plain(json instr, std::vector<int> reads, std::vector<int> writes) {
@@ -46,42 +49,77 @@ Item Plain(json instr, std::vector<int> reads, std::vector<int> writes) {
   return it;
 }
 
+Item ItemOf(Item::Kind kind) {
+  Item it;
+  it.kind = kind;
+  return it;
+}
+
 Item KillItem(const std::set<int>& regs) {
   return Plain({{"op", "Kill"}, {"regs", std::vector<int>(regs.begin(), regs.end())}}, {}, {});
 }
 
+/// The registers live where a loop's kBreak goes (after the loop) and at its start (where a
+/// kContinue goes), innermost loop last.
+struct LoopLiveness {
+  std::set<int> after, head;
+};
+
 /// Inserts a Kill after the last use of every register on every path through `block`, given the
-/// registers live after it; returns the registers live before it.
-std::set<int> InsertKills(Block& block, std::set<int> live) {
+/// registers live after it; returns the registers live before it. A loop's registers live at its
+/// start are found by iterating to a fixpoint (a register read in a later iteration stays live
+/// through the whole body).
+std::set<int> InsertKills(Block& block, std::set<int> live, std::vector<LoopLiveness>& loops) {
   Block out;
   for (auto it = block.rbegin(); it != block.rend(); ++it) {
     Item& item = *it;
-    if (!item.is_if && item.instr["op"] == "Ret") {  // the run ends: nothing to kill after it
-      live.insert(item.reads.begin(), item.reads.end());
-      out.push_back(std::move(item));
-      continue;
+    switch (item.kind) {
+      case Item::kBreak: live = loops.back().after; break;
+      case Item::kContinue: live = loops.back().head; break;
+      case Item::kLoop: {
+        std::set<int> head;
+        for (;;) {
+          Block trial = item.body;
+          loops.push_back({live, head});
+          std::set<int> h = InsertKills(trial, {}, loops);
+          loops.pop_back();
+          if (h == head) break;
+          head = std::move(h);
+        }
+        loops.push_back({live, head});
+        InsertKills(item.body, {}, loops);
+        loops.pop_back();
+        live = std::move(head);
+        break;
+      }
+      case Item::kPlain: {
+        if (item.instr["op"] == "Ret") {  // the run ends: nothing to kill after it
+          live.insert(item.reads.begin(), item.reads.end());
+          break;
+        }
+        std::set<int> dead;
+        for (int r : item.reads) if (!live.count(r)) dead.insert(r);
+        for (int r : item.writes) if (!live.count(r)) dead.insert(r);
+        if (!dead.empty()) out.push_back(KillItem(dead));
+        for (int r : item.writes) live.erase(r);
+        for (int r : item.reads) live.insert(r);
+        break;
+      }
+      case Item::kIf: {
+        const std::set<int> live_then = InsertKills(item.then_block, live, loops);
+        const std::set<int> live_else = InsertKills(item.else_block, live, loops);
+        std::set<int> live_in = live_then;
+        live_in.insert(live_else.begin(), live_else.end());
+        live_in.insert(item.cond);
+        for (auto [blk, live_b] : {std::pair{&item.then_block, &live_then}, std::pair{&item.else_block, &live_else}}) {
+          std::set<int> dead;
+          for (int r : live_in) if (!live_b->count(r)) dead.insert(r);
+          if (!dead.empty()) blk->insert(blk->begin(), KillItem(dead));
+        }
+        live = std::move(live_in);
+        break;
+      }
     }
-    if (!item.is_if) {
-      std::set<int> dead;
-      for (int r : item.reads) if (!live.count(r)) dead.insert(r);
-      for (int r : item.writes) if (!live.count(r)) dead.insert(r);
-      if (!dead.empty()) out.push_back(KillItem(dead));
-      for (int r : item.writes) live.erase(r);
-      for (int r : item.reads) live.insert(r);
-      out.push_back(std::move(item));
-      continue;
-    }
-    const std::set<int> live_then = InsertKills(item.then_block, live);
-    const std::set<int> live_else = InsertKills(item.else_block, live);
-    std::set<int> live_in = live_then;
-    live_in.insert(live_else.begin(), live_else.end());
-    live_in.insert(item.cond);
-    for (auto [blk, live_b] : {std::pair{&item.then_block, &live_then}, std::pair{&item.else_block, &live_else}}) {
-      std::set<int> dead;
-      for (int r : live_in) if (!live_b->count(r)) dead.insert(r);
-      if (!dead.empty()) blk->insert(blk->begin(), KillItem(dead));
-    }
-    live = std::move(live_in);
     out.push_back(std::move(item));
   }
   std::reverse(out.begin(), out.end());
@@ -89,23 +127,42 @@ std::set<int> InsertKills(Block& block, std::set<int> live) {
   return live;
 }
 
-/// Appends `block` to `code` with each If's relative offsets.
-void Flatten(const Block& block, json& code) {
+json GotoTo(size_t from, size_t to) {
+  return {{"op", "Goto"}, {"offset", static_cast<int64_t>(to) - static_cast<int64_t>(from)}};
+}
+
+/// Appends `block` to `code` with each If's and loop's relative offsets (`loops`: the start and
+/// the kBreak positions of each enclosing loop, innermost last).
+void Flatten(const Block& block, json& code, std::vector<std::pair<size_t, std::vector<size_t>>>& loops) {
   for (const Item& item : block) {
-    if (!item.is_if) {
-      code.push_back(item.instr);
-      continue;
+    switch (item.kind) {
+      case Item::kPlain: code.push_back(item.instr); break;
+      case Item::kBreak:
+        loops.back().second.push_back(code.size());
+        code.push_back(json{});
+        break;
+      case Item::kContinue: code.push_back(GotoTo(code.size(), loops.back().first)); break;
+      case Item::kLoop: {
+        loops.push_back({code.size(), {}});
+        Flatten(item.body, code, loops);
+        for (size_t at : loops.back().second) code[at] = GotoTo(at, code.size());
+        loops.pop_back();
+        break;
+      }
+      case Item::kIf: {
+        const size_t at_if = code.size();
+        code.push_back(json{});
+        Flatten(item.then_block, code, loops);
+        const size_t at_goto = code.size();
+        code.push_back(json{});
+        const size_t else_start = code.size();
+        Flatten(item.else_block, code, loops);
+        code[at_if] = {{"op", "If"}, {"cond", item.cond}, {"true_offset", 1},
+                       {"false_offset", static_cast<int64_t>(else_start - at_if)}};
+        code[at_goto] = GotoTo(at_goto, code.size());
+        break;
+      }
     }
-    const size_t at_if = code.size();
-    code.push_back(json{});
-    Flatten(item.then_block, code);
-    const size_t at_goto = code.size();
-    code.push_back(json{});
-    const size_t else_start = code.size();
-    Flatten(item.else_block, code);
-    code[at_if] = {{"op", "If"}, {"cond", item.cond}, {"true_offset", 1},
-                   {"false_offset", static_cast<int64_t>(else_start - at_if)}};
-    code[at_goto] = {{"op", "Goto"}, {"offset", static_cast<int64_t>(code.size() - at_goto)}};
   }
 }
 
@@ -125,6 +182,8 @@ std::unordered_set<const ExprNode*> NeededOutsideBranches(const Expr& root) {
       stack.push_back(g->tuple.get());
     } else if (const auto* i = e->as<graph::IfNode>()) {
       stack.push_back(i->cond.get());
+    } else if (const auto* l = e->as<graph::LetNode>()) {
+      stack.push_back(l->body.get());  // a let-bound function's body runs where it is called
     }
   }
   return needed;
@@ -251,7 +310,8 @@ class Compiler {
                          {"shape", ShapeJson(t, "output '" + output_names[i] + "'")}});
     }
     root_block.push_back(Plain({{"op", "Ret"}, {"results", results}}, results, {}));
-    InsertKills(root_block, {});
+    std::vector<LoopLiveness> no_loops;
+    InsertKills(root_block, {}, no_loops);
 
     json j;
     j["format"] = "tessera-vm";
@@ -261,7 +321,8 @@ class Compiler {
     j["inputs"] = std::move(inputs);
     j["outputs"] = std::move(outputs);
     j["instructions"] = json::array();
-    Flatten(root_block, j["instructions"]);
+    std::vector<std::pair<size_t, std::vector<size_t>>> no_enclosing_loops;
+    Flatten(root_block, j["instructions"], no_enclosing_loops);
     if (!guards_.empty()) {
       j["guards"] = json::array();
       for (const auto& [input, param] : guards_) j["guards"].push_back({{"input", input}, {"param", param}});
@@ -301,17 +362,20 @@ class Compiler {
       v = tuple.fields[g->index];
     } else if (const auto* i = e->as<graph::IfNode>()) {
       v = CompileIf(i, e->checked_type(), scope);
-    } else if (e->as<graph::VarNode>()) {
-      TESSERA_THROW(InternalError, "VM codegen: free variable in main");
+    } else if (const auto* l = e->as<graph::LetNode>()) {
+      v = CompileLet(l, scope, nullptr);
+    } else if (const auto* var = e->as<graph::VarNode>()) {
+      TESSERA_THROW(InternalError, "VM codegen: free variable %", var->name_hint, " in main");
     } else {
-      TESSERA_THROW(UnsupportedError, "VM codegen: main may hold calls of primitive functions, constants, tuples "
-                    "and If; Let bindings and function values are not supported yet");
+      TESSERA_THROW(UnsupportedError, "VM codegen: a function value that is not let-bound and called (a closure) is "
+                    "not supported yet");
     }
     scope.memo[e.get()] = v;
     return v;
   }
 
   RegValue CompileCall(const graph::CallNode* call, Scope& scope) {
+    if (const auto* var = call->op->as<graph::VarNode>()) return CompileLoop(call, var, scope);
     const auto* fn = call->op->as<graph::FunctionNode>();
     if (fn && graph::IsExternalFunction(*fn))
       TESSERA_THROW(UnsupportedError, "an external function (BYOC backend '", fn->attrs.GetString("Compiler"),
@@ -407,8 +471,7 @@ class Compiler {
     const RegValue cond = Compile(node->cond, scope);
     TESSERA_ICHECK(cond.reg >= 0, "an If condition is a tuple");
     const RegValue join = JoinRegisters(type);
-    Item item;
-    item.is_if = true;
+    Item item = ItemOf(Item::kIf);
     item.cond = cond.reg;
     for (auto [branch, block] : {std::pair{&node->true_branch, &item.then_block},
                                  std::pair{&node->false_branch, &item.else_block}}) {
@@ -420,8 +483,97 @@ class Compiler {
     return join;
   }
 
+  /// A let binding: a function is remembered for the calls of its var (loops); another value is
+  /// computed and its var names its registers. Then the body, in tail position of `loop` when set.
+  RegValue CompileLet(const graph::LetNode* let, Scope& scope, const graph::VarNode* loop) {
+    if (const auto* fn = let->value->as<graph::FunctionNode>()) {
+      functions_[let->var.get()] = fn;
+    } else {
+      scope.memo[let->var.get()] = Compile(let->value, scope);
+    }
+    if (loop) {
+      CompileTail(let->body, scope, loop);
+      return {};
+    }
+    return Compile(let->body, scope);
+  }
+
+  /// A call of a let-bound function `var` from outside its body: a loop (Relay's tail-recursive
+  /// loop function). The arguments go to the parameters' registers; the body runs; a tail call of
+  /// `var` in it assigns the parameters anew and jumps back (kContinue), any other result leaves
+  /// the loop with it (kBreak). The loop's result registers are returned.
+  RegValue CompileLoop(const graph::CallNode* call, const graph::VarNode* var, Scope& scope) {
+    auto it = functions_.find(var);
+    if (it == functions_.end())
+      TESSERA_THROW(UnsupportedError, "VM codegen: a call of %", var->name_hint,
+                    ", which is no let-bound function (a closure passed as a value), is not supported yet");
+    const graph::FunctionNode* fn = it->second;
+    if (std::any_of(loops_.begin(), loops_.end(), [&](const ActiveLoop& l) { return l.var == var; }))
+      TESSERA_THROW(UnsupportedError, "VM codegen: %", var->name_hint,
+                    " calls itself other than in tail position (recursion that is not a loop) is not supported yet");
+    TESSERA_ICHECK(fn->params.size() == call->args.size(), "a call of %", var->name_hint, " with ",
+                   call->args.size(), " arguments for ", fn->params.size(), " parameters");
+    ActiveLoop loop{var, {}, JoinRegisters(call->checked_type())};
+    for (const graph::Var& p : fn->params) loop.params.push_back(JoinRegisters(p->checked_type()));
+    for (size_t i = 0; i < fn->params.size(); ++i) EmitMoves(Compile(call->args[i], scope), loop.params[i], *scope.block);
+    Item item = ItemOf(Item::kLoop);
+    Scope inner{&scope, &item.body, NeededOutsideBranches(fn->body), {}};
+    for (size_t i = 0; i < fn->params.size(); ++i) inner.memo[fn->params[i].get()] = loop.params[i];
+    loops_.push_back(loop);
+    CompileTail(fn->body, inner, var);
+    loops_.pop_back();
+    scope.block->push_back(std::move(item));
+    return loop.result;
+  }
+
+  /// `e` in tail position of the body of the innermost loop (`var`'s).
+  void CompileTail(const Expr& e, Scope& scope, const graph::VarNode* var) {
+    const ActiveLoop loop = loops_.back();  // a copy: compiling the body may push inner loops
+    const auto* call = e->as<graph::CallNode>();
+    if (call && call->op.get() == var) {
+      // The next iteration: every argument first, then the parameters (an argument may read one).
+      std::vector<RegValue> next;
+      for (size_t i = 0; i < call->args.size(); ++i) {
+        const RegValue v = Compile(call->args[i], scope);
+        next.push_back(JoinRegisters(call->args[i]->checked_type()));
+        EmitMoves(v, next.back(), *scope.block);
+      }
+      for (size_t i = 0; i < next.size(); ++i) EmitMoves(next[i], loop.params[i], *scope.block);
+      scope.block->push_back(ItemOf(Item::kContinue));
+      return;
+    }
+    if (const auto* i = e->as<graph::IfNode>()) {
+      const RegValue cond = Compile(i->cond, scope);
+      TESSERA_ICHECK(cond.reg >= 0, "an If condition is a tuple");
+      Item item = ItemOf(Item::kIf);
+      item.cond = cond.reg;
+      for (auto [branch, block] : {std::pair{&i->true_branch, &item.then_block},
+                                   std::pair{&i->false_branch, &item.else_block}}) {
+        Scope inner{&scope, block, NeededOutsideBranches(*branch), {}};
+        CompileTail(*branch, inner, var);
+      }
+      scope.block->push_back(std::move(item));
+      return;
+    }
+    if (const auto* l = e->as<graph::LetNode>()) {
+      CompileLet(l, scope, var);
+      return;
+    }
+    EmitMoves(Compile(e, scope), loop.result, *scope.block);
+    scope.block->push_back(ItemOf(Item::kBreak));
+  }
+
+  /// A loop being compiled: its function's var, the registers of its parameters and of its result.
+  struct ActiveLoop {
+    const graph::VarNode* var = nullptr;
+    std::vector<RegValue> params;
+    RegValue result;
+  };
+
   int num_regs_ = 0;
   int num_invokes_ = 0;
+  std::unordered_map<const graph::VarNode*, const graph::FunctionNode*> functions_;  // let-bound
+  std::vector<ActiveLoop> loops_;  // the loops whose bodies are being compiled, innermost last
   bool symbolic_allocs_ = false;  // some AllocTensor / ReshapeTensor shape names a symbol
   size_t alloc_bytes_ = 0;
   std::map<std::string, runtime::NDArray> params_;

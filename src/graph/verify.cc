@@ -111,6 +111,9 @@ class Verifier {
       case ExprKind::kLet: {
         const auto* l = e->as<LetNode>();
         if (primitive) Fail("a primitive function contains a let");
+        // A let-bound function may call itself (a loop, Relay's recursive let): its var is bound
+        // in its value too.
+        if (l->value->as<FunctionNode>()) bound_.insert(l->var.get());
         Visit(l->value, primitive);
         bound_.insert(l->var.get());
         Visit(l->body, primitive);

@@ -13,7 +13,7 @@ namespace {
 template <typename T>
 runtime::NDArray Make(std::vector<int64_t> shape, const std::vector<T>& v, DataType dtype = runtime::DataTypeOf<T>()) {
   runtime::NDArray a = runtime::NDArray::Empty(std::move(shape), dtype);
-  std::memcpy(a.raw_data(), v.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(a.raw_data(), v.data(), v.size() * sizeof(T));  // memcpy from null is UB
   return a;
 }
 

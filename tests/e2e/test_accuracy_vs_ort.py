@@ -2,7 +2,8 @@
 ONNX Runtime's (CPU, default optimizations) on the same input (issue #5, part 3).
 
 Models: the shared models (input: their first data set) and the models bench/export_models writes
-(ResNet-50, MobileNetV2, BERT-base, torch.nn.LSTM / GRU with 2 bidirectional layers, random
+(ResNet-50, MobileNetV2, BERT-base, torch.nn.LSTM / GRU with 2 bidirectional layers, a greedy decoder
+whose export is an ONNX Loop run by the VM; random
 weights from the fixed seed), exported here into a pytest
 tmp dir with torch (scripts/setup.sh installs torch==2.13.0).
 
@@ -29,7 +30,7 @@ from conftest import ROOT, run_cli, shared_dir
 ATOL, RTOL = 1e-4, 1e-3
 SHARED = ["mnist-8", "super-resolution-10", "ultraface-rfb-320", "nanotrack-v2-backbone", "nanotrack-v2-head",
           "silero-vad"]
-EXPORTED = ["resnet50", "mobilenetv2", "bert-base", "lstm", "gru"]
+EXPORTED = ["resnet50", "mobilenetv2", "bert-base", "lstm", "gru", "greedy-decoder"]
 
 # Models Tessera cannot compile yet, with the UnsupportedError recorded when they were listed. The xfail
 # reason is the exact error `tessera compile` gives at collection time (it moves as ops land); when the

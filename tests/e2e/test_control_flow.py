@@ -6,7 +6,9 @@ Scan-8's batch axis). An If on a run-time condition compiles to a VM program (ru
 taken branch: conditions of every dtype and of one element, nested Ifs, conditions computed from the data,
 values of the outer scope used in the branches and the If's outputs used after it. A small run-time integer
 operand whose value does not change the output type (CumSum's axis) selects among branches the same way.
-Loop with a trip count known at import unrolls; a run-time condition guards each iteration with an If."""
+Loop with a trip count known at import unrolls; a run-time condition guards each iteration with an If.
+A Loop whose trip count is read at run time, absent, or above the unrolling limit runs as a VM loop (a
+tail-recursive function, driver/vm_codegen.h): zero, one and many iterations, data-dependent exits."""
 import numpy as np
 import onnx
 import onnx.reference
@@ -335,13 +337,91 @@ def test_loop_with_a_known_trip_count(tmp_path, cond_input, body_cond, scan_outp
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=str((scale, cond)))
 
 
+@pytest.mark.parametrize("cond_input,body_cond", [(False, "true"), (True, "true"), (False, "data"), (True, "data")])
+def test_loop_with_a_run_time_trip_count_runs_in_the_vm(tmp_path, cond_input, body_cond):
+    # M is an input: one compiled loop runs 0, 1, 7 and 300 iterations (a data-dependent exit stops it earlier).
+    model = _loop_model(0, cond_input, body_cond, False, m_input=True)
+    so = _compile(tmp_path, model)
+    k = 0
+    for m in (0, 1, 7, 300):
+        for scale, cond in [(0.1, True), (-1.0, True), (0.5, False)]:
+            feeds = {"x0": (scale * np.arange(3)).astype(np.float32), "M": np.array(m, np.int64)}
+            if cond_input:
+                feeds["cond"] = np.array(cond)
+            (got,) = _run(tmp_path, so, feeds, f"r{k}", names=("x_final",))
+            k += 1
+            np.testing.assert_allclose(got, _onnxruntime(model, feeds)[0], rtol=1e-5, atol=1e-4, err_msg=str((m, scale, cond)))
+
+
+def _while_model(m=None):
+    # while (ReduceSum(x) < limit) x = x * 2 + 1 (no M, or a constant M above the unrolling limit, as
+    # exporters write `while` loops); the iteration count is a second loop-carried value.
+    nodes = [helper.make_node("Mul", ["x_in", "two"], ["x2"]), helper.make_node("Add", ["x2", "one"], ["x_out"]),
+             helper.make_node("Add", ["n_in", "one_i"], ["n_out"]),
+             helper.make_node("ReduceSum", ["x_out"], ["s"], keepdims=0),
+             helper.make_node("Less", ["s", "limit"], ["c_out"])]
+    inits = [onnx.numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             onnx.numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             onnx.numpy_helper.from_array(np.array(1, np.int64), "one_i")]
+    body = helper.make_graph(nodes, "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                                             helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                                             helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [2, 2]),
+                                             helper.make_tensor_value_info("n_in", TensorProto.INT64, [])],
+                             [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+                              helper.make_tensor_value_info("x_out", TensorProto.FLOAT, [2, 2]),
+                              helper.make_tensor_value_info("n_out", TensorProto.INT64, [])], inits)
+    outer = [onnx.numpy_helper.from_array(np.array(0, np.int64), "n0")]
+    if m is not None:
+        outer.append(onnx.numpy_helper.from_array(np.array(m, np.int64), "M"))
+    nodes = [helper.make_node("ReduceSum", ["x0"], ["s0"], keepdims=0),
+             helper.make_node("Less", ["s0", "limit"], ["c0"]),
+             helper.make_node("Loop", ["M" if m is not None else "", "c0", "x0", "n0"], ["x_final", "n_final"], body=body)]
+    graph = helper.make_graph(nodes, "while", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [2, 2]),
+                                               helper.make_tensor_value_info("limit", TensorProto.FLOAT, [])],
+                              [helper.make_tensor_value_info("x_final", TensorProto.FLOAT, [2, 2]),
+                               helper.make_tensor_value_info("n_final", TensorProto.INT64, [])], outer)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("m", [None, 2**63 - 1, 1000])
+def test_while_loop_without_a_usable_trip_count_runs_in_the_vm(tmp_path, m):
+    model = _while_model(m)
+    so = _compile(tmp_path, model)
+    for k, (scale, limit) in enumerate([(1.0, 0.0), (0.25, 10.0), (0.5, 1e4), (1e-3, 1e30)]):
+        feeds = {"x0": (scale * np.arange(1, 5)).reshape(2, 2).astype(np.float32), "limit": np.array(limit, np.float32)}
+        got = _run(tmp_path, so, feeds, f"r{k}", names=("x_final", "n_final"))
+        want = _onnxruntime(model, feeds)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5, err_msg=str((scale, limit)))
+        np.testing.assert_array_equal(got[1], want[1])
+
+
 @pytest.mark.parametrize("case,message", [
-    ("m_input", "Loop's trip count M (a run-time trip count needs loops in the VM) (input 'M') is computed at run time"),
+    ("scan_with_m_input", "a Loop with scan outputs whose trip count is not known at import"),
     ("early_exit_with_scan", "scan outputs (of a run-time length) needs dynamic shapes (Any)")])
-def test_loops_that_need_run_time_loops_or_dynamic_shapes_are_refused(tmp_path, case, message):
-    model = _loop_model(6, False, "data" if case == "early_exit_with_scan" else "true", case == "early_exit_with_scan",
-                        m_input=case == "m_input")
+def test_loops_that_need_dynamic_shapes_are_refused(tmp_path, case, message):
+    model = _loop_model(6, False, "data" if case == "early_exit_with_scan" else "true", True,
+                        m_input=case == "scan_with_m_input")
     onnx.save(model, tmp_path / "m.onnx")
     proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
     assert proc.returncode == 1
     assert message in proc.stderr, proc.stderr
+
+
+def test_a_loop_carried_value_that_changes_type_is_refused(tmp_path):
+    # x_out = Concat(x_in, x_in): the carried value grows each iteration (dynamic shapes in a VM loop).
+    body = helper.make_graph([helper.make_node("Concat", ["x_in", "x_in"], ["x_out"], axis=0),
+                              helper.make_node("Identity", ["c_in"], ["c_out"])], "body",
+                             [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                              helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                              helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [2])],
+                             [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+                              helper.make_tensor_value_info("x_out", TensorProto.FLOAT, None)])
+    graph = helper.make_graph([helper.make_node("Loop", ["M", "", "x0"], ["x_final"], body=body, name="grow")], "g",
+                              [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [2]),
+                               helper.make_tensor_value_info("M", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("x_final", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "m.onnx")
+    proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
+    assert proc.returncode == 1
+    assert "node 'grow'" in proc.stderr and "loop-carried value 0 changes its type across iterations" in proc.stderr, \
+        proc.stderr

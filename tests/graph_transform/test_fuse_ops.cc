@@ -1,6 +1,8 @@
 // FuseOps: IR before -> IR expected after, compared as printed text of hand-built modules.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
@@ -209,6 +211,56 @@ TEST(FuseOps, AProducerUsedOnlyInsideABranchJoinsTheBranchsGroup) {
   EXPECT_EQ(exp_fn.find("sigmoid"), std::string::npos) << exp_fn;
   EXPECT_EQ(PrimitiveCalling(after, "negative", &primitives).find("sigmoid"), std::string::npos) << text;
   EXPECT_NE(text.find("if ("), std::string::npos) << text;
+}
+
+Constant Scalar(DataType t, double v) {
+  auto a = runtime::NDArray::Empty({}, t);
+  if (t == DataType::Int(64)) *a.data<int64_t>() = static_cast<int64_t>(v);
+  else *a.data<float>() = static_cast<float>(v);
+  return ConstantNode::make(a);
+}
+
+/// main(x, m) = let %loop = fn (%i, %v) { if (cond(%i, %m)) { %loop(next_i(%i), next_v(%v, %x)) }
+/// else { (%v,) } }; %loop(0, x).0 — the loop the importer writes for ONNX Loop; `cond`, `next_i` and
+/// `next_v` build the three computations from their operands.
+Function LoopMain(const std::function<Expr(Expr, Expr)>& cond, const std::function<Expr(Expr, Expr)>& next_i,
+                  const std::function<Expr(Expr, Expr, Expr)>& next_v) {
+  const Type i64 = TensorTypeNode::make(std::vector<int64_t>{}, DataType::Int(64));
+  Var x = VarNode::make("x", F32({8})), m = VarNode::make("m", i64);
+  Var i = VarNode::make("i", i64), v = VarNode::make("v", F32({8}));
+  const Type result = TupleTypeNode::make({F32({8})});
+  Var loop = VarNode::make("loop", FuncTypeNode::make({i64, F32({8})}, result));
+  Expr body = IfNode::make(cond(i, m),
+                           CallNode::make(loop, {next_i(i, Scalar(DataType::Int(64), 1)),
+                                                 next_v(v, Scalar(DataType::Float(32), 0.5), x)}),
+                           TupleNode::make({v}));
+  Expr let = LetNode::make(loop, FunctionNode::make({i, v}, body, result),
+                           CallNode::make(loop, {Scalar(DataType::Int(64), 0), x}));
+  return FunctionNode::make({x, m}, TupleGetItemNode::make(let, 0));
+}
+
+TEST(FuseOps, CallsInALoopFunctionAreGroupedAndTheLoopStays) {
+  // The loop's test, its counter and its tanh * 0.5 + x chain each become a primitive function in the
+  // body; the let-bound function, its tail call and the call that starts it stay as they are.
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(LoopMain(
+      [](Expr i, Expr m) { return Call1("less", {i, m}); }, [](Expr i, Expr one) { return Call1("add", {i, one}); },
+      [](Expr v, Expr half, Expr x) { return Call1("add", {Call1("multiply", {Call1("tanh", {v}), half}), x}); })))));
+  auto prim = [](std::vector<Type> types, const std::function<Expr(const std::vector<Var>&)>& body) {
+    std::vector<Var> ps;
+    for (size_t k = 0; k < types.size(); ++k) ps.push_back(VarNode::make("p" + std::to_string(k), types[k]));
+    return [=](std::vector<Expr> args) { return CallNode::make(Primitive(ps, body(ps)), std::move(args)); };
+  };
+  const Type i64 = TensorTypeNode::make(std::vector<int64_t>{}, DataType::Int(64));
+  const Type f32 = TensorTypeNode::make(std::vector<int64_t>{}, DataType::Float(32));
+  auto less = prim({i64, i64}, [](const std::vector<Var>& p) { return Call1("less", {p[0], p[1]}); });
+  auto add = prim({i64, i64}, [](const std::vector<Var>& p) { return Call1("add", {p[0], p[1]}); });
+  auto chain = prim({F32({8}), f32, F32({8})}, [](const std::vector<Var>& p) {
+    return Call1("add", {Call1("multiply", {Call1("tanh", {p[0]}), p[1]}), p[2]});
+  });
+  IRModule expected = InferType(IRModule::FromMain(LoopMain(
+      [&](Expr i, Expr m) { return less({i, m}); }, [&](Expr i, Expr one) { return add({i, one}); },
+      [&](Expr v, Expr half, Expr x) { return chain({v, half, x}); })));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
 TEST(FuseOps, DenseIsNotFusedIntoAReductionOfItsOutput) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <type_traits>
 
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/util.h"
@@ -39,7 +40,12 @@ namespace {
 #ifdef TESSERA_TOPI_TEST_JIT
 template <typename T>
 void CopyIn(const Data& d, void* p) {
-  for (size_t i = 0; i < d.size(); ++i) static_cast<T*>(p)[i] = static_cast<T>(d[i]);
+  // An integer element goes through int64, which wraps an out-of-range value (-777 as uint8 is 247)
+  // where a direct double -> narrow-integer conversion would be undefined behaviour.
+  for (size_t i = 0; i < d.size(); ++i) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) static_cast<T*>(p)[i] = static_cast<T>(static_cast<int64_t>(d[i]));
+    else static_cast<T*>(p)[i] = static_cast<T>(d[i]);
+  }
 }
 template <typename T>
 void CopyOut(const void* p, Data* d) {

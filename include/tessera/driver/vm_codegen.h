@@ -17,6 +17,23 @@
 // live before an If but not in one of its branches is killed at that branch's start), so the VM's
 // storage pool reuses memory as the graph executor's static plan does.
 //
+// Loops (Relay's loop, arXiv 1904.08368 §3.2; the importer's ONNX Loop): a let-bound function
+// `let %f = fn (params) { body }; ... %f(args) ...` whose body calls %f only in tail position
+// compiles, at each call of %f, to
+//
+//     Move params <- args    ; the first iteration's arguments
+//     <body>                 ; a tail call %f(next): every next value into fresh registers, then
+//                            ;   Moves into the params and a Goto back to <body>'s start
+//                            ; any other result: Moves into the loop's result registers, a Goto past it
+//
+// (If in tail position splits the two; the VM's register values are reference-counted, so each
+// iteration's tensors return to the pool when the next one overwrites the params). A value of the
+// body that does not depend on the params is computed per iteration unless it is also needed
+// before the loop. Registers read in a later iteration stay live through the whole body (liveness
+// to a fixpoint over the back edge). A call of %f other than in tail position of its own body
+// (recursion that is not a loop), or of a function var that is not let-bound, is an
+// UnsupportedError.
+//
 // A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
 // shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.
 //
@@ -30,8 +47,8 @@
 // of its shape operand (a shape function's result); vm.reshape is then a ReshapeTensor, no kernel.
 //
 // Not supported here (UnsupportedError with the reason): external functions (BYOC) in a program
-// with control flow, Let, functions as values, extents no type relation computes ("?": shape
-// functions).
+// with control flow, functions as values other than let-bound loops, extents no type relation
+// computes ("?": shape functions).
 #pragma once
 
 #include <map>

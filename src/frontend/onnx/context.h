@@ -159,6 +159,8 @@ class NodeContext {
   /// The elements of input i, a sequence (its element type into *dtype when given); Fail when it
   /// is a tensor.
   const std::vector<Value>& InputSequence(int i, DataType* dtype = nullptr);
+  /// Whether input i is a sequence (not a tensor).
+  bool InputIsSequence(int i) { return InputValue(i).sequence != nullptr; }
   /// Sets output i to a sequence of `elements` (tensors) of element type `dtype`.
   void SetOutputSequence(int i, std::vector<Value> elements, DataType dtype);
   /// UnsupportedError: input i (`what`) must be known at import but is computed at run time.

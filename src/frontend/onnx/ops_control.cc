@@ -226,14 +226,71 @@ void ConvertScan(NodeContext& ctx) {
   for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
 }
 
+// A Loop the VM runs (Relay's loop, arXiv 1904.08368 §3.2: a tail-recursive local function; the
+// VM codegen turns the tail call into a jump back, driver/vm_codegen.h):
+//   let %loop: fn (int64[], bool[], T0, ...) -> (T0, ...) = fn (%iter, %cond, %v0, ...) {
+//     if (logical_and(less(%iter, M), %cond)) { <body>; %loop(add(%iter, 1), cond', v0', ...) }
+//     else { (%v0, ...) }
+//   };
+//   %loop(0, cond_in, v0_in, ...)
+// Without M the test is %cond alone; without cond_in it starts true. Each loop-carried value keeps
+// its type across iterations (UnsupportedError naming both types otherwise); scan outputs, whose
+// length is then a run-time extent, and sequence-valued loop-carried values are refused.
+void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
+  if (k > 0)
+    ctx.Unsupported("a Loop with scan outputs whose trip count is not known at import (their length is a run-time "
+                    "extent) is not supported yet");
+  const DataType i64 = DataType::Int(64), boolean = DataType::Bool();
+  std::optional<Expr> trip_count;
+  if (ctx.HasInput(0)) trip_count = ScalarInt64(ctx, ValueOf(ctx.Input(0)), "Loop's trip count M");
+  Expr cond_in = ctx.HasInput(1) ? ScalarBool(ctx, ValueOf(ctx.Input(1)), "Loop's cond") : ctx.ScalarConst(1, boolean);
+  graph::Var iter = graph::VarNode::make("iter", graph::TensorTypeNode::make(graph::Shape{}, i64));
+  graph::Var cond = graph::VarNode::make("cond", graph::TensorTypeNode::make(graph::Shape{}, boolean));
+  std::vector<Value> init;
+  std::vector<graph::Var> params{iter, cond};
+  std::vector<Value> body_inputs{ValueOf(iter), ValueOf(cond)};
+  for (int i = 0; i < n; ++i) {
+    if (ctx.InputIsSequence(2 + i))
+      ctx.Unsupported("loop-carried value " + std::to_string(i) + " is a sequence (its length may change across "
+                      "iterations), which a Loop the VM runs does not support yet");
+    init.push_back(Typed(ctx, ctx.Input(2 + i)));
+    params.push_back(graph::VarNode::make("v" + std::to_string(i), init.back().type));
+    body_inputs.push_back(ValueOf(params.back()));
+  }
+  std::vector<Value> outs = ctx.ImportSubgraph(body, body_inputs);
+  std::vector<graph::Type> arg_types, carried_types;
+  for (const graph::Var& p : params) arg_types.push_back(p->type_annotation);
+  std::vector<Expr> next{ctx.Call("add", {iter, ctx.ScalarConst(1, i64)}),
+                         ScalarBool(ctx, outs[0], "the body's cond output")};
+  std::vector<Expr> done;
+  for (int i = 0; i < n; ++i) {
+    if (outs[1 + i].sequence || !graph::StructuralEqual(outs[1 + i].type, init[i].type))
+      ctx.Unsupported("loop-carried value " + std::to_string(i) + " changes its type across iterations (" +
+                      init[i].type->str() + " -> " + graph::TypeStr(outs[1 + i].type) +
+                      "), which a Loop the VM runs does not support yet");
+    carried_types.push_back(init[i].type);
+    next.push_back(ExprOf(outs[1 + i]));
+    done.push_back(params[2 + i]);
+  }
+  const graph::Type result_type = graph::TupleTypeNode::make(carried_types);
+  graph::Var loop = graph::VarNode::make("loop", graph::FuncTypeNode::make(arg_types, result_type));
+  Expr go = trip_count ? ctx.Call("logical_and", {ctx.Call("less", {iter, *trip_count}), cond}) : Expr(cond);
+  Expr fn = graph::FunctionNode::make(
+      params, graph::IfNode::make(go, graph::CallNode::make(loop, next), graph::TupleNode::make(done)), result_type);
+  std::vector<Expr> start{ctx.ScalarConst(0, i64), cond_in};
+  for (Value& v : init) start.push_back(ExprOf(v));
+  Value result = Typed(ctx, graph::LetNode::make(loop, fn, graph::CallNode::make(loop, start)));
+  for (int i = 0; i < n; ++i) ctx.SetOutputValue(i, Typed(ctx, graph::TupleGetItemNode::make(result.expr, i)));
+}
+
 // Loop-1/11/13/16/19/21/23/24/25 with a trip count M known at import (at most kMaxScanUnroll):
 // unrolled, the body imported once per iteration (iter_num = the constant i, cond_in the current
 // condition, the loop-carried values), scan outputs stacked along a new axis 0. A condition
 // known at import that turns false stops the unrolling there. A condition computed at run time
 // guards every iteration with a graph If (run by the VM): once false, the remaining iterations
 // pass the carried values through; scan outputs then have a run-time length (dynamic shapes),
-// which is refused. Without M, or with M read at run time, the loop needs the VM to loop:
-// refused with the reason.
+// which is refused. Without M, with M read at run time or above kMaxScanUnroll, the VM runs the
+// loop (LoopInVM).
 void ConvertLoop(NodeContext& ctx) {
   const onnx::GraphProto& body = ctx.AttrGraph("body");
   const int n = ctx.NumInputs() - 2;  // loop-carried values
@@ -243,14 +300,11 @@ void ConvertLoop(NodeContext& ctx) {
                                            std::to_string(body.input_size()));
   const int k = body.output_size() - 1 - n;  // scan outputs
   if (k < 0) ctx.Fail("the body must return cond and the " + std::to_string(n) + " loop-carried values first");
-  if (!ctx.HasInput(0)) ctx.Unsupported("a Loop without a trip count M (run while cond holds) needs loops in the VM");
-  runtime::NDArray m_const = ctx.InputConst(0);
-  if (!m_const.defined()) ctx.RefuseRunTimeOperand(0, "Loop's trip count M (a run-time trip count needs loops in the VM)");
+  runtime::NDArray m_const = ctx.HasInput(0) ? ctx.InputConst(0) : runtime::NDArray();
+  if (!m_const.defined()) return LoopInVM(ctx, body, n, k);
   if (m_const.NumElements() != 1) ctx.Fail("M must hold one value");
   const int64_t trips = ToInts(m_const)[0];
-  if (trips > kMaxScanUnroll)
-    ctx.Unsupported("a Loop of " + std::to_string(trips) + " iterations is longer than Tessera unrolls (" +
-                    std::to_string(kMaxScanUnroll) + "); longer loops need loops in the VM");
+  if (trips > kMaxScanUnroll) return LoopInVM(ctx, body, n, k);
   if (trips <= 0 && k > 0) ctx.Unsupported("a Loop of 0 iterations with scan outputs (empty) is not supported");
   // cond: absent = true; a known value; or a run-time bool.
   std::optional<bool> known_cond = true;

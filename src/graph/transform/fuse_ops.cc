@@ -46,7 +46,8 @@ class GroupPlanner {
   std::unordered_map<const CallNode*, std::shared_ptr<Group>> Plan() {
     for (const ExprNode* n : order_) {
       const auto* call = n->as<CallNode>();
-      if (!call || IsExternalCall(call)) continue;  // an external function runs as it is: no group
+      // An external function runs as it is, and a call of a let-bound function is a loop: no group.
+      if (!call || IsExternalCall(call) || !call->op->as<OpNode>()) continue;
       auto group = std::make_shared<Group>();
       group->members.push_back(call);
       group->pattern = PatternOf(call);
@@ -84,8 +85,12 @@ class GroupPlanner {
       // The If reads its condition and its branches' results as a whole (as a tuple's fields):
       // none is fused into it, and a call inside a branch groups with its own producers only.
       use(i->cond), use(i->true_branch), use(i->false_branch);
-    } else if (n->as<LetNode>()) {
-      TESSERA_THROW(UnsupportedError, "FuseOps: let bindings in the main function are not supported yet");
+    } else if (const auto* l = n->as<LetNode>()) {
+      // A let-bound function (a loop the VM runs, vm_codegen.h): its body's calls group among
+      // themselves and with producers outside it used only there (then computed per iteration).
+      use(l->value), use(l->body);
+    } else if (const auto* f = n->as<FunctionNode>()) {
+      use(f->body);
     }
   }
 

@@ -23,7 +23,7 @@ std::string OpName(const Expr& e) {
 
 void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
   if (const auto* c = e->as<CallNode>()) {
-    if (c->op->as<FunctionNode>()) use(c->op);
+    if (c->op->as<FunctionNode>() || c->op->as<VarNode>()) use(c->op);  // a Var: a let-bound function (a loop)
     for (const auto& a : c->args) use(a);
   } else if (const auto* t = e->as<TupleNode>()) {
     for (const auto& f : t->fields) use(f);

@@ -20,7 +20,10 @@
 // InferType again. An If stays as it is: its condition and each branch's result are used by it
 // as a whole (nothing fuses into the If), the calls inside a branch are grouped like any others
 // (a producer outside joins a group in a branch only when every use of it is in that group, so it
-// then runs only when the branch is taken). Let is not supported here: UnsupportedError.
+// then runs only when the branch is taken). A let-bound function (a loop the VM runs, importer's
+// Loop and driver/vm_codegen.h) stays: the calls in its body are grouped likewise (a producer outside
+// used only in one of its groups joins it, and is then computed per iteration); a call of the
+// function's Var is no group.
 #pragma once
 
 #include "tessera/graph/module.h"
