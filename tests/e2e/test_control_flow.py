@@ -396,7 +396,7 @@ def test_while_loop_without_a_usable_trip_count_runs_in_the_vm(tmp_path, m):
 
 
 @pytest.mark.parametrize("case,message", [
-    ("scan_with_m_input", "a Loop with scan outputs whose trip count is not known at import"),
+    ("scan_with_m_input", "a Loop with scan outputs and a trip count not known at import or above 256"),
     ("early_exit_with_scan", "scan outputs (of a run-time length) needs dynamic shapes (Any)")])
 def test_loops_that_need_dynamic_shapes_are_refused(tmp_path, case, message):
     model = _loop_model(6, False, "data" if case == "early_exit_with_scan" else "true", True,

@@ -290,6 +290,27 @@ TEST(Verifier, CatchesFreeVariableBadTupleIndexUntypedAndNonOpInPrimitive) {
   EXPECT_THROW(CheckModule(mod, o, "pass Broken"), InternalError);
 }
 
+TEST(Verifier, ALetBoundFunctionMayCallItselfButAPlainLetMayNot) {
+  // let %loop = fn (%v) { if (%c) { %loop(exp(%v)) } else { %v } }; %loop(x): sound (a loop).
+  // let %y = add(%y, x); %y: %y is free in its own value.
+  Var x = VarNode::make("x", F32({3}));
+  Var c = VarNode::make("c", TensorTypeNode::make(std::vector<int64_t>{}, DataType::Bool()));
+  Var v = VarNode::make("v", F32({3}));
+  Var loop = VarNode::make("loop", FuncTypeNode::make({F32({3})}, F32({3})));
+  Expr fn = FunctionNode::make({v}, IfNode::make(c, CallNode::make(loop, {Call("exp", {v})}), v), F32({3}));
+  VerifyOptions o;
+  o.require_types = true;
+  const IRModule good = InferType(IRModule::FromMain(FunctionNode::make({x, c}, LetNode::make(loop, fn, CallNode::make(loop, {x})))));
+  EXPECT_TRUE(VerifyModule(good, o).empty());
+  // The call of %loop in its own body and at the let's body is a use: dead-code elimination keeps it.
+  EXPECT_EQ(PrintModule(transform::DeadCodeElimination(good)), PrintModule(good));
+  Var y = VarNode::make("y", F32({3}));
+  const IRModule bad = IRModule::FromMain(FunctionNode::make({x}, LetNode::make(y, Call("add", {y, x}), y)));
+  std::string all;
+  for (const auto& s : VerifyModule(bad)) all += s + "\n";
+  EXPECT_NE(all.find("free variable %y"), std::string::npos) << all;
+}
+
 TEST(Verifier, InstrumentChecksTypesOnlyAfterInferType) {
   Var x = VarNode::make("x", F32({3}));
   IRModule untyped = IRModule::FromMain(FunctionNode::make({x}, Call("exp", {x})));

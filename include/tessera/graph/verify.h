@@ -3,7 +3,8 @@
 //
 //   - no null children; every call of an op has the op's registered number of arguments;
 //   - no free variables: every variable used is a parameter of an enclosing function or
-//     bound by an enclosing let;
+//     bound by an enclosing let (a let-bound function also in its own body: a loop, Relay's
+//     recursive let);
 //   - a function with attribute Primitive = 1 calls only ops (no functions, no nested
 //     functions, no let / if) — what FuseOps produces and the lowering expects;
 //   - a TupleGetItem index is within its tuple's arity (a literal tuple, or a typed one);

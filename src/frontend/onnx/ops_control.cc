@@ -238,8 +238,8 @@ void ConvertScan(NodeContext& ctx) {
 // length is then a run-time extent, and sequence-valued loop-carried values are refused.
 void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
   if (k > 0)
-    ctx.Unsupported("a Loop with scan outputs whose trip count is not known at import (their length is a run-time "
-                    "extent) is not supported yet");
+    ctx.Unsupported("a Loop with scan outputs and a trip count not known at import or above " +
+                    std::to_string(kMaxScanUnroll) + " (the outputs' length is then a run-time extent) is not supported yet");
   const DataType i64 = DataType::Int(64), boolean = DataType::Bool();
   std::optional<Expr> trip_count;
   if (ctx.HasInput(0)) trip_count = ScalarInt64(ctx, ValueOf(ctx.Input(0)), "Loop's trip count M");
