@@ -241,7 +241,8 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
   const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  static const std::set<std::string> kOps = {"vm.reshape", "vm.full", "vm.reduce", "vm.broadcast_to", "vm.tile"};
+  static const std::set<std::string> kOps = {"vm.reshape", "vm.full", "vm.reduce", "vm.broadcast_to", "vm.tile",
+                                             "vm.slice"};
   if (!op || !kOps.count(op->name)) return nullptr;
   for (const auto& a : c->args)
     if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params

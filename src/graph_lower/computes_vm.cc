@@ -1,6 +1,6 @@
 // FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
-// vm.reshape_shape and vm.reduce_shape, and the kernels of vm.full and vm.reduce, whose output
-// extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
+// vm.reshape_shape, vm.reduce_shape, vm.slice_params, ..., and the kernels of vm.full, vm.reduce,
+// vm.slice, ..., whose output extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
 // the VM: no kernel.)
 #include "computes.h"
 #include "tessera/graph_lower/compute_registry.h"
@@ -247,9 +247,87 @@ Tensors BroadcastOrTile(const Tensors& in, const Type& out, bool tile) {
       tile ? "T_tile" : "T_broadcast_to", topi::tag::kInjective)};
 }
 
+// ONNX Slice resolved per dim at run time (graph/op/vm.cc vm.slice_params): the rank r and the
+// operands' length k are static, so the compute unrolls over them.
+Tensors SliceParams(const Attrs& a, const Tensors& in, const Type&) {
+  const te::Tensor &x = in[0], &starts = in[1], &ends = in[2], &axes = in[3], &steps = in[4];
+  const int64_t r = x.ndim();
+  int64_t k = 0;
+  TESSERA_ICHECK(ir::as_const_int(starts.shape()[0], &k), "vm.slice_params: the starts' length must be static");
+  const bool check_ends = a.GetInt("check_ends", 0) != 0;
+  // Two entries naming one axis fail the kernel, as ONNX Runtime refuses them (the sum of checks
+  // is 0 otherwise and joins every step).
+  ir::PrimExpr no_duplicates = I64(0);
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t l = j + 1; l < k; ++l) {
+      const ir::PrimExpr same = ir::checked_index(axes({topi::Index(j)}), r) == ir::checked_index(axes({topi::Index(l)}), r);
+      no_duplicates = no_duplicates + ir::checked_index(ir::select(same, I64(1), I64(0)), 1);
+    }
+  std::vector<ir::PrimExpr> first(r), step(r), extent(r);
+  for (int64_t d = 0; d < r; ++d) {
+    const ir::PrimExpr dim = ir::cast(kI64, x.shape()[d]);
+    first[d] = I64(0), step[d] = I64(1), extent[d] = dim;
+    for (int64_t j = 0; j < k; ++j) {
+      const ir::PrimExpr jj = topi::Index(j);
+      // A step of 0 fails the kernel (index 1 is outside [-1, 1)); otherwise this adds 0.
+      const ir::PrimExpr st = steps({jj});
+      const ir::PrimExpr st_checked = st + ir::checked_index(ir::select(st == I64(0), I64(1), I64(0)), 1);
+      const ir::PrimExpr hit = ir::checked_index(axes({jj}), r) == I64(d);
+      ir::PrimExpr s = starts({jj}), e = ends({jj});
+      // TopK's k: on its axis the end must lie in [0, dim] (a value outside fails the kernel).
+      if (check_ends)
+        e = ir::checked_index(ir::select(hit, ir::select(e < I64(0), dim + I64(1), e), I64(0)), dim + I64(1));
+      s = ir::select(s < I64(0), s + dim, s);
+      e = ir::select(e < I64(0), e + dim, e);
+      // numpy's clip: min(max(v, lo), hi), so that an empty dim gives first = end = -1 backwards.
+      auto clip = [](const ir::PrimExpr& v, const ir::PrimExpr& lo, const ir::PrimExpr& hi) {
+        return ir::min(ir::max(v, lo), hi);
+      };
+      const ir::PrimExpr forward = st_checked > I64(0);
+      const ir::PrimExpr s_c = ir::select(forward, clip(s, I64(0), dim), clip(s, I64(0), dim - I64(1)));
+      const ir::PrimExpr e_c = ir::select(forward, clip(e, I64(0), dim), clip(e, I64(-1), dim - I64(1)));
+      const ir::PrimExpr mag = ir::select(forward, st_checked, I64(0) - st_checked);
+      const ir::PrimExpr span = ir::select(forward, e_c - s_c, s_c - e_c);
+      // (A step of 0 has already failed the kernel; the divisor stays >= 1 all the same.)
+      const ir::PrimExpr n = ir::max(I64(0), ir::floordiv(span + mag - I64(1), ir::max(mag, I64(1))));
+      first[d] = ir::select(hit, s_c, first[d]);
+      step[d] = ir::select(hit, st_checked + no_duplicates, step[d]);
+      extent[d] = ir::select(hit, n, extent[d]);
+    }
+  }
+  return {te::compute(
+      {topi::Index(3), topi::Index(r)},
+      [&](const std::vector<ir::Var>& i) {
+        const ir::PrimExpr d = ir::cast(kI64, i[1]), row = ir::cast(kI64, i[0]);
+        return ir::select(row == I64(0), Pick(d, first), ir::select(row == I64(1), Pick(d, step), Pick(d, extent)));
+      },
+      "T_slice_params", topi::tag::kInjective)};
+}
+
+// out[i] = x[first + i * step] per dim over the symbolic extents (vm.slice_params' rows 0 and 1).
+Tensors Slice(const Attrs&, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &params = in[1];
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt, "vm.slice's type is no tensor");
+  return {te::compute(
+      ShapeExtents(tt->shape),
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<ir::PrimExpr> idx;
+        for (size_t d = 0; d < i.size(); ++d) {
+          const ir::PrimExpr dd = topi::Index(static_cast<int64_t>(d));
+          const ir::PrimExpr at = params({topi::Index(0), dd}) + ir::cast(kI64, i[d]) * params({topi::Index(1), dd});
+          idx.push_back(ir::cast(x.shape()[d].dtype(), at));
+        }
+        return x(idx);
+      },
+      "T_vm_slice", topi::tag::kInjective)};
+}
+
 }  // namespace
 
 void RegisterVMComputes(graph::OpRegistry& r) {
+  r.SetCompute("vm.slice_params", SliceParams);
+  r.SetCompute("vm.slice", Slice);
   r.SetCompute("vm.unsqueeze_shape", UnsqueezeShape);
   r.SetCompute("vm.broadcast_shape", BroadcastShape);
   r.SetCompute("vm.tile_shape", TileShape);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
 
 #include "executor_common.h"
@@ -30,6 +31,9 @@ struct VirtualMachine::Impl {
   // Per symbol (exe.symbols): its value in the current run, kUnbound before its binding; and for
   // a symbol bound by an input, which input and dim bound it (for messages).
   static constexpr int64_t kUnbound = -1;
+  // The largest value of a symbol: kernels compiled for symbolic extents index with int32
+  // (graph_lower::DimExtent).
+  static constexpr int64_t kMaxSymbolValue = INT32_MAX;
   std::vector<int64_t> symbol_values;
   std::vector<std::pair<int, int>> symbol_origins;
   std::vector<int64_t> shape_scratch;  // a symbolic shape evaluated
@@ -143,6 +147,9 @@ void VirtualMachine::Impl::BindInputSymbols(const std::vector<NDArray>& inputs) 
       const int s = syms[d];
       if (s < 0) continue;
       const int64_t extent = inputs[i].shape()[d];
+      TESSERA_CHECK(extent <= kMaxSymbolValue, "module '", module.origin(), "': input '", exe.inputs[i].name, "' dim ",
+                    d, " is ", extent, ", over 2^31 - 1, the largest value of a symbol ('", exe.symbols[s],
+                    "'): kernels compiled for symbolic extents index with 32 bits");
       if (symbol_values[s] == kUnbound) {
         symbol_values[s] = extent;
         symbol_origins[s] = {static_cast<int>(i), static_cast<int>(d)};
@@ -195,6 +202,9 @@ void VirtualMachine::Impl::LoadShape(size_t pc, const VMInstruction& in) {
     const int64_t v = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
     TESSERA_CHECK(v >= 0, Where(pc), ": a shape computed at run time has the negative extent ", v, " (symbol '",
                   exe.symbols[in.symbols[k]], "'): check the model's inputs");
+    TESSERA_CHECK(v <= kMaxSymbolValue, Where(pc), ": a shape computed at run time has the extent ", v,
+                  ", over 2^31 - 1, the largest value of a symbol ('", exe.symbols[in.symbols[k]],
+                  "'): kernels compiled for symbolic extents index with 32 bits");
   }
   for (size_t k = 0; k < in.symbols.size(); ++k)
     symbol_values[in.symbols[k]] = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];

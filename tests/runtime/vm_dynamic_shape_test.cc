@@ -133,7 +133,8 @@ struct DynModel {
     source->table[kGraphJsonSymbol] = json.data();
     blob = SaveParams({{"dims", Ints<int32_t>({2}, {2, 3})},
                        {"neg", Ints<int64_t>({2}, {4, -3})},
-                       {"big", Ints<int64_t>({}, {int64_t{1} << 62})},
+                       {"big", Ints<int64_t>({}, {INT32_MAX})},
+                       {"over", Ints<int64_t>({2}, {4, int64_t{1} << 31})},
                        {"f", Floats({2}, {2, 3})},
                        {"m2", Ints<int64_t>({1, 2}, {2, 3})}});
     blob_size = static_cast<int64_t>(blob.size());
@@ -178,6 +179,13 @@ TEST(VMDynamicShape, InputsBindSymbols) {
                     "rank 2, not 1");
   EXPECT_THROW_WITH(vm.Invoke({Ints<int32_t>({3}, {1, 2, 3}), Iota({3})}), UserError, "input 'a'",
                     "expects dtype float32", "got int32");
+  // An extent over 2^31 - 1 (an empty array holds no data): kernels index symbolic extents with int32.
+  const NDArray wide = NDArray::Empty({int64_t{1} << 31, 0}, DataType::Float(32));
+  DynModel wide_model{Exe(R"([{"name": "a", "dtype": "float32", "shape": ["n", 0]}])",
+                          R"([{"name": "y", "dtype": "float32", "shape": ["n", 0]}])", R"([{"op": "Ret", "results": [0]}])")};
+  VirtualMachine wide_vm(wide_model.module());
+  EXPECT_THROW_WITH(wide_vm.Invoke({wide}), UserError, "input 'a' dim 0 is 2147483648, over 2^31 - 1",
+                    "symbol 'n'", "index with 32 bits");
   EXPECT_EQ(Values(vm.Invoke({Floats({2}, {1, 2}), Floats({2}, {10, 20})})[0]), (std::vector<float>{11, 22}));
 }
 
@@ -336,6 +344,12 @@ TEST(VMDynamicShape, LoadShapeChecksItsSource) {
                       "a shape computed at run time has the negative extent -3 (symbol 'd1')");
   }
   {
+    DynModel t{program("over", R"(["d0", "d1"])")};  // {4, 2^31}: over the int32 extents of kernels
+    VirtualMachine vm(t.module());
+    EXPECT_THROW_WITH(vm.Invoke({x}), UserError, "instruction 1 (LoadShape)",
+                      "has the extent 2147483648, over 2^31 - 1, the largest value of a symbol ('d1')");
+  }
+  {
     // 3 symbols for 2 values (d2 unused but bound).
     DynModel t{program("dims", R"(["d0", "d1", "d2"])")};
     VirtualMachine vm(t.module());
@@ -357,7 +371,7 @@ TEST(VMDynamicShape, LoadShapeChecksItsSource) {
     EXPECT_EQ(Values(vm.Invoke({Floats({3}, {1, 2, 3})})[0]), (std::vector<float>{2, 4, 6}));
   }
   {
-    // A shape of 2^62 x 2^62 floats: too large, named.
+    // A shape of (2^31 - 1) x (2^31 - 1) floats: too large, named.
     DynModel t{Exe(R"([{"name": "x", "dtype": "float32", "shape": [4]}])",
                    R"([{"name": "y", "dtype": "float32", "shape": [4]}])", R"([
       {"op": "LoadConst", "dst": 1, "param": "big"},

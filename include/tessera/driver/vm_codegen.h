@@ -43,7 +43,7 @@
 // symbolic extents passes them as "shape_args" (the kernel's shape_vars order: first appearance
 // over its params' shapes, then its outputs'). The kernel is compiled once for every extent.
 // A data-dependent shape (a primitive function that is one vm.reshape / vm.full / vm.reduce /
-// vm.broadcast_to / vm.tile call, graph/op/vm.cc) first binds its output's symbols with a LoadShape
+// vm.broadcast_to / vm.tile / vm.slice call, graph/op/vm.cc) first binds its output's symbols with a LoadShape
 // of its shape operand (a shape function's result); vm.reshape is then a ReshapeTensor, no kernel.
 //
 // Not supported here (UnsupportedError with the reason): external functions (BYOC) in a program

@@ -38,6 +38,8 @@
 //     dim 1"); ranks and static dims are checked as before (InputShape gives -1 for a symbolic dim,
 //     InputDimNames its name);
 //   - LoadShape (below), which may bind a symbol again (a new value from then on).
+// A symbol's value is at most 2^31 - 1 (kernels compiled for symbolic extents index with int32): a
+// larger input extent or LoadShape value is a UserError naming the input / instruction and the symbol.
 // AllocTensor and ReshapeTensor evaluate their symbolic dims from the current values; Ret checks
 // each output's static dims and that its symbolic dims equal the symbols' values. Every symbol
 // used (an AllocTensor / ReshapeTensor shape, an InvokePacked "shape_args", an output's shape) must

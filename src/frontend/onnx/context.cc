@@ -104,7 +104,7 @@ void NodeContext::RefuseRunTimeOperand(int i, const std::string& what) const {
   Unsupported(what + " (input '" + node_.input(i) +
               "') is computed at run time; Tessera needs it to be a constant or foldable at import "
               "(operands that decide a shape at run time compile to shape functions for Reshape, ConstantOfShape, "
-              "Expand, Tile, Unsqueeze / Squeeze and the reductions' axes; not yet for this one)");
+              "Expand, Tile, Unsqueeze / Squeeze, Slice, TopK's k and the reductions' axes; not yet for this one)");
 }
 
 std::vector<int64_t> NodeContext::InputInts(int i, const std::string& what) {

@@ -33,6 +33,14 @@ inline graph::Expr Concat(NodeContext& ctx, std::vector<graph::Expr> parts, int6
   return ctx.Call("concatenate", {graph::TupleNode::make(std::move(parts))}, graph::Attrs{{"axis", axis}});
 }
 
+/// ONNX Slice with operands read at run time (each int64 [k]; graph/op/vm.cc vm.slice_params and
+/// vm.slice): the per-dim first index, step and extent of slicing xs[0] are computed once (a shape
+/// function; its extents bind symbols named after the node's output 0), then every tensor of `xs`
+/// (all of xs[0]'s shape) is sliced with them. `check_ends`: an end outside [0, dim] fails the run
+/// naming the node (TopK's k) instead of being clamped. Defined with Slice's converter (ops_tensor.cc).
+std::vector<graph::Expr> RunTimeSlice(NodeContext& ctx, const std::vector<graph::Expr>& xs, graph::Expr starts,
+                                      graph::Expr ends, graph::Expr axes, graph::Expr steps, bool check_ends);
+
 /// The static shape of a typed expression; a UserError at the node when it has symbolic dims.
 std::vector<int64_t> StaticShape(NodeContext& ctx, const graph::Expr& e);
 

@@ -3,8 +3,11 @@
 // keepdims default 1; noop_with_empty_axes; axes computed at run time: vm.reduce_shape / vm.reduce),
 // ArgMax / ArgMin (select_last_index from 12),
 // TopK, CumSum / CumProd.
+#include <optional>
+
 #include "const_eval.h"
 #include "context.h"
+#include "graph_build.h"
 #include "run_time_switch.h"
 #include "tessera/graph/infer_type.h"
 
@@ -122,10 +125,32 @@ Converter R(Kind k, int64_t axes_input_opset = 18) {
   return [k, axes_input_opset](NodeContext& ctx) { ConvertReduce(ctx, k, axes_input_opset); };
 }
 
-// TopK-1/10/11: k from the attribute (opset 1) or input 1 (10+, known at import); outputs
-// Values (gather_elements of the indices) and Indices (int64), sorted (also for sorted=0, which
-// leaves the order to the implementation).
+// TopK-1/10/11: k from the attribute (opset 1) or input 1 (10+, known at import, or read at run
+// time: the VM slices the first k of the ranked axis); outputs Values (gather_elements of the
+// indices) and Indices (int64), sorted (also for sorted=0, which leaves the order to the
+// implementation).
 void ConvertTopK(NodeContext& ctx) {
+  const int64_t axis = ctx.AttrInt("axis", -1), largest = ctx.opset() >= 11 ? ctx.AttrInt("largest", 1) : 1;
+  if (ctx.opset() >= 10 && ctx.InputIsRunTime(1)) {
+    // k read at run time: the whole axis ranked, then its first k (a run-time slice whose end is k,
+    // which must lie in [0, n]: RunTimeSlice's check_ends).
+    const graph::TensorTypeNode& kt = ctx.InputType(1);
+    if (kt.dtype != DataType::Int(64) || kt.NumElements() != std::optional<int64_t>(1))
+      ctx.Fail("k must be a one-element int64 tensor, got " + kt.dtype.str() + " " + graph::ShapeStr(kt.shape));
+    const std::vector<int64_t> xs = ctx.InputShape(0);
+    const int64_t rank = static_cast<int64_t>(xs.size());
+    if (axis < -rank || axis >= rank) ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    Expr x = ctx.Input(0);
+    Expr idx = ctx.Call("topk_indices", {x}, Attrs{{"k", xs[a]}, {"axis", a}, {"largest", largest}});
+    Expr values = ctx.Call("gather_elements", {x, idx}, Attrs{{"axis", a}});
+    auto ints = [](std::vector<int64_t> v) { return Expr(graph::ConstantNode::make(MakeInts(v))); };
+    std::vector<Expr> out = RunTimeSlice(ctx, {values, idx}, ints({0}), Reshape(ctx, ctx.Input(1), {1}), ints({a}),
+                                         ints({1}), /*check_ends=*/true);
+    ctx.SetOutput(0, out[0]);
+    ctx.SetOutput(1, out[1]);
+    return;
+  }
   int64_t k = 0;
   if (ctx.opset() < 10) {
     k = ctx.AttrInt("k");
@@ -135,7 +160,6 @@ void ConvertTopK(NodeContext& ctx) {
     k = v[0];
   }
   if (k < 0) ctx.Fail("k must be >= 0, got " + std::to_string(k));
-  const int64_t axis = ctx.AttrInt("axis", -1), largest = ctx.opset() >= 11 ? ctx.AttrInt("largest", 1) : 1;
   Expr x = ctx.Input(0);
   Expr idx = ctx.Call("topk_indices", {x}, Attrs{{"k", k}, {"axis", axis}, {"largest", largest}});
   ctx.SetOutput(0, ctx.Call("gather_elements", {x, idx}, Attrs{{"axis", axis}}));

@@ -5,6 +5,7 @@
 
 #include "const_eval.h"
 #include "context.h"
+#include "graph_build.h"
 #include "tensor_convert.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/checked_math.h"
@@ -296,7 +297,53 @@ void ConvertGather(NodeContext& ctx) {
 }
 
 // Slice-1: starts/ends/axes attrs; 10/11/13: starts, ends, axes?, steps? inputs.
+// Slice-10/11/13 input i (starts, ends, axes, steps: int32 or int64 [k]) as int64.
+Expr SliceOperand(NodeContext& ctx, int i, const std::string& what, int64_t* length) {
+  const graph::TensorTypeNode& t = ctx.InputType(i);
+  if (t.ndim() != 1 || !t.shape[0].is_static() || (t.dtype != DataType::Int(64) && t.dtype != DataType::Int(32)))
+    ctx.Fail(what + " must be a 1-D int32 or int64 tensor, got " + t.dtype.str() + " " + graph::ShapeStr(t.shape));
+  *length = t.shape[0].value();
+  Expr e = ctx.Input(i);
+  return t.dtype == DataType::Int(64) ? e : ctx.Call("cast", {e}, Attrs{{"dtype", DataType::Int(64).str()}});
+}
+
+// Slice-10/11/13 whose starts, ends, axes or steps are computed at run time: the VM resolves the
+// slice (RunTimeSlice); absent axes are 0..k-1, absent steps 1.
+void ConvertRunTimeSlice(NodeContext& ctx) {
+  int64_t k = 0, n = 0;
+  Expr starts = SliceOperand(ctx, 1, "Slice starts", &k), ends = SliceOperand(ctx, 2, "Slice ends", &n);
+  if (n != k) ctx.Fail("starts and ends must have the same length");
+  auto operand_or = [&](int i, const std::string& what, std::vector<int64_t> dflt) {
+    if (!ctx.HasInput(i)) return Expr(graph::ConstantNode::make(MakeInts(dflt)));
+    Expr e = SliceOperand(ctx, i, what, &n);
+    if (n != k) ctx.Fail("starts, ends, axes and steps must have the same length");
+    return e;
+  };
+  std::vector<int64_t> iota(static_cast<size_t>(k));
+  for (int64_t j = 0; j < k; ++j) iota[static_cast<size_t>(j)] = j;
+  Expr axes = operand_or(3, "Slice axes", iota), steps = operand_or(4, "Slice steps", std::vector<int64_t>(k, 1));
+  ctx.SetOutput(0, RunTimeSlice(ctx, {ctx.Input(0)}, starts, ends, axes, steps, false)[0]);
+}
+
+}  // namespace
+
+std::vector<Expr> RunTimeSlice(NodeContext& ctx, const std::vector<Expr>& xs, Expr starts, Expr ends, Expr axes,
+                               Expr steps, bool check_ends) {
+  const int64_t rank = graph::InferExprType(xs.at(0))->as<graph::TensorTypeNode>()->ndim();
+  Expr params = ctx.Call("vm.slice_params", {xs[0], std::move(starts), std::move(ends), std::move(axes), std::move(steps)},
+                         Attrs{{"source", ctx.Label()}, {"check_ends", int64_t{check_ends ? 1 : 0}}});
+  Expr shape = ctx.Call("take", {params, ctx.ScalarConst(2, DataType::Int(64))}, Attrs{{"axis", int64_t{0}}});
+  std::vector<Expr> out;
+  for (const Expr& x : xs) out.push_back(ctx.Call("vm.slice", {x, params, shape}, Attrs{{"symbols", ctx.OutputSymbols(rank)}}));
+  return out;
+}
+
+namespace {
+
 void ConvertSlice(NodeContext& ctx) {
+  if (ctx.opset() >= 10 && (ctx.InputIsRunTime(1) || ctx.InputIsRunTime(2) || ctx.InputIsRunTime(3) ||
+                            ctx.InputIsRunTime(4)))
+    return ConvertRunTimeSlice(ctx);
   int64_t rank = ctx.InputType(0).ndim();
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {

@@ -32,6 +32,16 @@
 //   vm.reduce(x, shape) -> Tensor[(symbols...), x.dtype]: x reduced to `shape` (vm.reduce_shape's
 //     keepdims form: each dim 1 or x's): attr kind sum, mean, max, min, prod or logsumexp
 //     (log(sum(exp(x - max))) + max). Opaque.
+//   vm.slice_params(x, starts, ends, axes, steps) -> Tensor[(3, r), int64]: ONNX Slice-10/13 resolved
+//     at run time against x's shape (rank r; the four operands int64 [k]): row 0 each dim's first
+//     index, row 1 its step, row 2 its extent. A dim no axis names keeps 0, 1, x's extent; a negative
+//     start / end counts from the end; both are clamped into [0, dim] for a positive step, [-1,
+//     dim - 1] for a negative one; the extent is max(0, ceil((end - start) / step)). A step of 0 or
+//     an axis outside [-r, r) or named twice fails the kernel (kKernelIndexOutOfRange, naming attr
+//     source); so does,
+//     with attr check_ends = 1 (TopK's run-time k), an end outside [0, dim]. A kernel.
+//   vm.slice(x, params, shape) -> Tensor[(symbols...), x.dtype]: out[i] = x[params[0] + i * params[1]]
+//     over the extents `shape` (vm.slice_params' row 2). Opaque.
 #include <algorithm>
 
 #include "op_groups.h"
@@ -133,9 +143,32 @@ Type SymbolicLikeRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+Type SliceParamsRel(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const int64_t k = VectorLength(TensorArg(args, 1), "the starts");
+  TESSERA_CHECK(VectorLength(TensorArg(args, 2), "the ends") == k && VectorLength(TensorArg(args, 3), "the axes") == k &&
+                    VectorLength(TensorArg(args, 4), "the steps") == k,
+                "starts, ends, axes and steps must have the same length");
+  return TensorTypeNode::make(std::vector<int64_t>{3, x.ndim()}, DataType::Int(64));
+}
+
+Type VMSliceRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& params = TensorArg(args, 1);
+  TESSERA_CHECK(params.ndim() == 2 && params.dtype == DataType::Int(64), "the params must be int64 [3, rank]");
+  Shape out = SymbolDims(attrs, TensorArg(args, 2));
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
+                x.ndim());
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
+  r.Register("vm.slice_params", 5, kOpaque, SliceParamsRel,
+             "ONNX Slice's run-time starts, ends, axes, steps resolved per dim: int64 [3, rank]. attrs: source, "
+             "check_ends");
+  r.Register("vm.slice", 3, kOpaque, VMSliceRel, "x sliced at run-time starts and steps. attrs: symbols");
   r.Register("vm.unsqueeze_shape", 2, kOpaque, UnsqueezeShapeRel, "x's shape with 1s inserted at run-time axes");
   r.Register("vm.broadcast_shape", 2, kOpaque, BroadcastShapeRel, "x's shape broadcast with a run-time shape");
   r.Register("vm.tile_shape", 2, kOpaque, TileShapeRel, "x's shape times run-time repeats");
