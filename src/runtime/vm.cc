@@ -148,8 +148,8 @@ void VirtualMachine::Impl::BindInputSymbols(const std::vector<NDArray>& inputs) 
       if (s < 0) continue;
       const int64_t extent = inputs[i].shape()[d];
       TESSERA_CHECK(extent <= kMaxSymbolValue, "module '", module.origin(), "': input '", exe.inputs[i].name, "' dim ",
-                    d, " is ", extent, ", over 2^31 - 1, the largest value of a symbol ('", exe.symbols[s],
-                    "'): kernels compiled for symbolic extents index with 32 bits");
+                    d, " is ", extent, " (symbol '", exe.symbols[s],
+                    "'), over 2^31 - 1: kernels compiled for symbolic extents index with 32 bits");
       if (symbol_values[s] == kUnbound) {
         symbol_values[s] = extent;
         symbol_origins[s] = {static_cast<int>(i), static_cast<int>(d)};
@@ -202,9 +202,8 @@ void VirtualMachine::Impl::LoadShape(size_t pc, const VMInstruction& in) {
     const int64_t v = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
     TESSERA_CHECK(v >= 0, Where(pc), ": a shape computed at run time has the negative extent ", v, " (symbol '",
                   exe.symbols[in.symbols[k]], "'): check the model's inputs");
-    TESSERA_CHECK(v <= kMaxSymbolValue, Where(pc), ": a shape computed at run time has the extent ", v,
-                  ", over 2^31 - 1, the largest value of a symbol ('", exe.symbols[in.symbols[k]],
-                  "'): kernels compiled for symbolic extents index with 32 bits");
+    TESSERA_CHECK(v <= kMaxSymbolValue, Where(pc), ": a shape computed at run time has the extent ", v, " (symbol '",
+                  exe.symbols[in.symbols[k]], "'), over 2^31 - 1: kernels compiled for symbolic extents index with 32 bits");
   }
   for (size_t k = 0; k < in.symbols.size(); ++k)
     symbol_values[in.symbols[k]] = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
