@@ -27,6 +27,21 @@ def run_cli(*args, check=True, timeout=900):
     return proc
 
 
+def run_outputs(tmp_path, so, feeds, tag, check=True):
+    """Runs the compiled library `so` with `tessera run` on `feeds` (name -> numpy array, saved as
+    tmp_path/<tag>_<name>.npy); returns (outputs by name, the CompletedProcess), outputs None when the
+    run failed (with check=False; check=True raises)."""
+    import numpy as np
+
+    args = []
+    for name, value in feeds.items():
+        np.save(tmp_path / f"{tag}_{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
+    out = tmp_path / f"{tag}.npz"
+    proc = run_cli("run", so, *args, "--output", out, check=check)
+    return (dict(np.load(out)) if proc.returncode == 0 else None), proc
+
+
 def compile_and_run(tmp_path, model, feeds):
     """Saves `model` (an onnx.ModelProto) under tmp_path, compiles it with `tessera compile`, runs it on
     `feeds` (name -> numpy array) with `tessera run --output`, and returns the outputs in graph order."""

@@ -15,7 +15,7 @@ import onnx.reference
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import compile_and_run, run_cli
+from conftest import compile_and_run, run_cli, run_outputs
 
 
 def _reference(model, feeds):
@@ -61,13 +61,7 @@ def _compile(tmp_path, model, *extra):
 
 
 def _run(tmp_path, so, feeds, tag, names=("y", "b")):
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{tag}_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
-    out = tmp_path / f"{tag}_out.npz"
-    run_cli("run", so, *args, "--output", out)
-    got = np.load(out)
+    got, _ = run_outputs(tmp_path, so, feeds, tag)
     return [got[k] for k in names]
 
 

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_outputs
 
 torch = pytest.importorskip("torch")  # scripts/setup.sh installs torch==2.13.0
 sys.path.insert(0, str(ROOT / "bench"))
@@ -31,17 +31,6 @@ def _export(tmp_path, eos_first):
     return scripted, path
 
 
-def _run(tmp_path, so, feeds, tag):
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{tag}_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
-    out = tmp_path / f"{tag}.npz"
-    run_cli("run", so, *args, "--output", out)
-    got = np.load(out)
-    return got["tokens"], got["h_out"]
-
-
 @pytest.mark.parametrize("eos_first", [False, True])
 def test_greedy_decoding_loop_matches_onnxruntime_and_torch(tmp_path, eos_first):
     import onnx
@@ -56,7 +45,8 @@ def test_greedy_decoding_loop_matches_onnxruntime_and_torch(tmp_path, eos_first)
         h = torch.randn(1, tm.GREEDY_HIDDEN, generator=gen)
         tok = torch.tensor([k + 2])
         feeds = {"h": h.numpy(), "tok": tok.numpy(), "max_len": np.array(max_len, np.int64)}
-        tokens, h_out = _run(tmp_path, so, feeds, f"r{k}")
+        got, _ = run_outputs(tmp_path, so, feeds, f"r{k}")
+        tokens, h_out = got["tokens"], got["h_out"]
         want_tokens, want_h = sess.run(None, feeds)
         np.testing.assert_array_equal(tokens, want_tokens, err_msg=f"max_len {max_len}")
         np.testing.assert_allclose(h_out, want_h, atol=1e-4, rtol=1e-3, err_msg=f"max_len {max_len}")

@@ -13,7 +13,7 @@ import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_outputs
 from test_cli_errors import expect_error
 
 ATOL, RTOL = 1e-4, 1e-3
@@ -23,16 +23,6 @@ def read_pb(path):
     t = onnx.TensorProto()
     t.ParseFromString(path.read_bytes())
     return onnx.numpy_helper.to_array(t)
-
-
-def run_outputs(tmp_path, so, feeds, tag, check=True):
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{tag}_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
-    out = tmp_path / f"{tag}.npz"
-    proc = run_cli("run", so, *args, "--output", out, check=check)
-    return (dict(np.load(out)) if proc.returncode == 0 else None), proc
 
 
 @pytest.fixture(scope="module")

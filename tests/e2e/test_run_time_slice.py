@@ -8,7 +8,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import run_cli
+from conftest import run_cli, run_outputs
 
 
 def _save(tmp_path, graph, opset=13):
@@ -20,16 +20,8 @@ def _save(tmp_path, graph, opset=13):
 
 
 def _run(tmp_path, so, feeds, tag, names, check=True):
-    args = []
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{tag}_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'{tag}_{name}.npy'}"]
-    out = tmp_path / f"{tag}.npz"
-    proc = run_cli("run", so, *args, "--output", out, check=check)
-    if not check:
-        return proc
-    got = np.load(out)
-    return [got[n] for n in names]
+    got, proc = run_outputs(tmp_path, so, feeds, tag, check=check)
+    return [got[n] for n in names] if check else proc
 
 
 def _ort(path, feeds):
