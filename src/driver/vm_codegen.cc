@@ -468,19 +468,25 @@ class Compiler {
     for (size_t i = 0; i < to.fields.size(); ++i) EmitMoves(from.fields[i], to.fields[i], block);
   }
 
-  RegValue CompileIf(const graph::IfNode* node, const graph::Type& type, Scope& scope) {
+  /// An If item in `scope`: its condition computed there, each branch compiled by `branch(expr,
+  /// inner scope)` into its own block.
+  void EmitIf(const graph::IfNode* node, Scope& scope, const std::function<void(const Expr&, Scope&)>& branch) {
     const RegValue cond = Compile(node->cond, scope);
     TESSERA_ICHECK(cond.reg >= 0, "an If condition is a tuple");
-    const RegValue join = JoinRegisters(type);
     Item item = ItemOf(Item::kIf);
     item.cond = cond.reg;
-    for (auto [branch, block] : {std::pair{&node->true_branch, &item.then_block},
-                                 std::pair{&node->false_branch, &item.else_block}}) {
-      Scope inner{&scope, block, NeededOutsideBranches(*branch), {}};
-      const RegValue r = Compile(*branch, inner);
-      EmitMoves(r, join, *block);
+    for (auto [expr, block] : {std::pair{&node->true_branch, &item.then_block},
+                               std::pair{&node->false_branch, &item.else_block}}) {
+      Scope inner{&scope, block, NeededOutsideBranches(*expr), {}};
+      branch(*expr, inner);
     }
     scope.block->push_back(std::move(item));
+  }
+
+  /// An If whose branches end with Moves into the same join registers.
+  RegValue CompileIf(const graph::IfNode* node, const graph::Type& type, Scope& scope) {
+    const RegValue join = JoinRegisters(type);
+    EmitIf(node, scope, [&](const Expr& branch, Scope& inner) { EmitMoves(Compile(branch, inner), join, *inner.block); });
     return join;
   }
 
@@ -544,16 +550,7 @@ class Compiler {
       return;
     }
     if (const auto* i = e->as<graph::IfNode>()) {
-      const RegValue cond = Compile(i->cond, scope);
-      TESSERA_ICHECK(cond.reg >= 0, "an If condition is a tuple");
-      Item item = ItemOf(Item::kIf);
-      item.cond = cond.reg;
-      for (auto [branch, block] : {std::pair{&i->true_branch, &item.then_block},
-                                   std::pair{&i->false_branch, &item.else_block}}) {
-        Scope inner{&scope, block, NeededOutsideBranches(*branch), {}};
-        CompileTail(*branch, inner, var);
-      }
-      scope.block->push_back(std::move(item));
+      EmitIf(i, scope, [&](const Expr& branch, Scope& inner) { CompileTail(branch, inner, var); });
       return;
     }
     if (const auto* l = e->as<graph::LetNode>()) {
