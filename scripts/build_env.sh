@@ -19,11 +19,12 @@ fi
 # UndefinedBehaviorSanitizer, libFuzzer's coverage instrumentation everywhere and libFuzzer linked into
 # the fuzz targets (TESSERA_FUZZ), the C++ unit tests, no command-line tools (no test run there uses
 # them). One build for the unit tests under the sanitizers and for fuzzing; clang builds it in ~2/3 of
-# GCC's time. -O1: ASan's advice for usable speed (at -O0 the conv schedule tests alone took ~25 min
-# of CPU).
+# GCC's time. The libraries at -O1, ASan's advice for usable speed (at -O0 the conv schedule tests
+# alone took ~25 min of CPU); the test sources at -O0 (TESSERA_TEST_COMPILE_OPTIONS: half their compile
+# time, and they run little code themselves).
 sanitizer_build=$root/build-asan
 sanitizer_cmake_args=(-DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug
-                      -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_C_FLAGS=-O1)
+                      -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_C_FLAGS=-O1 -DTESSERA_TEST_COMPILE_OPTIONS=-O0)
 # Configures the sanitizer build; a folder configured with another compiler (GCC, before 2026-11-26)
 # is started afresh, since CMake cannot change a build folder's compiler.
 configure_sanitizer_build() {

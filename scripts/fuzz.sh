@@ -9,7 +9,7 @@
 # input) or out-of-memory (> 4 GiB) leaves its input in build-asan/fuzz-findings/<target>/ and makes
 # the script exit 1 after the other targets ran; replay one with build-asan/tests/fuzz/fuzz_<target>
 # FILE. Fix it at its root and add the input to tests/fuzz/corpus/<target>/ (ctest -R fuzz replays it).
-# scripts/test.sh (CI) runs it for 60 s per target. Builds and runs hold /tmp/tessera-build.lock (2 cores).
+# scripts/test.sh (CI) runs it for 30 s per target. Builds and runs hold /tmp/tessera-build.lock (2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}

@@ -6,7 +6,8 @@
 #                                   model tests, the Python package's tests and the conformance ratchet;
 #                                2. build-asan/ (clang-19, ASan + UBSan, scripts/build_env.sh): the C++
 #                                   unit tests (every layer, the fuzz targets' corpus replays);
-#                                3. every fuzz target for 60 s (scripts/fuzz.sh, in build-asan/).
+#                                3. every fuzz target for 30 s (scripts/fuzz.sh, in build-asan/; longer by
+#                                   hand after changing a parser).
 #   scripts/test.sh --sanitize   step 2 alone
 #   scripts/test.sh --normal     every test, unit tests included, in build/ (the quick loop by hand; no sanitizer)
 #   scripts/test.sh --tsan       the runtime and its unit tests built with ThreadSanitizer (build-tsan/):
@@ -37,7 +38,7 @@ case "$mode" in
       rm -rf "$root/bench/zoo/.venv"
     fi
     sanitizer_tests
-    bash "$root/scripts/fuzz.sh" 60
+    bash "$root/scripts/fuzz.sh" 30
     ;;
   --sanitize) sanitizer_tests ;;
   --normal)

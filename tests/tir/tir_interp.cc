@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "tessera/ir/expr_functor.h"
 #include "tessera/tir/expr.h"
@@ -20,7 +21,56 @@ namespace {
 
 using ir::ExprKind;
 using ir::PrimExpr;
-using Lanes = std::vector<double>;
+
+// The lanes of one value (1 for a scalar, the vector width for Ramp / Broadcast / vector loads):
+// up to 8 (an AVX2 float vector) in place, more on the heap. The interpreter evaluates millions of expressions per conv
+// test; a heap vector per value made it allocation-bound (~40% of its time in malloc under ASan).
+template <typename T>
+class SmallVec {
+ public:
+  static constexpr size_t kInline = 8;
+  SmallVec() = default;
+  SmallVec(std::initializer_list<T> v) { for (const T& x : v) push_back(x); }
+  explicit SmallVec(size_t n, T value = T()) {
+    if (n <= kInline) {
+      std::fill(inline_, inline_ + n, value);
+      size_ = n;
+    } else {
+      resize(n, value);
+    }
+  }
+  size_t size() const { return size_; }
+  T* data() { return on_heap_ ? heap_.data() : inline_; }
+  const T* data() const { return on_heap_ ? heap_.data() : inline_; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  T& back() { return data()[size_ - 1]; }
+  void resize(size_t n, T value = T()) {
+    if (n > kInline && !on_heap_) {
+      heap_.assign(inline_, inline_ + size_);
+      on_heap_ = true;
+    }
+    if (on_heap_) heap_.resize(n, value);
+    else std::fill(inline_ + size_, inline_ + std::max(n, size_), value);
+    size_ = n;
+  }
+  void push_back(T v) {
+    resize(size_ + 1);
+    back() = v;
+  }
+
+ private:
+  T inline_[kInline];
+  std::vector<T> heap_;  // the elements once more than kInline were stored
+  bool on_heap_ = false;
+  size_t size_ = 0;
+};
+
+using Lanes = SmallVec<double>;
 
 struct Storage {
   std::vector<double>* data;
@@ -53,7 +103,7 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 class Interp {
  public:
   std::map<const ir::PrimExprNode*, Storage> buffers;  // keyed by the buffer's data var
-  std::map<const ir::PrimExprNode*, Lanes> env;
+  std::unordered_map<const ir::PrimExprNode*, Lanes> env;
   std::vector<std::unique_ptr<std::vector<double>>> owned;
 
   void Bind(const tir::Buffer& b, std::vector<double>* data) { buffers[b->data.get()] = {data, b->dtype}; }
@@ -67,36 +117,36 @@ class Interp {
 
   int64_t Scalar(const PrimExpr& e) { return static_cast<int64_t>(std::llround(Eval(e)[0])); }
 
-  // Flat offsets (one per lane) of buffer[indices].
-  std::vector<int64_t> Offsets(const tir::Buffer& b, const std::vector<PrimExpr>& indices) {
-    std::vector<Lanes> idx;
-    size_t lanes = 1;
-    for (const PrimExpr& i : indices) {
-      idx.push_back(Eval(i));
-      lanes = std::max(lanes, idx.back().size());
-    }
-    std::vector<int64_t> out(lanes, 0);
+  // Flat offsets (one per lane) of buffer[indices]: a single index into a multi-dimensional buffer is
+  // already flat (after FlattenBuffer); otherwise row-major over the shape (bounds-checked) or the
+  // explicit strides.
+  SmallVec<int64_t> Offsets(const tir::Buffer& b, const std::vector<PrimExpr>& indices) {
+    SmallVec<int64_t> out(1, 0);
     const auto& shape = b->shape;
     const bool flat = indices.size() == 1 && shape.size() != 1;
-    for (size_t l = 0; l < lanes; ++l) {
-      int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) {
-        int64_t v = static_cast<int64_t>(std::llround(idx[d].size() == 1 ? idx[d][0] : idx[d][l]));
+    for (size_t d = 0; d < indices.size(); ++d) {
+      const Lanes idx = Eval(indices[d]);
+      if (idx.size() > out.size()) out.resize(idx.size(), out[0]);  // scalar so far: broadcast
+      const int64_t stride = flat || b->strides.empty() ? 0 : Scalar(b->strides[d]);
+      const int64_t ext = flat || !b->strides.empty() ? 0 : Scalar(shape[d]);
+      for (size_t l = 0; l < out.size(); ++l) {
+        const int64_t v = static_cast<int64_t>(std::llround(Lane(idx, l)));
         if (flat) {
-          off = v;
+          out[l] = v;
         } else if (!b->strides.empty()) {
-          off += v * Scalar(b->strides[d]);
+          out[l] += v * stride;
         } else {
-          int64_t ext = Scalar(shape[d]);
-          if (v < 0 || v >= ext)
-            throw std::runtime_error("index " + std::to_string(v) + " out of bounds of " + b->name + " dim " +
-                                     std::to_string(d));
-          off = off * ext + v;
+          if (v < 0 || v >= ext) OutOfBounds(b, v, d);
+          out[l] = out[l] * ext + v;
         }
       }
-      out[l] = off;
     }
     return out;
+  }
+
+  [[noreturn]] static void OutOfBounds(const tir::Buffer& b, int64_t v, size_t d) {
+    throw std::runtime_error("index " + std::to_string(v) + " out of bounds of " + b->name + " dim " +
+                             std::to_string(d));
   }
 
   Storage& Find(const tir::Buffer& b) {
@@ -105,7 +155,7 @@ class Interp {
     return it->second;
   }
 
-  Lanes Load(const tir::BufferLoadNode* op) {
+  [[gnu::noinline]] Lanes Load(const tir::BufferLoadNode* op) {
     Storage& s = Find(op->buffer);
     Lanes out;
     for (int64_t off : Offsets(op->buffer, op->indices)) {
@@ -118,7 +168,7 @@ class Interp {
 
   static double Lane(const Lanes& v, size_t l) { return v.size() == 1 ? v[0] : v[l]; }
 
-  Lanes Binary(const PrimExpr& e, const PrimExpr& a, const PrimExpr& b) {
+  [[gnu::noinline]] Lanes Binary(const PrimExpr& e, const PrimExpr& a, const PrimExpr& b) {
     Lanes x = Eval(a), y = Eval(b);
     size_t n = std::max(x.size(), y.size());
     Lanes out(n);
@@ -151,7 +201,7 @@ class Interp {
     return out;
   }
 
-  static double Intrinsic(const std::string& op, const std::vector<double>& a) {
+  static double Intrinsic(const std::string& op, const double* a) {
     if (op == "exp") return std::exp(a[0]);
     if (op == "log") return std::log(a[0]);
     if (op == "sqrt") return std::sqrt(a[0]);
@@ -185,56 +235,19 @@ class Interp {
     throw std::runtime_error("unknown intrinsic " + op);
   }
 
+  // Eval dispatches to one function per kind, not inlined: under ASan every call of a function with
+  // Lanes locals allocates its frame on the fake stack, and one frame holding every case's locals
+  // was 4 KiB per call.
   Lanes Eval(const PrimExpr& e) {
     switch (e->kind) {
-      case ExprKind::kIntImm: return {static_cast<double>(e.as<ir::IntImmNode>()->value)};
-      case ExprKind::kFloatImm: return {RoundTo(e.dtype(), e.as<ir::FloatImmNode>()->value)};
-      case ExprKind::kVar: {
-        auto it = env.find(e.get());
-        if (it == env.end()) throw std::runtime_error("unbound var " + e.as<ir::VarNode>()->name_hint);
-        return it->second;
-      }
-      case ExprKind::kNot: {
-        Lanes v = Eval(e.as<ir::NotNode>()->a);
-        for (double& x : v) x = x == 0;
-        return v;
-      }
-      case ExprKind::kSelect: {
-        const auto* s = e.as<ir::SelectNode>();
-        Lanes c = Eval(s->condition), t = Eval(s->true_value), f = Eval(s->false_value);
-        size_t n = std::max({c.size(), t.size(), f.size()});
-        Lanes out(n);
-        for (size_t l = 0; l < n; ++l) out[l] = Lane(c, l) != 0 ? Lane(t, l) : Lane(f, l);
-        return out;
-      }
-      case ExprKind::kCast: {
-        Lanes v = Eval(e.as<ir::CastNode>()->value);
-        for (double& x : v) x = RoundTo(e.dtype().element_of(), x);
-        return v;
-      }
-      case ExprKind::kCall: {
-        const auto* c = e.as<ir::CallNode>();
-        std::vector<Lanes> args;
-        size_t n = 1;
-        for (const PrimExpr& a : c->args) {
-          args.push_back(Eval(a));
-          n = std::max(n, args.back().size());
-        }
-        Lanes out(n);
-        for (size_t l = 0; l < n; ++l) {
-          std::vector<double> a;
-          for (const Lanes& v : args) a.push_back(Lane(v, l));
-          out[l] = RoundTo(e.dtype().element_of(), Intrinsic(c->op, a));
-        }
-        return out;
-      }
-      case ExprKind::kRamp: {
-        const auto* r = e.as<ir::RampNode>();
-        double b = Eval(r->base)[0], s = Eval(r->stride)[0];
-        Lanes out(r->lanes);
-        for (int l = 0; l < r->lanes; ++l) out[l] = b + s * l;
-        return out;
-      }
+      case ExprKind::kIntImm: return Lanes(1, static_cast<double>(e.as<ir::IntImmNode>()->value));
+      case ExprKind::kFloatImm: return Lanes(1, RoundTo(e.dtype(), e.as<ir::FloatImmNode>()->value));
+      case ExprKind::kVar: return EvalVar(e);
+      case ExprKind::kNot: return EvalNot(e.as<ir::NotNode>());
+      case ExprKind::kSelect: return EvalSelect(e.as<ir::SelectNode>());
+      case ExprKind::kCast: return EvalCast(e);
+      case ExprKind::kCall: return EvalCall(e);
+      case ExprKind::kRamp: return EvalRamp(e.as<ir::RampNode>());
       case ExprKind::kBroadcast: {
         const auto* b = e.as<ir::BroadcastNode>();
         return Lanes(b->lanes, Eval(b->value)[0]);
@@ -253,25 +266,65 @@ class Interp {
     }
   }
 
+  [[gnu::noinline]] Lanes EvalVar(const PrimExpr& e) {
+    auto it = env.find(e.get());
+    if (it == env.end()) throw std::runtime_error("unbound var " + e.as<ir::VarNode>()->name_hint);
+    return it->second;
+  }
+
+  [[gnu::noinline]] Lanes EvalNot(const ir::NotNode* op) {
+    Lanes v = Eval(op->a);
+    for (double& x : v) x = x == 0;
+    return v;
+  }
+
+  [[gnu::noinline]] Lanes EvalSelect(const ir::SelectNode* s) {
+    Lanes c = Eval(s->condition), t = Eval(s->true_value), f = Eval(s->false_value);
+    size_t n = std::max({c.size(), t.size(), f.size()});
+    Lanes out(n);
+    for (size_t l = 0; l < n; ++l) out[l] = Lane(c, l) != 0 ? Lane(t, l) : Lane(f, l);
+    return out;
+  }
+
+  [[gnu::noinline]] Lanes EvalCast(const PrimExpr& e) {
+    Lanes v = Eval(e.as<ir::CastNode>()->value);
+    for (double& x : v) x = RoundTo(e.dtype().element_of(), x);
+    return v;
+  }
+
+  [[gnu::noinline]] Lanes EvalCall(const PrimExpr& e) {
+    const auto* c = e.as<ir::CallNode>();
+    std::vector<Lanes> args;
+    args.reserve(c->args.size());
+    size_t n = 1;
+    for (const PrimExpr& a : c->args) {
+      args.push_back(Eval(a));
+      n = std::max(n, args.back().size());
+    }
+    Lanes out(n);
+    SmallVec<double> a(args.size());
+    for (size_t l = 0; l < n; ++l) {
+      for (size_t k = 0; k < args.size(); ++k) a[k] = Lane(args[k], l);
+      out[l] = RoundTo(e.dtype().element_of(), Intrinsic(c->op, a.data()));
+    }
+    return out;
+  }
+
+  [[gnu::noinline]] Lanes EvalRamp(const ir::RampNode* r) {
+    double b = Eval(r->base)[0], s = Eval(r->stride)[0];
+    Lanes out(r->lanes);
+    for (int l = 0; l < r->lanes; ++l) out[l] = b + s * l;
+    return out;
+  }
+
   void Exec(const tir::Stmt& s) {
     switch (s->kind) {
-      case tir::StmtKind::kBufferStore: {
-        const auto* op = s.as<tir::BufferStoreNode>();
-        Storage& st = Find(op->buffer);
-        Lanes v = Eval(op->value);
-        std::vector<int64_t> offs = Offsets(op->buffer, op->indices);
-        for (size_t l = 0; l < offs.size(); ++l) {
-          if (offs[l] < 0 || offs[l] >= static_cast<int64_t>(st.data->size()))
-            throw std::runtime_error("store out of bounds of " + op->buffer->name);
-          (*st.data)[offs[l]] = RoundTo(st.dtype, Lane(v, l));
-        }
-        return;
-      }
+      case tir::StmtKind::kBufferStore: return Store(s.as<tir::BufferStoreNode>());
       case tir::StmtKind::kFor: {
         const auto* op = s.as<tir::ForNode>();
         int64_t mn = Scalar(op->min), ext = Scalar(op->extent);
         for (int64_t i = mn; i < mn + ext; ++i) {
-          env[op->loop_var.get()] = {static_cast<double>(i)};
+          env[op->loop_var.get()] = Lanes(1, static_cast<double>(i));  // the body may rebind (no reference kept)
           Exec(op->body);
         }
         return;
@@ -304,26 +357,38 @@ class Interp {
         Exec(b->body);
         return;
       }
-      case tir::StmtKind::kBlockRealize: {
-        const auto* r = s.as<tir::BlockRealizeNode>();
-        const tir::BlockNode* b = r->block_node();
-        std::vector<Lanes> vals;
-        for (const PrimExpr& v : r->iter_values) vals.push_back(Eval(v));
-        if (r->predicate.defined() && Eval(r->predicate)[0] == 0) return;
-        bool at_init = true;
-        for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-          env[b->iter_vars[i].var.get()] = vals[i];
-          if (b->iter_vars[i].iter_type != tir::IterVarType::kDataPar &&
-              vals[i][0] != Eval(b->iter_vars[i].dom.min)[0])
-            at_init = false;
-        }
-        for (const tir::Buffer& buf : b->alloc_buffers) Alloc(buf);
-        if (b->init.defined() && at_init) Exec(b->init);
-        Exec(b->body);
-        return;
-      }
+      case tir::StmtKind::kBlockRealize: return Realize(s.as<tir::BlockRealizeNode>());
     }
     throw std::runtime_error("unsupported statement");
+  }
+
+  [[gnu::noinline]] void Store(const tir::BufferStoreNode* op) {
+    Storage& st = Find(op->buffer);
+    Lanes v = Eval(op->value);
+    SmallVec<int64_t> offs = Offsets(op->buffer, op->indices);
+    for (size_t l = 0; l < offs.size(); ++l) {
+      if (offs[l] < 0 || offs[l] >= static_cast<int64_t>(st.data->size()))
+        throw std::runtime_error("store out of bounds of " + op->buffer->name);
+      (*st.data)[offs[l]] = RoundTo(st.dtype, Lane(v, l));
+    }
+  }
+
+  [[gnu::noinline]] void Realize(const tir::BlockRealizeNode* r) {
+    const tir::BlockNode* b = r->block_node();
+    std::vector<Lanes> vals;
+    vals.reserve(r->iter_values.size());
+    for (const PrimExpr& v : r->iter_values) vals.push_back(Eval(v));
+    if (r->predicate.defined() && Eval(r->predicate)[0] == 0) return;
+    bool at_init = true;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      env[b->iter_vars[i].var.get()] = vals[i];
+      if (b->iter_vars[i].iter_type != tir::IterVarType::kDataPar &&
+          vals[i][0] != Eval(b->iter_vars[i].dom.min)[0])
+        at_init = false;
+    }
+    for (const tir::Buffer& buf : b->alloc_buffers) Alloc(buf);
+    if (b->init.defined() && at_init) Exec(b->init);
+    Exec(b->body);
   }
 };
 
