@@ -26,7 +26,7 @@ void RegisterLayoutComputes(graph::OpRegistry& r);     // computes_layout.cc: NC
 void RegisterLogicalComputes(graph::OpRegistry& r);    // computes_logical.cc
 void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
 void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
-void RegisterImageComputes(graph::OpRegistry& r);      // computes_image.cc: image.resize, image.grid_sample
+void RegisterImageComputes(graph::OpRegistry& r);      // computes_image.cc: image.resize, image.grid_sample, vm.resize(_shape)
 void RegisterVMComputes(graph::OpRegistry& r);         // computes_vm.cc: vm.reshape_shape, vm.full
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 void RegisterWinogradComputes(graph::OpRegistry& r);   // computes_winograd.cc: the Winograd conv ops

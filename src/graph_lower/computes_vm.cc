@@ -1,11 +1,12 @@
 // FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
-// vm.reshape_shape, vm.reduce_shape, vm.slice_params, ..., and the kernels of vm.full, vm.reduce,
-// vm.slice, ..., whose output extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
+// vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, ..., and the kernels of vm.full,
+// vm.reduce, vm.slice, vm.pad, ..., whose output extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
 // the VM: no kernel.)
 #include "computes.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
+#include "tessera/topi/indexing.h"
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
 
@@ -323,9 +324,83 @@ Tensors Slice(const Attrs&, const Tensors& in, const Type& out) {
       "T_vm_slice", topi::tag::kInjective)};
 }
 
+// ONNX Pad resolved per dim at run time (graph/op/vm.cc vm.pad_params): the rank r and the number
+// of axes k are static, so the compute unrolls over them.
+Tensors PadParams(const Attrs& a, const Tensors& in, const Type&) {
+  const te::Tensor &x = in[0], &pads = in[1], &axes = in[2];
+  const int64_t r = x.ndim();
+  int64_t k = 0;
+  TESSERA_ICHECK(ir::as_const_int(axes.shape()[0], &k), "vm.pad_params: the axes' length must be static");
+  const std::string mode = a.GetString("mode", "constant");
+  std::vector<ir::PrimExpr> begin(r), extent(r);
+  for (int64_t d = 0; d < r; ++d) {
+    const ir::PrimExpr n = ir::cast(kI64, x.shape()[d]);
+    ir::PrimExpr b = I64(0), e = I64(0);
+    for (int64_t j = 0; j < k; ++j) {
+      // An axis outside [-r, r) fails the kernel (kKernelIndexOutOfRange, naming attr source).
+      const ir::PrimExpr hit = ir::checked_index(axes({topi::Index(j)}), r) == I64(d);
+      b = b + ir::select(hit, pads({topi::Index(j)}), I64(0));
+      e = e + ir::select(hit, pads({topi::Index(k + j)}), I64(0));
+    }
+    const ir::PrimExpr out = n + b + e;
+    ir::PrimExpr ok = out >= I64(0);
+    if (mode == "reflect")
+      ok = ok && ((b <= I64(0) && e <= I64(0)) || (n >= I64(2) && b < n && e < n));
+    else if (mode == "edge" || mode == "wrap")
+      ok = ok && (out == I64(0) || n > I64(0));
+    begin[d] = b;
+    extent[d] = ir::select(ok, out, I64(-1));
+  }
+  return {te::compute(
+      {topi::Index(2), topi::Index(r)},
+      [&](const std::vector<ir::Var>& i) {
+        const ir::PrimExpr d = ir::cast(kI64, i[1]);
+        return ir::select(ir::cast(kI64, i[0]) == I64(0), Pick(d, begin), Pick(d, extent));
+      },
+      "T_pad_params", topi::tag::kInjective)};
+}
+
+// x padded by vm.pad_params' begins (row 0) to the symbolic extents (row 1's values).
+Tensors Pad(const Attrs& a, const Tensors& in, const Type& out) {
+  const te::Tensor &x = in[0], &params = in[1], &value = in[2];
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt, "vm.pad's type is no tensor");
+  std::vector<ir::PrimExpr> begin;
+  for (int64_t d = 0; d < x.ndim(); ++d) begin.push_back(params({topi::Index(0), topi::Index(d)}));
+  std::vector<ir::PrimExpr> first(value.ndim(), topi::Index(0));
+  return {topi::pad_mode_run_time(x, begin, ShapeExtents(tt->shape), a.GetString("mode", "constant"), value(first))};
+}
+
+// ONNX Range's length (vm.range_shape) in float64, as the compile-time importer computes it.
+Tensors RangeShape(const Attrs&, const Tensors& in, const Type&) {
+  auto scalar = [](const te::Tensor& t) { return ir::cast(DataType::Float(64), t(std::vector<ir::PrimExpr>(t.ndim(), topi::Index(0)))); };
+  const ir::PrimExpr start = scalar(in[0]), limit = scalar(in[1]), delta = scalar(in[2]);
+  const ir::PrimExpr n = ir::max(I64(0), ir::cast(kI64, ir::ceil((limit - start) / delta)));
+  return {te::compute(
+      {topi::Index(1)}, [&](const std::vector<ir::Var>&) { return ir::select(delta == ir::make_const(DataType::Float(64), 0.0), I64(-1), n); },
+      "T_range_shape", topi::tag::kInjective)};
+}
+
+// start + i * delta over the symbolic length: float types in float64, rounded once.
+Tensors Range(const Attrs&, const Tensors& in, const Type& out) {
+  const te::Tensor &start = in[0], &delta = in[1];
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt, "vm.range's type is no tensor");
+  const DataType dt = start.dtype(), wide = dt.is_floating() ? DataType::Float(64) : kI64;
+  auto scalar = [&](const te::Tensor& t) { return ir::cast(wide, t(std::vector<ir::PrimExpr>(t.ndim(), topi::Index(0)))); };
+  return {te::compute(
+      ShapeExtents(tt->shape),
+      [&](const std::vector<ir::Var>& i) { return ir::cast(dt, scalar(start) + ir::cast(wide, i[0]) * scalar(delta)); },
+      "T_vm_range", topi::tag::kInjective)};
+}
+
 }  // namespace
 
 void RegisterVMComputes(graph::OpRegistry& r) {
+  r.SetCompute("vm.range_shape", RangeShape);
+  r.SetCompute("vm.range", Range);
+  r.SetCompute("vm.pad_params", PadParams);
+  r.SetCompute("vm.pad", Pad);
   r.SetCompute("vm.slice_params", SliceParams);
   r.SetCompute("vm.slice", Slice);
   r.SetCompute("vm.unsqueeze_shape", UnsqueezeShape);

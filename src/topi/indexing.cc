@@ -35,15 +35,61 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
       "T_tile", tag::kInjective);
 }
 
+namespace {
+
+// pad_mode's compute over expression amounts: constants from pad_mode, run-time values from
+// pad_mode_run_time. `in_range[d]`: axis d only crops (every read stays inside x). Constant
+// amounts fold, so the static kernel has constant indices.
+Tensor PadCompute(const Tensor& x, const std::vector<PrimExpr>& before, const std::vector<PrimExpr>& out_extents,
+                  const std::vector<bool>& in_range, const std::string& mode, const PrimExpr& value) {
+  return te::compute(
+      out_extents,
+      [&](const std::vector<Var>& o) {
+        std::vector<PrimExpr> idx;
+        PrimExpr inside;
+        for (size_t d = 0; d < before.size(); ++d) {
+          const PrimExpr i = IsConst(before[d], 0) ? PrimExpr(o[d]) : PrimExpr(o[d] - ir::cast(o[d].dtype(), before[d]));
+          if (in_range[d]) {
+            idx.push_back(i);
+            continue;
+          }
+          const PrimExpr n = ir::cast(o[d].dtype(), x.shape()[d]), last = n - Index(1);
+          if (mode == "constant") {
+            PrimExpr ok = i >= Index(0) && i < n;
+            inside = inside.defined() ? (inside && ok) : ok;
+            idx.push_back(ir::min(ir::max(i, Index(0)), last));  // select reads both branches: stay inside x
+          } else if (mode == "edge") {
+            idx.push_back(ir::min(ir::max(i, Index(0)), last));
+          } else if (mode == "wrap") {
+            idx.push_back(ir::floormod(i, n));
+          } else {  // reflect: -i below 0, 2(n-1) - i above n-1
+            PrimExpr r = ir::select(i < Index(0), Index(0) - i, i);
+            idx.push_back(ir::select(r > last, last * Index(2) - r, r));
+          }
+        }
+        PrimExpr v = x(idx);
+        if (inside.defined()) v = ir::select(inside, v, value);
+        return v;
+      },
+      "T_pad", tag::kInjective);
+}
+
+void CheckPadMode(const std::string& mode) {
+  TESSERA_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", "pad: unknown mode '",
+                mode, "' (constant, reflect, edge, wrap)");
+}
+
+}  // namespace
+
 Tensor pad_mode(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
                 const std::string& mode, double pad_value) {
   std::vector<int64_t> xs = ConstShape(x);
   const size_t nd = xs.size();
   TESSERA_CHECK(before.size() == nd && after.size() == nd, "pad: ", before.size(), " / ", after.size(),
                 " pad amounts for a tensor of rank ", nd);
-  TESSERA_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", "pad: unknown mode '",
-                mode, "' (constant, reflect, edge, wrap)");
+  CheckPadMode(mode);
   std::vector<int64_t> out;
+  std::vector<bool> in_range;
   for (size_t d = 0; d < nd; ++d) {
     int64_t n = xs[d] + before[d] + after[d];
     TESSERA_CHECK(n >= 0, "pad: axis ", d, " would have a negative extent ", n);
@@ -55,37 +101,20 @@ Tensor pad_mode(const Tensor& x, const std::vector<int64_t>& before, const std::
       TESSERA_CHECK(xs[d] > 0, "pad: ", mode, " padding of an empty axis ", d);
     }
     out.push_back(n);
+    in_range.push_back(before[d] <= 0 && after[d] <= 0);
   }
-  return te::compute(
-      MakeShape(out),
-      [&](const std::vector<Var>& o) {
-        std::vector<PrimExpr> idx;
-        PrimExpr inside;
-        for (size_t d = 0; d < nd; ++d) {
-          PrimExpr i = before[d] == 0 ? PrimExpr(o[d]) : PrimExpr(o[d] - Index(before[d]));
-          const int64_t n = xs[d];
-          if (before[d] <= 0 && after[d] <= 0) {  // only cropping: always in range
-            idx.push_back(i);
-            continue;
-          }
-          if (mode == "constant") {
-            PrimExpr ok = i >= Index(0) && i < Index(n);
-            inside = inside.defined() ? (inside && ok) : ok;
-            idx.push_back(ir::min(ir::max(i, Index(0)), Index(n - 1)));
-          } else if (mode == "edge") {
-            idx.push_back(ir::min(ir::max(i, Index(0)), Index(n - 1)));
-          } else if (mode == "wrap") {
-            idx.push_back(ir::floormod(i, Index(n)));
-          } else {  // reflect: -i below 0, 2(n-1) - i above n-1
-            PrimExpr r = ir::select(i < Index(0), Index(0) - i, i);
-            idx.push_back(ir::select(r > Index(n - 1), Index(2 * (n - 1)) - r, r));
-          }
-        }
-        PrimExpr v = x(idx);
-        if (inside.defined()) v = ir::select(inside, v, ir::make_const(x.dtype(), pad_value));
-        return v;
-      },
-      "T_pad", tag::kInjective);
+  std::vector<PrimExpr> before_e;
+  for (int64_t b : before) before_e.push_back(Index(b));
+  return PadCompute(x, before_e, MakeShape(out), in_range, mode, ir::make_const(x.dtype(), pad_value));
+}
+
+Tensor pad_mode_run_time(const Tensor& x, const std::vector<PrimExpr>& before, const std::vector<PrimExpr>& out_extents,
+                         const std::string& mode, const PrimExpr& pad_value) {
+  const size_t nd = x.shape().size();
+  TESSERA_CHECK(before.size() == nd && out_extents.size() == nd, "pad: ", before.size(), " pad amounts and ",
+                out_extents.size(), " extents for a tensor of rank ", nd);
+  CheckPadMode(mode);
+  return PadCompute(x, before, out_extents, std::vector<bool>(nd, false), mode, ir::cast(x.dtype(), pad_value));
 }
 
 Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis_in) {

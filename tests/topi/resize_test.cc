@@ -169,6 +169,34 @@ ResizeParams Params(std::string mode, std::string coord, std::vector<int64_t> ax
   return p;
 }
 
+const testing::Mode kCompiled = testing::HaveJIT() ? testing::Mode::kJIT : testing::Mode::kScheduledFlat;
+
+// The run-time compute (ResizeRunTimeOperands) on the same case: the scales and the roi are read
+// from float32 tensors the kernel is given, as the VM's vm.resize does (float32 is ONNX's dtype
+// for both); the output extents stay p.sizes. `want`: the reference at the float32 values.
+void CheckRunTime(const Tensor& x, const Data& in, const ResizeParams& p, const Data& want) {
+  const int64_t k = static_cast<int64_t>(p.axes.size());
+  const bool crop = p.coordinate_transformation_mode == "tf_crop_and_resize";
+  Tensor scales = te::placeholder(MakeShape({k}), f32, "scales");
+  Tensor roi = te::placeholder(MakeShape({2 * k}), f32, "roi");
+  ResizeRunTimeOperands rt;
+  Data scale_data, roi_data(2 * k);
+  for (int64_t a = 0; a < k; ++a) {
+    rt.sizes.push_back(Index(p.sizes[a]));
+    rt.scales.push_back(ir::cast(DataType::Float(64), scales({Index(a)})));
+    scale_data.push_back(static_cast<float>(p.scales[a]));
+    if (crop) {
+      rt.roi_start.push_back(ir::cast(DataType::Float(64), roi({Index(a)})));
+      rt.roi_end.push_back(ir::cast(DataType::Float(64), roi({Index(k + a)})));
+      roi_data[a] = static_cast<float>(p.roi_start[a]);
+      roi_data[k + a] = static_cast<float>(p.roi_end[a]);
+    }
+  }
+  Tensor y = resize(x, p, rt);
+  testing::ExpectNear(testing::Run({x, scales, roi}, {y}, {in, scale_data, roi_data}, kCompiled)[0], want, 1e-5,
+                      "resize with run-time operands");
+}
+
 void Check(const std::vector<int64_t>& shape, const ResizeParams& p, bool all_modes = false) {
   SCOPED_TRACE(p.mode + " / " + p.coordinate_transformation_mode + " / " + p.nearest_mode +
                (p.antialias ? " / antialias" : "") + (p.exclude_outside ? " / exclude_outside" : ""));
@@ -181,10 +209,13 @@ void Check(const std::vector<int64_t>& shape, const ResizeParams& p, bool all_mo
   if (all_modes) {
     testing::CheckAllModes({x}, y, {in}, want, 1e-5);
   } else {  // the compiled kernel only: the interpreter is slow on the long select chains
-    testing::ExpectNear(testing::Run({x}, {y}, {in}, testing::HaveJIT() ? testing::Mode::kJIT
-                                                                         : testing::Mode::kScheduledFlat)[0],
-                        want, 1e-5, "resize");
+    testing::ExpectNear(testing::Run({x}, {y}, {in}, kCompiled)[0], want, 1e-5, "resize");
   }
+  ResizeParams pf = p;  // the reference at float32 scales and roi, as the run-time kernel reads them
+  for (double& v : pf.scales) v = static_cast<float>(v);
+  for (double& v : pf.roi_start) v = static_cast<float>(v);
+  for (double& v : pf.roi_end) v = static_cast<float>(v);
+  CheckRunTime(x, in, p, RefResize(in, shape, pf));
 }
 
 const std::vector<std::string> kCoordinateModes = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
@@ -277,14 +308,15 @@ TEST(TopiResize, PeriodicLinearUsesIntegerTapsAndTabulatedFractions) {
 
 TEST(TopiResize, RejectsBadParameters) {
   Tensor x = te::placeholder(MakeShape({2, 3}), f32, "x");
-  auto fails = [&](ResizeParams p, const std::string& what) {
+  auto fails_with = [&](const std::function<void()>& f, const std::string& what) {
     try {
-      resize(x, p);
+      f();
       ADD_FAILURE() << "accepted: " << what;
     } catch (const UserError& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
+  auto fails = [&](ResizeParams p, const std::string& what) { fails_with([&] { resize(x, p); }, what); };
   fails(Params("bicubic", "half_pixel", {1}, {6}, {2.0}), "unknown mode 'bicubic'");
   fails(Params("linear", "half", {1}, {6}, {2.0}), "unknown coordinate_transformation_mode 'half'");
   fails(Params("linear", "half_pixel", {2}, {6}, {2.0}), "axis 2 is out of range");
@@ -292,6 +324,14 @@ TEST(TopiResize, RejectsBadParameters) {
   fails(Params("linear", "half_pixel", {1}, {0}, {2.0}), "must be >= 1");
   fails(Params("linear", "half_pixel", {1}, {6}, {-2.0}), "must be a positive number");
   fails(Params("linear", "tf_crop_and_resize", {1}, {6}, {2.0}), "needs a roi");
+  // The run-time compute checks the modes and the operand counts the same way.
+  ResizeRunTimeOperands rt{{Index(6)}, {ir::make_const(DataType::Float(64), 2.0)}, {}, {}};
+  auto fails_rt = [&](ResizeParams p, const ResizeRunTimeOperands& ops, const std::string& what) {
+    fails_with([&] { resize(x, p, ops); }, what);
+  };
+  fails_rt(Params("bicubic", "half_pixel", {1}, {}, {}), rt, "unknown mode 'bicubic'");
+  fails_rt(Params("linear", "half_pixel", {0, 1}, {}, {}), rt, "1 sizes and 1 scales for 2 resized axes");
+  fails_rt(Params("linear", "tf_crop_and_resize", {1}, {}, {}), rt, "needs a roi start and end");
 }
 
 }  // namespace

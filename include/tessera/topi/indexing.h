@@ -25,6 +25,14 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
 Tensor pad_mode(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
                 const std::string& mode, double pad_value);
 
+/// pad_mode with amounts known only at run time (the VM's vm.pad, graph/op/vm.cc): `before` per dim
+/// (an index expression; negative crops), `out_extents` the output's dims (x's extent + before +
+/// after, which the caller's shape function computed and checked: reflect amounts below the
+/// extent, no edge / wrap padding of an empty axis), `pad_value` an expression cast to x's dtype.
+/// x's extents may be symbolic. UserError on an unknown mode or amounts of the wrong count.
+Tensor pad_mode_run_time(const Tensor& x, const std::vector<PrimExpr>& before, const std::vector<PrimExpr>& out_extents,
+                         const std::string& mode, const PrimExpr& pad_value);
+
 /// ONNX GatherElements: out.shape = indices.shape; out[i] = data[i with i[axis] replaced by
 /// indices[i]] (negative indices count from the end; one outside [-n, n) fails the kernel with
 /// runtime::kKernelIndexOutOfRange, ir::checked_index).

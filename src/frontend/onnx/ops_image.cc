@@ -1,9 +1,10 @@
 // ONNX Resize-10/11/13/18/19 and Upsample-7/9/10 -> image.resize, GridSample-16/20/22 ->
 // image.grid_sample (graph/op/image.cc).
 //
-// The output extents and the scale of each axis's coordinate transform are fixed here, at
-// import, from the `scales` or `sizes` operand (constants or foldable; a run-time value is
-// dynamic-shape work, issue 14):
+// When the `scales` or `sizes` operand (or tf_crop_and_resize's roi) is a constant or foldable,
+// the output extents and the scale of each axis's coordinate transform are fixed here, at import
+// (image.resize). When one is a run-time value, the VM computes them (EmitRunTimeResize: the shape
+// function vm.resize_shape and the kernel vm.resize, graph/op/vm.cc) with the same rules:
 //   scales given: out = floor(in * scale) (as the reference implementation and ONNX Runtime
 //                 do, also for tf_crop_and_resize), the transform uses `scale`;
 //   sizes given:  out = size, the transform uses size / in; with keep_aspect_ratio_policy
@@ -42,10 +43,9 @@ struct ResizeRequest {
   std::string mode, coordinate_mode, nearest_mode;
 };
 
-void EmitResize(NodeContext& ctx, const ResizeRequest& req) {
-  const std::vector<int64_t> in = ctx.InputShape(0);
-  const int64_t rank = static_cast<int64_t>(in.size());
-  // opset 18+: `axes` names the axes the operands list; default every axis in order.
+// opset 18+: `axes` names the axes the operands list (normalised to [0, rank)); default every
+// axis in order.
+std::vector<int64_t> ResizeAxes(NodeContext& ctx, int64_t rank) {
   std::vector<int64_t> axes = ctx.AttrInts("axes", {});
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
@@ -53,6 +53,23 @@ void EmitResize(NodeContext& ctx, const ResizeRequest& req) {
     if (a < -rank || a >= rank) ctx.Fail("axes entry " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
     if (a < 0) a += rank;
   }
+  return axes;
+}
+
+// The attrs of the interpolation itself, shared by image.resize and vm.resize.
+void SetModeAttrs(NodeContext& ctx, const ResizeRequest& req, Attrs& attrs) {
+  attrs.Set("mode", req.mode).Set("coordinate_transformation_mode", req.coordinate_mode);
+  attrs.Set("nearest_mode", req.nearest_mode);
+  attrs.Set("cubic_coeff_a", static_cast<double>(ctx.AttrFloat("cubic_coeff_a", -0.75f)));
+  attrs.Set("exclude_outside", ctx.AttrInt("exclude_outside", 0));
+  attrs.Set("extrapolation_value", static_cast<double>(ctx.AttrFloat("extrapolation_value", 0.0f)));
+  attrs.Set("antialias", ctx.AttrInt("antialias", 0));
+}
+
+void EmitResize(NodeContext& ctx, const ResizeRequest& req) {
+  const std::vector<int64_t> in = ctx.InputShape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const std::vector<int64_t> axes = ResizeAxes(ctx, rank);
   const size_t k = axes.size();
   if (req.scales.empty() == req.sizes.empty())
     ctx.Fail("exactly one of 'scales' and 'sizes' must be given (both are " +
@@ -115,14 +132,49 @@ void EmitResize(NodeContext& ctx, const ResizeRequest& req) {
   }
   if (kept_axes.empty()) return ctx.SetOutput(0, ctx.Input(0));
   attrs.Set("axes", kept_axes).Set("sizes", kept_sizes).Set("scales", kept_scales);
-  attrs.Set("mode", req.mode).Set("coordinate_transformation_mode", req.coordinate_mode);
-  attrs.Set("nearest_mode", req.nearest_mode);
-  attrs.Set("cubic_coeff_a", static_cast<double>(ctx.AttrFloat("cubic_coeff_a", -0.75f)));
-  attrs.Set("exclude_outside", ctx.AttrInt("exclude_outside", 0));
-  attrs.Set("extrapolation_value", static_cast<double>(ctx.AttrFloat("extrapolation_value", 0.0f)));
-  attrs.Set("antialias", ctx.AttrInt("antialias", 0));
+  SetModeAttrs(ctx, req, attrs);
   if (crop) attrs.Set("roi_start", roi_start).Set("roi_end", roi_end);
   ctx.SetOutput(0, ctx.Call("image.resize", {ctx.Input(0)}, attrs));
+}
+
+// A scales / sizes / roi operand is given: present and not of length 0 (a constant or a run-time
+// tensor whose type says so; Resize-11+ allows an empty one for the absent operand).
+bool OperandGiven(NodeContext& ctx, int i) {
+  if (!ctx.HasInput(i)) return false;
+  if (!ctx.InputIsRunTime(i)) return HasValues(ctx, i);
+  const graph::TensorTypeNode& t = ctx.InputType(i);
+  return !(t.ndim() == 1 && t.shape[0].is_static() && t.shape[0].value() == 0);
+}
+
+// Resize / Upsample whose scales, sizes or (tf_crop_and_resize) roi is a run-time value: the shape
+// function vm.resize_shape computes the output extents and the VM's vm.resize kernel reads the
+// operands (graph/op/vm.cc). `scales_input` / `sizes_input` / `roi_input`: the operands' input
+// positions, -1 where the opset has none.
+void EmitRunTimeResize(NodeContext& ctx, const ResizeRequest& req, int scales_input, int sizes_input, int roi_input) {
+  const int64_t rank = ctx.InputType(0).ndim();
+  const std::vector<int64_t> axes = ResizeAxes(ctx, rank);
+  const bool has_scales = scales_input >= 0 && OperandGiven(ctx, scales_input);
+  const bool has_sizes = sizes_input >= 0 && OperandGiven(ctx, sizes_input);
+  if (has_scales == has_sizes)
+    ctx.Fail("exactly one of 'scales' and 'sizes' must be given (both are " +
+             std::string(has_scales ? "given" : "absent or empty") + ")");
+  const int values_input = has_scales ? scales_input : sizes_input;
+  const bool crop = req.coordinate_mode == "tf_crop_and_resize";
+  if (crop && (roi_input < 0 || !OperandGiven(ctx, roi_input)))
+    ctx.Fail("tf_crop_and_resize needs a 'roi' of " + std::to_string(2 * axes.size()) + " values (starts, then ends)");
+  if (roi_input >= 0 && !crop) ctx.IgnoreInput(roi_input);  // roi has an effect only with tf_crop_and_resize
+  Attrs shape_attrs{{"axes", axes},
+                    {"kind", std::string(has_scales ? "scales" : "sizes")},
+                    {"keep_aspect_ratio_policy", ctx.AttrString("keep_aspect_ratio_policy", "stretch")},
+                    {"source", ctx.Label()}};
+  const graph::Expr values = ctx.Input(values_input);
+  const graph::Expr shape = ctx.Call("vm.resize_shape", {ctx.Input(0), values}, shape_attrs);
+  Attrs attrs = shape_attrs;
+  SetModeAttrs(ctx, req, attrs);
+  attrs.Set("symbols", ctx.OutputSymbols(rank));
+  // Without tf_crop_and_resize the kernel reads no roi: a placeholder operand.
+  const graph::Expr roi = crop ? ctx.Input(roi_input) : ctx.ScalarConst(0, DataType::Float(32));
+  ctx.SetOutput(0, ctx.Call("vm.resize", {ctx.Input(0), values, roi, shape}, attrs));
 }
 
 // Upsample-1's "bilinear" is Upsample-7's "linear".
@@ -139,6 +191,11 @@ void ConvertResize(NodeContext& ctx) {
   ResizeRequest req;
   req.mode = ModeAttr(ctx);
   if (ctx.opset() < 11) {
+    if (ctx.InputIsRunTime(1)) {
+      req.coordinate_mode = "asymmetric";
+      req.nearest_mode = "simple";
+      return EmitRunTimeResize(ctx, req, 1, -1, -1);
+    }
     req.scales = ctx.InputDoubles(1, "Resize's scales");
     req.coordinate_mode = "asymmetric";
     req.nearest_mode = "simple";
@@ -146,7 +203,11 @@ void ConvertResize(NodeContext& ctx) {
   }
   req.coordinate_mode = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
   req.nearest_mode = ctx.AttrString("nearest_mode", "round_prefer_floor");
-  if (req.coordinate_mode == "tf_crop_and_resize" && HasValues(ctx, 1)) req.roi = ctx.InputDoubles(1, "Resize's roi");
+  const bool crop = req.coordinate_mode == "tf_crop_and_resize";
+  const int sizes_input = ctx.NumInputs() > 3 ? 3 : -1;
+  if (ctx.InputIsRunTime(2) || (sizes_input > 0 && ctx.InputIsRunTime(3)) || (crop && ctx.InputIsRunTime(1)))
+    return EmitRunTimeResize(ctx, req, 2, sizes_input, 1);
+  if (crop && HasValues(ctx, 1)) req.roi = ctx.InputDoubles(1, "Resize's roi");
   ctx.IgnoreInput(1);  // roi has an effect only with tf_crop_and_resize (ONNX spec)
   if (HasValues(ctx, 2)) req.scales = ctx.InputDoubles(2, "Resize's scales");
   if (ctx.NumInputs() > 3 && HasValues(ctx, 3)) req.sizes = ctx.InputInts(3, "Resize's sizes");
@@ -160,6 +221,10 @@ void ConvertUpsample(NodeContext& ctx) {
   req.mode = ModeAttr(ctx);
   if (ctx.opset() < 9) {
     for (float s : ctx.AttrFloats("scales")) req.scales.push_back(s);
+  } else if (ctx.InputIsRunTime(1)) {
+    req.coordinate_mode = "asymmetric";
+    req.nearest_mode = "simple";
+    return EmitRunTimeResize(ctx, req, 1, -1, -1);
   } else {
     req.scales = ctx.InputDoubles(1, "Upsample's scales");
   }

@@ -95,9 +95,36 @@ void ConvertTile(NodeContext& ctx) {
 // Pad-1 (paddings attr), 2 (pads, value attrs), 11/13/18/19/21/23 (pads, constant_value, axes
 // inputs). pads = [x1_begin, x2_begin, ..., x1_end, x2_end]; modes constant, reflect, edge,
 // wrap (19+).
+// Pad-11/13/18 whose pads, constant_value or axes is a run-time value: the shape function
+// vm.pad_params resolves the amounts per dim and the VM's vm.pad kernel pads (graph/op/vm.cc).
+void RunTimePad(NodeContext& ctx, const std::string& mode) {
+  const int64_t rank = ctx.InputType(0).ndim();
+  Expr axes;
+  if (ctx.HasInput(3)) {
+    axes = ctx.Input(3);
+    ctx.RunTimeShapeLength(3, "Pad's axes");
+  } else {
+    std::vector<int64_t> iota(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) iota[static_cast<size_t>(d)] = d;
+    axes = graph::ConstantNode::make(MakeInts(iota));
+  }
+  ctx.RunTimeShapeLength(1, "Pad's pads");
+  Expr value = ctx.HasInput(2) ? ctx.Input(2) : ctx.ScalarConst(0, ctx.InputType(0).dtype);
+  if (ctx.HasInput(2) && ctx.InputType(2).NumElements() != std::optional<int64_t>(1))
+    ctx.Fail("constant_value must have one element, got shape " + graph::ShapeStr(ctx.InputType(2).shape));
+  Expr params = ctx.Call("vm.pad_params", {ctx.Input(0), ctx.Input(1), axes}, Attrs{{"mode", mode}, {"source", ctx.Label()}});
+  Expr shape = ctx.Call("take", {params, ctx.ScalarConst(1, DataType::Int(64))}, Attrs{{"axis", int64_t{0}}});
+  ctx.SetOutput(0, ctx.Call("vm.pad", {ctx.Input(0), params, value, shape},
+                            Attrs{{"mode", mode}, {"symbols", ctx.OutputSymbols(rank)}}));
+}
+
 void ConvertPad(NodeContext& ctx) {
   int64_t rank = ctx.InputType(0).ndim();
   std::string mode = ctx.AttrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    ctx.Unsupported("mode '" + mode + "' is not supported (constant, reflect, edge, wrap)");
+  if (ctx.opset() >= 11 && (ctx.InputIsRunTime(1) || ctx.InputIsRunTime(2) || ctx.InputIsRunTime(3)))
+    return RunTimePad(ctx, mode);
   std::vector<int64_t> pads, axes;
   double value = 0;
   if (ctx.opset() < 11) {
@@ -124,9 +151,6 @@ void ConvertPad(NodeContext& ctx) {
     if (a < 0 || a >= rank) ctx.Fail("axis " + std::to_string(axes[i]) + " out of range");
     before[a] = pads[i];
     after[a] = pads[i + axes.size()];
-  }
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
-    ctx.Unsupported("mode '" + mode + "' is not supported (constant, reflect, edge, wrap)");
   }
   Attrs attrs{{"pad_before", before}, {"pad_after", after}, {"mode", mode}, {"pad_value", value}};
   ctx.SetOutput(0, ctx.Call("pad", {ctx.Input(0)}, attrs));
@@ -240,8 +264,16 @@ void SymbolicRange(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("arange", {input}, attrs));
 }
 
+// Range with a run-time start, limit or delta: the shape function vm.range_shape computes the length
+// and the VM's vm.range kernel the values (graph/op/vm.cc).
+void RunTimeRange(NodeContext& ctx) {
+  Expr shape = ctx.Call("vm.range_shape", {ctx.Input(0), ctx.Input(1), ctx.Input(2)}, Attrs{{"source", ctx.Label()}});
+  ctx.SetOutput(0, ctx.Call("vm.range", {ctx.Input(0), ctx.Input(2), shape}, Attrs{{"symbols", ctx.OutputSymbols(1)}}));
+}
+
 void ConvertRange(NodeContext& ctx) {
   if (ctx.InputHasDims(1)) return SymbolicRange(ctx);
+  if (ctx.InputIsRunTime(0) || ctx.InputIsRunTime(1) || ctx.InputIsRunTime(2)) return RunTimeRange(ctx);
   runtime::NDArray s = ctx.InputConst(0);
   double start = ctx.InputDoubles(0, "Range start")[0];
   double limit = ctx.InputDoubles(1, "Range limit")[0];

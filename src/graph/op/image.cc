@@ -8,17 +8,7 @@
 
 namespace tessera::graph::op {
 
-namespace {
-
-// x: any tensor. attrs: axes (the resized axes), sizes (their output extents), scales (the
-// coordinate-transform scale of each), mode, coordinate_transformation_mode, nearest_mode,
-// cubic_coeff_a, exclude_outside, extrapolation_value, antialias, roi_start / roi_end.
-Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
-  const TensorTypeNode& x = TensorArg(args, 0);
-  const std::vector<int64_t>& axes = attrs.GetInts("axes");
-  const std::vector<int64_t>& sizes = attrs.GetInts("sizes");
-  TESSERA_CHECK(sizes.size() == axes.size() && attrs.GetDoubles("scales").size() == axes.size(), sizes.size(),
-                " sizes and ", attrs.GetDoubles("scales").size(), " scales for ", axes.size(), " resized axes");
+void CheckResizeModeAttrs(const TensorTypeNode& x, const Attrs& attrs) {
   const std::string mode = attrs.GetString("mode", "nearest");
   TESSERA_CHECK(mode == "nearest" || mode == "linear" || mode == "cubic", "unknown mode '", mode,
                 "' (nearest, linear, cubic)");
@@ -35,7 +25,26 @@ Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
   const std::string nearest = attrs.GetString("nearest_mode", "round_prefer_floor");
   TESSERA_CHECK(kNearestModes.count(nearest), "unknown nearest_mode '", nearest,
                 "' (round_prefer_floor, round_prefer_ceil, floor, ceil)");
-  if (coord == "tf_crop_and_resize") {
+  std::set<int64_t> seen;
+  for (int64_t axis : attrs.GetInts("axes")) {
+    TESSERA_CHECK(axis >= 0 && axis < x.ndim(), "axis ", axis, " is out of range for rank ", x.ndim());
+    TESSERA_CHECK(seen.insert(axis).second, "axis ", axis, " is listed twice");
+  }
+}
+
+namespace {
+
+// x: any tensor. attrs: axes (the resized axes), sizes (their output extents), scales (the
+// coordinate-transform scale of each), mode, coordinate_transformation_mode, nearest_mode,
+// cubic_coeff_a, exclude_outside, extrapolation_value, antialias, roi_start / roi_end.
+Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  CheckResizeModeAttrs(x, attrs);
+  const std::vector<int64_t>& axes = attrs.GetInts("axes");
+  const std::vector<int64_t>& sizes = attrs.GetInts("sizes");
+  TESSERA_CHECK(sizes.size() == axes.size() && attrs.GetDoubles("scales").size() == axes.size(), sizes.size(),
+                " sizes and ", attrs.GetDoubles("scales").size(), " scales for ", axes.size(), " resized axes");
+  if (attrs.GetString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize") {
     TESSERA_CHECK(attrs.Has("roi_start") && attrs.Has("roi_end") &&
                       attrs.GetDoubles("roi_start").size() == axes.size() &&
                       attrs.GetDoubles("roi_end").size() == axes.size(),
@@ -43,10 +52,7 @@ Type ResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
   }
   for (double s : attrs.GetDoubles("scales")) TESSERA_CHECK(s > 0, "scales must be > 0, got ", s);
   Shape out = x.shape;
-  std::set<int64_t> seen;
   for (size_t a = 0; a < axes.size(); ++a) {
-    TESSERA_CHECK(axes[a] >= 0 && axes[a] < x.ndim(), "axis ", axes[a], " is out of range for rank ", x.ndim());
-    TESSERA_CHECK(seen.insert(axes[a]).second, "axis ", axes[a], " is listed twice");
     TESSERA_CHECK(sizes[a] >= 1, "output extent ", sizes[a], " of axis ", axes[a], " must be >= 1");
     out[axes[a]] = Dim(sizes[a]);
   }

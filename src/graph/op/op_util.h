@@ -41,4 +41,9 @@ Dim WindowOutDim(const Dim& in, int64_t pad_total, int64_t kernel, int64_t strid
 /// A type relation for unary elementwise ops: the output type is the input type.
 Type IdentityRel(const std::vector<Type>& args, const Attrs& attrs);
 
+/// Resize's attrs shared by image.resize and vm.resize (image.cc): mode, coordinate_transformation_mode
+/// and nearest_mode known, no interpolation of bools, attr `axes` distinct and in [0, rank of x).
+/// Throws UserError naming the bad attr.
+void CheckResizeModeAttrs(const TensorTypeNode& x, const Attrs& attrs);
+
 }  // namespace tessera::graph::op

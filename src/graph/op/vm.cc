@@ -42,6 +42,32 @@
 //     with attr check_ends = 1 (TopK's run-time k), an end outside [0, dim]. A kernel.
 //   vm.slice(x, params, shape) -> Tensor[(symbols...), x.dtype]: out[i] = x[params[0] + i * params[1]]
 //     over the extents `shape` (vm.slice_params' row 2). Opaque.
+//   vm.pad_params(x, pads, axes) -> Tensor[(2, r), int64]: ONNX Pad-11/13/18's run-time pads (int64 [2k]:
+//     the k begins, then the k ends) over the axes (int64 [k], in [-r, r); out of range fails the
+//     kernel naming attr source): row 0 each dim's begin amount (0 where no axis names it), row 1
+//     its output extent (x's + begin + end; negative amounts crop). An extent below 0, reflect
+//     padding not below the axis' extent or edge / wrap padding of an empty axis (attr mode) gives
+//     -1, which LoadShape refuses. A kernel.
+//   vm.pad(x, params, value, shape) -> Tensor[(symbols...), x.dtype]: x padded by params' row 0 to the
+//     extents `shape` (params' row 1) in attr mode (constant, reflect, edge, wrap; topi::
+//     pad_mode_run_time); value: a tensor of one element, the constant. Opaque.
+//   vm.range_shape(start, limit, delta) -> Tensor[(1,), int64]: ONNX Range's length max(0, ceil((limit -
+//     start) / delta)) in float64 from three run-time scalars of one dtype; a delta of 0 gives -1, which
+//     LoadShape refuses. A kernel (a shape function).
+//   vm.range(start, delta, shape) -> Tensor[(symbol,), start.dtype]: out[i] = start + i * delta (float
+//     types computed in float64 and rounded once, as the compile-time importer). Opaque.
+//   vm.resize_shape(x, values) -> Tensor[(r,), int64]: the output shape of ONNX Resize / Upsample
+//     with run-time `values` over attr axes (k distinct axes of x): attr kind "scales" (values float
+//     [k]: out = floor(in * scale)) or "sizes" (values int64 [k]: out = size, or with attr
+//     keep_aspect_ratio_policy not_larger / not_smaller one scale s = min / max of size / in and out =
+//     max(1, floor(s * in + 0.5))). Dims no axis names keep x's. A scale that is not positive, an
+//     output extent below 1 or above 2^53, a size below 1 or an empty resized input axis gives -1,
+//     which LoadShape refuses. A kernel (a shape function).
+//   vm.resize(x, values, roi, shape) -> Tensor[(symbols...), x.dtype]: topi::resize with run-time
+//     operands: the output extents are `shape`'s values, the scales values (kind "scales") or the
+//     extents over x's (kind "sizes", the policy's single scale); roi (float [2k]: starts, ends) is
+//     read with coordinate_transformation_mode tf_crop_and_resize only. attrs: those of
+//     image.resize but sizes / scales / roi_*, plus kind, keep_aspect_ratio_policy, symbols. Opaque.
 #include <algorithm>
 
 #include "op_groups.h"
@@ -162,9 +188,104 @@ Type VMSliceRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
+Type PadParamsRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const int64_t k = VectorLength(TensorArg(args, 2), "the axes");
+  TESSERA_CHECK(VectorLength(TensorArg(args, 1), "the pads") == 2 * k, "the pads need 2 entries per axis (", 2 * k,
+                " for ", k, " axes)");
+  const std::string mode = attrs.GetString("mode", "constant");
+  TESSERA_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", "unknown mode '", mode,
+                "' (constant, reflect, edge, wrap)");
+  return TensorTypeNode::make(std::vector<int64_t>{2, x.ndim()}, DataType::Int(64));
+}
+
+Type VMPadRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const TensorTypeNode& params = TensorArg(args, 1);
+  TESSERA_CHECK(params.ndim() == 2 && params.dtype == DataType::Int(64), "the params must be int64 [2, rank]");
+  const TensorTypeNode& value = TensorArg(args, 2);
+  TESSERA_CHECK(value.dtype == x.dtype, "the constant value has dtype ", value.dtype.str(), ", x ", x.dtype.str());
+  Shape out = SymbolDims(attrs, TensorArg(args, 3));
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
+                x.ndim());
+  return TensorTypeNode::make(out, x.dtype);
+}
+
+// Range's three scalars share a dtype (ONNX Range's T).
+const TensorTypeNode& RangeScalars(const std::vector<Type>& args, std::initializer_list<size_t> which) {
+  const TensorTypeNode& start = TensorArg(args, 0);
+  for (size_t i : which) {
+    const TensorTypeNode& t = TensorArg(args, i);
+    TESSERA_CHECK(t.NumElements() == std::optional<int64_t>(1), "Range's operands must be scalars, got ",
+                  ShapeStr(t.shape));
+    TESSERA_CHECK(t.dtype == start.dtype, "Range's operands must share a dtype: ", start.dtype.str(), " and ",
+                  t.dtype.str());
+  }
+  return start;
+}
+
+Type RangeShapeRel(const std::vector<Type>& args, const Attrs&) {
+  RangeScalars(args, {0, 1, 2});
+  return ShapeVector(1);
+}
+
+Type VMRangeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& start = RangeScalars(args, {0, 1});
+  return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 2)), start.dtype);
+}
+
+// The resized axes' count, checked against the run-time values (scales or sizes).
+int64_t ResizeValues(const TensorTypeNode& x, const TensorTypeNode& values, const Attrs& attrs) {
+  CheckResizeModeAttrs(x, attrs);
+  const int64_t k = static_cast<int64_t>(attrs.GetInts("axes").size());
+  const std::string kind = attrs.GetString("kind");
+  TESSERA_CHECK(kind == "scales" || kind == "sizes", "attr kind must be scales or sizes, got '", kind, "'");
+  TESSERA_CHECK(values.ndim() == 1 && values.shape[0].is_static() && values.shape[0].value() == k, "the ", kind,
+                " must be a 1-D tensor of ", k, " values (one per resized axis), got ", ShapeStr(values.shape));
+  TESSERA_CHECK(kind == "sizes" ? values.dtype == DataType::Int(64) : values.dtype.is_floating(), "the ", kind,
+                " have dtype ", values.dtype.str(), " (sizes: int64; scales: a float type)");
+  const std::string policy = attrs.GetString("keep_aspect_ratio_policy", "stretch");
+  TESSERA_CHECK(policy == "stretch" || policy == "not_larger" || policy == "not_smaller",
+                "unknown keep_aspect_ratio_policy '", policy, "' (stretch, not_larger, not_smaller)");
+  return k;
+}
+
+Type ResizeShapeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  ResizeValues(x, TensorArg(args, 1), attrs);
+  return ShapeVector(x.ndim());
+}
+
+Type VMResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  const int64_t k = ResizeValues(x, TensorArg(args, 1), attrs);
+  if (attrs.GetString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize") {
+    const TensorTypeNode& roi = TensorArg(args, 2);
+    TESSERA_CHECK(roi.ndim() == 1 && roi.shape[0].is_static() && roi.shape[0].value() == 2 * k && roi.dtype.is_floating(),
+                  "tf_crop_and_resize needs a float roi of ", 2 * k, " values (starts, then ends), got ",
+                  roi.dtype.str(), " ", ShapeStr(roi.shape));
+  }
+  Shape out = SymbolDims(attrs, TensorArg(args, 3));
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
+                x.ndim());
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
+  r.Register("vm.range_shape", 3, kOpaque, RangeShapeRel, "ONNX Range's run-time length: int64 [1]. attrs: source");
+  r.Register("vm.range", 3, kOpaque, VMRangeRel, "start + i * delta over a run-time length. attrs: symbols");
+  r.Register("vm.pad_params", 3, kOpaque, PadParamsRel,
+             "ONNX Pad's run-time pads over run-time axes: int64 [2, rank] (begins, output extents). attrs: mode, "
+             "source");
+  r.Register("vm.pad", 4, kOpaque, VMPadRel, "x padded by run-time amounts. attrs: mode, symbols");
+  r.Register("vm.resize_shape", 2, kOpaque, ResizeShapeRel,
+             "ONNX Resize's output shape from run-time scales or sizes: int64 [rank]. attrs: axes, kind, "
+             "keep_aspect_ratio_policy");
+  r.Register("vm.resize", 4, kOpaque, VMResizeRel,
+             "x resized with run-time scales or sizes (and roi). attrs: image.resize's but sizes, scales, roi_*; kind, "
+             "keep_aspect_ratio_policy, symbols");
   r.Register("vm.slice_params", 5, kOpaque, SliceParamsRel,
              "ONNX Slice's run-time starts, ends, axes, steps resolved per dim: int64 [3, rank]. attrs: source, "
              "check_ends");

@@ -8,22 +8,13 @@
 
 #include "tessera/support/error.h"
 #include "tessera/topi/tags.h"
+#include "resize_util.h"
 
 namespace tessera::topi {
 
+using namespace resize_detail;
+
 namespace {
-
-const std::set<std::string> kModes = {"nearest", "linear", "cubic"};
-const std::set<std::string> kCoordinateModes = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
-                                                "align_corners", "asymmetric",           "tf_half_pixel_for_nn",
-                                                "tf_crop_and_resize"};
-const std::set<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
-
-std::string Joined(const std::set<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
 
 // The coordinate transformation of the ONNX spec, written once for doubles (compile-time index
 // tables) and for float64 PrimExprs (kernel code): `k` makes a constant of T. As the reference
@@ -52,7 +43,6 @@ T Coordinate(const ResizeParams& p, size_t a, T o, int64_t n, K k) {
 }
 
 double Konst(double v) { return v; }
-PrimExpr F64(double v) { return ir::make_const(DataType::Float(64), v); }
 
 // Rounds a source coordinate to a source index as nearest_mode says (before clamping).
 int64_t NearestIndex(const ResizeParams& p, size_t a, double c) {
@@ -122,14 +112,6 @@ struct AxisTaps {
   /// its k^2 terms (antialiased cubic at scale 0.4: 10 taps per axis).
   std::vector<std::pair<Var, PrimExpr>> lets;
 };
-
-// The filter of linear / cubic interpolation at distance d (in source pixels).
-PrimExpr CubicKernel(const PrimExpr& d, double A) {
-  PrimExpr x = ir::fabs(d);
-  PrimExpr near = ((F64(A + 2) * x - F64(A + 3)) * x * x + F64(1));
-  PrimExpr far = ((((x - F64(5)) * x + F64(8)) * x - F64(4)) * F64(A));
-  return ir::select(x < F64(1), near, ir::select(x < F64(2), far, F64(0)));
-}
 
 // Linear interpolation along an axis whose source coordinate is affine in o with a rational
 // slope q / p (p <= 8; integer and simple fractional scales): floor(c) = floor((q o + b) / p)
@@ -247,24 +229,11 @@ AxisTaps NearestTap(const ResizeParams& p, size_t a, const PrimExpr& o, int64_t 
   return t;
 }
 
-// The dtype of the weighted sum: float64 for integers, whose results are rounded (a float32
-// sum moves values near .5 across the rounding boundary), and for float64.
-DataType AccumulateType(DataType t) {
-  if (t.is_float() && t.bits() == 64) return DataType::Float(64);
-  if (t.is_int() || t.is_uint()) return DataType::Float(64);
-  return DataType::Float(32);
-}
-
 }  // namespace
 
 void CheckResizeParams(const std::vector<int64_t>& in_shape, DataType dtype, const ResizeParams& p) {
   const size_t k = p.axes.size();
-  TESSERA_CHECK(kModes.count(p.mode), "resize: unknown mode '", p.mode, "' (", Joined(kModes), ")");
-  TESSERA_CHECK(kCoordinateModes.count(p.coordinate_transformation_mode),
-                     "resize: unknown coordinate_transformation_mode '", p.coordinate_transformation_mode, "' (",
-                     Joined(kCoordinateModes), ")");
-  TESSERA_CHECK(kNearestModes.count(p.nearest_mode), "resize: unknown nearest_mode '", p.nearest_mode, "' (",
-                     Joined(kNearestModes), ")");
+  CheckResizeModes(dtype, p);
   TESSERA_CHECK(p.sizes.size() == k && p.scales.size() == k, "resize: ", p.sizes.size(), " sizes and ",
                      p.scales.size(), " scales for ", k, " resized axes");
   std::set<int64_t> seen;
@@ -283,8 +252,6 @@ void CheckResizeParams(const std::vector<int64_t>& in_shape, DataType dtype, con
                        "resize: tf_crop_and_resize needs a roi with a start and an end for each of the ", k,
                        " resized axes, got ", p.roi_start.size(), " starts and ", p.roi_end.size(), " ends");
   }
-  TESSERA_CHECK(p.mode == "nearest" || !dtype.is_bool(), "resize: ", p.mode,
-                     " interpolation of a bool tensor (only nearest copies bools)");
 }
 
 std::vector<int64_t> ResizeOutShape(const std::vector<int64_t>& in_shape, const ResizeParams& p) {
@@ -330,13 +297,7 @@ Tensor resize(const Tensor& x, const ResizeParams& p) {
             }
           };
           visit(0, PrimExpr());
-          if (dt.is_float() || dt.is_bfloat16()) {
-            value = ir::cast(dt, sum);
-          } else {  // integers: round to nearest and saturate
-            PrimExpr r = ir::round(sum);
-            r = ir::min(ir::max(r, ir::cast(acc, ir::min_value(dt))), ir::cast(acc, ir::max_value(dt)));
-            value = ir::cast(dt, r);
-          }
+          value = ToOutput(sum, dt);
         }
         if (valid.defined()) value = ir::select(valid, value, ir::make_const(dt, p.extrapolation_value));
         for (auto a = axes.rbegin(); a != axes.rend(); ++a)
@@ -345,5 +306,57 @@ Tensor resize(const Tensor& x, const ResizeParams& p) {
       },
       "T_resize", tag::kInjective);
 }
+
+namespace resize_detail {
+
+namespace {
+
+const std::set<std::string> kModes = {"nearest", "linear", "cubic"};
+const std::set<std::string> kCoordinateModes = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                                "align_corners", "asymmetric",           "tf_half_pixel_for_nn",
+                                                "tf_crop_and_resize"};
+const std::set<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
+
+std::string Joined(const std::set<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+PrimExpr CubicKernel(const PrimExpr& d, double A) {
+  PrimExpr x = ir::fabs(d);
+  PrimExpr near = ((F64(A + 2) * x - F64(A + 3)) * x * x + F64(1));
+  PrimExpr far = ((((x - F64(5)) * x + F64(8)) * x - F64(4)) * F64(A));
+  return ir::select(x < F64(1), near, ir::select(x < F64(2), far, F64(0)));
+}
+
+DataType AccumulateType(DataType t) {
+  if (t.is_float() && t.bits() == 64) return DataType::Float(64);
+  if (t.is_int() || t.is_uint()) return DataType::Float(64);
+  return DataType::Float(32);
+}
+
+PrimExpr ToOutput(const PrimExpr& sum, DataType dt) {
+  if (dt.is_float() || dt.is_bfloat16()) return ir::cast(dt, sum);
+  const DataType acc = AccumulateType(dt);
+  PrimExpr r = ir::round(sum);
+  r = ir::min(ir::max(r, ir::cast(acc, ir::min_value(dt))), ir::cast(acc, ir::max_value(dt)));
+  return ir::cast(dt, r);
+}
+
+void CheckResizeModes(DataType dtype, const ResizeParams& p) {
+  TESSERA_CHECK(kModes.count(p.mode), "resize: unknown mode '", p.mode, "' (", Joined(kModes), ")");
+  TESSERA_CHECK(kCoordinateModes.count(p.coordinate_transformation_mode),
+                "resize: unknown coordinate_transformation_mode '", p.coordinate_transformation_mode, "' (",
+                Joined(kCoordinateModes), ")");
+  TESSERA_CHECK(kNearestModes.count(p.nearest_mode), "resize: unknown nearest_mode '", p.nearest_mode, "' (",
+                Joined(kNearestModes), ")");
+  TESSERA_CHECK(p.mode == "nearest" || !dtype.is_bool(), "resize: ", p.mode,
+                " interpolation of a bool tensor (only nearest copies bools)");
+}
+
+}  // namespace resize_detail
 
 }  // namespace tessera::topi

@@ -66,4 +66,29 @@ std::vector<int64_t> ResizeOutShape(const std::vector<int64_t>& in_shape, const 
 /// out = Resize(x) as documented above; tag "injective"; dtype of x; shape ResizeOutShape.
 Tensor resize(const Tensor& x, const ResizeParams& p);
 
+/// The operands of a Resize known only at run time (ONNX Resize / Upsample whose scales, sizes or
+/// roi are computed by the model or fed by the user: the VM's vm.resize, graph/op/vm.cc), one
+/// entry per resized axis in ResizeParams::axes order, as expressions the kernel evaluates.
+struct ResizeRunTimeOperands {
+  std::vector<PrimExpr> sizes;      ///< output extent (an index expression: the output's dims)
+  std::vector<PrimExpr> scales;     ///< float64 scale of the coordinate transform (> 0)
+  std::vector<PrimExpr> roi_start;  ///< float64, tf_crop_and_resize only (normalised [0, 1])
+  std::vector<PrimExpr> roi_end;    ///< float64, tf_crop_and_resize only
+  /// The output's extents, every dim (the VM gives its type's symbols, bound to x's extents on the
+  /// axes not resized); empty: x's with each resized axis's extent sizes[a].
+  std::vector<PrimExpr> shape;
+};
+
+/// out = Resize(x) with p's modes and axes (p.sizes, p.scales and p.roi_* are not read) and the
+/// run-time operands `rt`; x's extents may be symbolic. The same arithmetic as the compile-time
+/// compute (float64 coordinates and weights, the weighted sum in AccumulateType) without its
+/// compile-time index tables: nearest is one tap; linear / cubic sum over a reduction of 2 / 4
+/// taps per axis, and with antialias over the filter widened by 1 / scale when scale < 1, a tap
+/// count the kernel computes (2 - 2 * (floor(-support / scale) + 1), support 1 or 2); weights
+/// normalised by their per-output sum (stages T_resize_wsum<a>) with antialias or
+/// exclude_outside. Tag "injective" (the result; the sum stage is a reduction); dtype of x;
+/// shape rt.shape, or x's with each resized axis's extent rt.sizes[a]. UserError on unknown modes,
+/// bool interpolation, or operand counts that differ from p.axes' (x's rank for rt.shape).
+Tensor resize(const Tensor& x, const ResizeParams& p, const ResizeRunTimeOperands& rt);
+
 }  // namespace tessera::topi
