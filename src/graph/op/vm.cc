@@ -97,6 +97,14 @@ Shape SymbolDims(const Attrs& attrs, const TensorTypeNode& shape) {
   return out;
 }
 
+// x's dtype over the shape operand's symbols, one per dim of x (vm.reduce, vm.slice, vm.pad, vm.resize).
+Type SameRankSymbolic(const TensorTypeNode& x, const Attrs& attrs, const TensorTypeNode& shape) {
+  Shape out = SymbolDims(attrs, shape);
+  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
+                x.ndim());
+  return TensorTypeNode::make(out, x.dtype);
+}
+
 Type ReshapeShapeRel(const std::vector<Type>& args, const Attrs&) {
   const TensorTypeNode& s = TensorArg(args, 1);
   TESSERA_CHECK(s.ndim() == 1 && s.shape[0].is_static() && (s.dtype == DataType::Int(64)),
@@ -132,10 +140,7 @@ Type VMReduceRel(const std::vector<Type>& args, const Attrs& attrs) {
   TESSERA_CHECK(kind == "sum" || kind == "mean" || kind == "max" || kind == "min" || kind == "prod" ||
                     kind == "logsumexp",
                 "unknown reduction kind '", kind, "'");
-  Shape out = SymbolDims(attrs, TensorArg(args, 1));
-  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
-                x.ndim(), " (the keepdims form)");
-  return TensorTypeNode::make(out, x.dtype);
+  return SameRankSymbolic(x, attrs, TensorArg(args, 1));  // the keepdims form
 }
 
 // A shape function's result: int64 [n].
@@ -182,10 +187,7 @@ Type VMSliceRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const TensorTypeNode& params = TensorArg(args, 1);
   TESSERA_CHECK(params.ndim() == 2 && params.dtype == DataType::Int(64), "the params must be int64 [3, rank]");
-  Shape out = SymbolDims(attrs, TensorArg(args, 2));
-  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
-                x.ndim());
-  return TensorTypeNode::make(out, x.dtype);
+  return SameRankSymbolic(x, attrs, TensorArg(args, 2));
 }
 
 Type PadParamsRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -205,10 +207,7 @@ Type VMPadRel(const std::vector<Type>& args, const Attrs& attrs) {
   TESSERA_CHECK(params.ndim() == 2 && params.dtype == DataType::Int(64), "the params must be int64 [2, rank]");
   const TensorTypeNode& value = TensorArg(args, 2);
   TESSERA_CHECK(value.dtype == x.dtype, "the constant value has dtype ", value.dtype.str(), ", x ", x.dtype.str());
-  Shape out = SymbolDims(attrs, TensorArg(args, 3));
-  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
-                x.ndim());
-  return TensorTypeNode::make(out, x.dtype);
+  return SameRankSymbolic(x, attrs, TensorArg(args, 3));
 }
 
 // Range's three scalars share a dtype (ONNX Range's T).
@@ -265,10 +264,7 @@ Type VMResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
                   "tf_crop_and_resize needs a float roi of ", 2 * k, " values (starts, then ends), got ",
                   roi.dtype.str(), " ", ShapeStr(roi.shape));
   }
-  Shape out = SymbolDims(attrs, TensorArg(args, 3));
-  TESSERA_CHECK(static_cast<int64_t>(out.size()) == x.ndim(), "the shape has ", out.size(), " dims for a tensor of rank ",
-                x.ndim());
-  return TensorTypeNode::make(out, x.dtype);
+  return SameRankSymbolic(x, attrs, TensorArg(args, 3));
 }
 
 }  // namespace
