@@ -1,7 +1,8 @@
 // FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
-// vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, ..., and the kernels of vm.full,
-// vm.reduce, vm.slice, vm.pad, ..., whose output extents are symbols bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of
-// the VM: no kernel.)
+// vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, vm.range_shape, ..., and the
+// kernels of vm.full, vm.reduce, vm.slice, vm.pad, vm.range, ..., whose output extents are symbols
+// bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of the VM: no kernel;
+// Resize's are in computes_image.cc.)
 #include "computes.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/ir/op.h"
@@ -256,6 +257,7 @@ Tensors SliceParams(const Attrs& a, const Tensors& in, const Type&) {
   int64_t k = 0;
   TESSERA_ICHECK(ir::as_const_int(starts.shape()[0], &k), "vm.slice_params: the starts' length must be static");
   const bool check_ends = a.GetInt("check_ends", 0) != 0;
+  const int64_t split_part = a.GetInt("split_part", 0);
   // Two entries naming one axis fail the kernel, as ONNX Runtime refuses them (the sum of checks
   // is 0 otherwise and joins every step).
   ir::PrimExpr no_duplicates = I64(0);
@@ -278,6 +280,13 @@ Tensors SliceParams(const Attrs& a, const Tensors& in, const Type&) {
       // TopK's k: on its axis the end must lie in [0, dim] (a value outside fails the kernel).
       if (check_ends)
         e = ir::checked_index(ir::select(hit, ir::select(e < I64(0), dim + I64(1), e), I64(0)), dim + I64(1));
+      // A Split part: 0 <= start <= end <= dim on its axis, end = dim for the last (else the kernel
+      // fails; the check term is 0).
+      if (split_part != 0) {
+        ir::PrimExpr ok = s >= I64(0) && s <= e && e <= dim;
+        if (split_part == 2) ok = ok && e == dim;
+        e = e + ir::checked_index(ir::select(hit && !ok, I64(1), I64(0)), 1);
+      }
       s = ir::select(s < I64(0), s + dim, s);
       e = ir::select(e < I64(0), e + dim, e);
       // numpy's clip: min(max(v, lo), hi), so that an empty dim gives first = end = -1 backwards.

@@ -73,11 +73,17 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
   CheckBool(cond, "where (condition)");
   TESSERA_CHECK(x.dtype() == y.dtype(), "where: x and y dtypes differ (", x.dtype().str(), " vs ", y.dtype().str(),
                 ")");
-  std::vector<int64_t> sc = ConstShape(cond), sx = ConstShape(x), sy = ConstShape(y);
-  std::vector<int64_t> out = BroadcastShape(BroadcastShape(sc, sx), sy);
-  const char* tg = (sc == out && sx == out && sy == out) ? tag::kElemWise : tag::kBroadcast;
+  // Symbolic extents broadcast as in BroadcastBinary (a where over a run-time-shaped tensor, run by the VM).
+  const std::vector<PrimExpr> out = BroadcastExtents(BroadcastExtents(cond.shape(), x.shape()), y.shape());
+  auto same = [&](const Tensor& t) {
+    if (t.shape().size() != out.size()) return false;
+    for (size_t d = 0; d < out.size(); ++d)
+      if (!SameExtent(t.shape()[d], out[d])) return false;
+    return true;
+  };
+  const char* tg = (same(cond) && same(x) && same(y)) ? tag::kElemWise : tag::kBroadcast;
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         return ir::select(BroadcastRead(cond, i), BroadcastRead(x, i), BroadcastRead(y, i));
       },

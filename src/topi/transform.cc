@@ -59,22 +59,23 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> axes) {
 
 Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
   TESSERA_CHECK(!xs.empty(), "concatenate: no inputs");
-  std::vector<int64_t> out = ConstShape(xs[0]);
+  // Extents may be symbolic (a concatenation over run-time-shaped tensors, run by the VM); static
+  // ones fold to constants.
+  std::vector<PrimExpr> out = xs[0].shape();
   int nd = static_cast<int>(out.size());
   int axis = NormalizeAxis(axis_in, nd, "concatenate");
-  std::vector<int64_t> offsets{0};
-  out[axis] = 0;
+  std::vector<PrimExpr> offsets{Index(0)};
   for (const Tensor& t : xs) {
-    std::vector<int64_t> s = ConstShape(t);
+    const std::vector<PrimExpr>& s = t.shape();
     TESSERA_CHECK(static_cast<int>(s.size()) == nd && t.dtype() == xs[0].dtype(),
                   "concatenate: inputs differ in rank or dtype");
     for (int d = 0; d < nd; ++d)
-      TESSERA_CHECK(d == axis || s[d] == out[d], "concatenate: extents differ on axis ", d);
-    out[axis] += s[axis];
-    offsets.push_back(out[axis]);
+      TESSERA_CHECK(d == axis || SameExtent(s[d], out[d]), "concatenate: extents differ on axis ", d);
+    offsets.push_back(offsets.back() + s[axis]);
   }
+  out[axis] = offsets.back();
   return te::compute(
-      MakeShape(out),
+      out,
       [&](const std::vector<Var>& i) {
         // A balanced tree of selects on the axis index: out = i < off_mid ? (left half) : (right
         // half), so that code generation, which evaluates only the taken operand of a select
@@ -84,14 +85,14 @@ Tensor concatenate(const std::vector<Tensor>& xs, int64_t axis_in) {
           // Clamped so that an untaken operand, evaluated where the select is eager (a condition
           // that differs across vector lanes), reads inside x_k.
           std::vector<PrimExpr> idx = AsExprs(i);
-          int64_t ext = offsets[k + 1] - offsets[k];
-          idx[axis] = ir::min(ir::max(idx[axis] - Index(offsets[k]), Index(0)), Index(ext - 1));
+          const PrimExpr ext = offsets[k + 1] - offsets[k];
+          idx[axis] = ir::min(ir::max(idx[axis] - offsets[k], Index(0)), ext - Index(1));
           return xs[k](idx);
         };
         std::function<PrimExpr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> PrimExpr {
           if (hi - lo == 1) return read(lo);
           const size_t mid = (lo + hi) / 2;
-          return ir::select(i[axis] < Index(offsets[mid]), tree(lo, mid), tree(mid, hi));
+          return ir::select(i[axis] < offsets[mid], tree(lo, mid), tree(mid, hi));
         };
         return tree(0, xs.size());
       },

@@ -1,7 +1,8 @@
 """Pad whose pads, constant value or axes arrive at run time (graph/op/vm.cc vm.pad_params and vm.pad):
 one compiled library, run by the VM, against ONNX Runtime in every mode (constant, reflect, edge, wrap)
 with positive, zero and negative (cropping) amounts and run-time axes; reflect padding as large as the
-axis fails the run naming the output dim, never a wrong answer."""
+axis fails the run naming the output dim, never a wrong answer. CenterCropPad with a run-time shape
+pads and crops through the same kernels."""
 import numpy as np
 import onnx
 import pytest
@@ -64,3 +65,19 @@ def test_reflect_padding_as_large_as_the_axis_fails_naming_the_output_dim(tmp_pa
     feeds = {"x": np.ones((2, 3), np.float32), "pads": np.array([0, 3, 0, 0], np.int64)}
     got, proc = run_outputs(tmp_path, so, feeds, "bad", check=False)
     assert got is None and proc.returncode == 1 and "'y_1'" in proc.stderr, proc.stderr
+
+
+def test_center_crop_pad_with_a_run_time_shape_matches_onnxruntime(tmp_path):
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 6, 3]),
+              helper.make_tensor_value_info("shape", TensorProto.INT64, [2])]
+    node = helper.make_node("CenterCropPad", ["x", "shape"], ["y"], axes=[0, -2])
+    graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path, so = tmp_path / "m.onnx", tmp_path / "m.so"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    run_cli("compile", path, "-o", so)
+    x = np.arange(90, dtype=np.float32).reshape(5, 6, 3)
+    for k, shape in enumerate([[3, 9], [8, 6], [5, 1], [1, 4], [10, 11]]):  # crop, pad, odd differences
+        feeds = {"x": x, "shape": np.array(shape, np.int64)}
+        got, _ = run_outputs(tmp_path, so, feeds, f"r{k}")
+        want = _ort(path, feeds)
+        assert got["y"].shape == want.shape and np.array_equal(got["y"], want), (shape, got["y"].shape, want.shape)

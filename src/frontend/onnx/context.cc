@@ -155,9 +155,9 @@ int64_t NodeContext::RunTimeShapeLength(int i, const std::string& what) {
   return t.shape[0].value();
 }
 
-std::string NodeContext::OutputSymbols(int64_t n) const {
+std::string NodeContext::OutputSymbols(int64_t n, int i) const {
   std::string symbols;
-  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + OutputSymbol(0, static_cast<int>(d));
+  for (int64_t d = 0; d < n; ++d) symbols += (d ? "," : "") + OutputSymbol(i, static_cast<int>(d));
   return symbols;
 }
 

@@ -95,8 +95,8 @@ class NodeContext {
   /// The length of input i, a run-time shape operand (Reshape's shape, Reduce*'s axes, ...): Fail
   /// naming `what` unless it is a 1-D int64 tensor of static length.
   int64_t RunTimeShapeLength(int i, const std::string& what);
-  /// "s_0,s_1,...": OutputSymbol(0, d) for d < n, as a data-dependent op's attr "symbols".
-  std::string OutputSymbols(int64_t n) const;
+  /// "s_0,s_1,...": OutputSymbol(i, d) for d < n, as a data-dependent op's attr "symbols".
+  std::string OutputSymbols(int64_t n, int i = 0) const;
   /// Whether input i is present, a tensor and computed at run time (neither known at import nor a
   /// symbolic shape value).
   bool InputIsRunTime(int i);

@@ -146,7 +146,7 @@ void ConvertTopK(NodeContext& ctx) {
     Expr values = ctx.Call("gather_elements", {x, idx}, Attrs{{"axis", a}});
     auto ints = [](std::vector<int64_t> v) { return Expr(graph::ConstantNode::make(MakeInts(v))); };
     std::vector<Expr> out = RunTimeSlice(ctx, {values, idx}, ints({0}), Reshape(ctx, ctx.Input(1), {1}), ints({a}),
-                                         ints({1}), /*check_ends=*/true);
+                                         ints({1}), Attrs{{"check_ends", int64_t{1}}});
     ctx.SetOutput(0, out[0]);
     ctx.SetOutput(1, out[1]);
     return;

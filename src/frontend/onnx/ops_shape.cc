@@ -9,6 +9,7 @@
 #include "const_eval.h"
 #include "context.h"
 #include "fold.h"
+#include "graph_build.h"
 #include "tensor_convert.h"
 #include "tessera/graph/infer_type.h"
 
@@ -95,9 +96,8 @@ void ConvertTile(NodeContext& ctx) {
 // Pad-1 (paddings attr), 2 (pads, value attrs), 11/13/18/19/21/23 (pads, constant_value, axes
 // inputs). pads = [x1_begin, x2_begin, ..., x1_end, x2_end]; modes constant, reflect, edge,
 // wrap (19+).
-// Pad-11/13/18 whose pads, constant_value or axes is a run-time value: the shape function
-// vm.pad_params resolves the amounts per dim and the VM's vm.pad kernel pads (graph/op/vm.cc).
-void RunTimePad(NodeContext& ctx, const std::string& mode) {
+// Pad-11/13/18 whose pads, constant_value or axes is a run-time value.
+void ConvertRunTimePad(NodeContext& ctx, const std::string& mode) {
   const int64_t rank = ctx.InputType(0).ndim();
   Expr axes;
   if (ctx.HasInput(3)) {
@@ -112,11 +112,20 @@ void RunTimePad(NodeContext& ctx, const std::string& mode) {
   Expr value = ctx.HasInput(2) ? ctx.Input(2) : ctx.ScalarConst(0, ctx.InputType(0).dtype);
   if (ctx.HasInput(2) && ctx.InputType(2).NumElements() != std::optional<int64_t>(1))
     ctx.Fail("constant_value must have one element, got shape " + graph::ShapeStr(ctx.InputType(2).shape));
-  Expr params = ctx.Call("vm.pad_params", {ctx.Input(0), ctx.Input(1), axes}, Attrs{{"mode", mode}, {"source", ctx.Label()}});
-  Expr shape = ctx.Call("take", {params, ctx.ScalarConst(1, DataType::Int(64))}, Attrs{{"axis", int64_t{0}}});
-  ctx.SetOutput(0, ctx.Call("vm.pad", {ctx.Input(0), params, value, shape},
-                            Attrs{{"mode", mode}, {"symbols", ctx.OutputSymbols(rank)}}));
+  ctx.SetOutput(0, RunTimePad(ctx, ctx.Input(0), ctx.Input(1), axes, value, mode));
 }
+
+}  // namespace
+
+Expr RunTimePad(NodeContext& ctx, const Expr& x, const Expr& pads, const Expr& axes, const Expr& value,
+                const std::string& mode) {
+  const int64_t rank = graph::InferExprType(x)->as<graph::TensorTypeNode>()->ndim();
+  Expr params = ctx.Call("vm.pad_params", {x, pads, axes}, Attrs{{"mode", mode}, {"source", ctx.Label()}});
+  Expr shape = ctx.Call("take", {params, ctx.ScalarConst(1, DataType::Int(64))}, Attrs{{"axis", int64_t{0}}});
+  return ctx.Call("vm.pad", {x, params, value, shape}, Attrs{{"mode", mode}, {"symbols", ctx.OutputSymbols(rank)}});
+}
+
+namespace {
 
 void ConvertPad(NodeContext& ctx) {
   int64_t rank = ctx.InputType(0).ndim();
@@ -124,7 +133,7 @@ void ConvertPad(NodeContext& ctx) {
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
     ctx.Unsupported("mode '" + mode + "' is not supported (constant, reflect, edge, wrap)");
   if (ctx.opset() >= 11 && (ctx.InputIsRunTime(1) || ctx.InputIsRunTime(2) || ctx.InputIsRunTime(3)))
-    return RunTimePad(ctx, mode);
+    return ConvertRunTimePad(ctx, mode);
   std::vector<int64_t> pads, axes;
   double value = 0;
   if (ctx.opset() < 11) {
@@ -158,12 +167,33 @@ void ConvertPad(NodeContext& ctx) {
 
 // Split-1/2/11/13/18: split sizes from the attr (< 13) or input (13+), else equal parts (18+:
 // num_outputs, the last part may be smaller).
+// Split-13/18 with run-time sizes (int64 [n], n the outputs): part i is a run-time slice from the
+// sum of the sizes before it (an exclusive cumsum) to that plus its size (RunTimeSlice); a part that
+// is not inside the axis, or sizes that do not sum to its extent, fail the run naming the node.
+void RunTimeSplit(NodeContext& ctx, int64_t axis) {
+  const int64_t n_out = ctx.node().output_size();
+  if (ctx.RunTimeShapeLength(1, "Split's split") != n_out)
+    ctx.Fail("split has " + std::to_string(ctx.InputType(1).shape[0].value()) + " sizes for " +
+             std::to_string(n_out) + " outputs");
+  const Expr sizes = ctx.Input(1);
+  const Expr starts = ctx.Call("cumsum", {sizes}, Attrs{{"axis", int64_t{0}}, {"exclusive", int64_t{1}}, {"reverse", int64_t{0}}});
+  const Expr ends = ctx.Call("add", {starts, sizes});
+  auto ints = [](std::vector<int64_t> v) { return Expr(graph::ConstantNode::make(MakeInts(v))); };
+  for (int64_t i = 0; i < n_out; ++i) {
+    const Attrs check{{"split_part", int64_t{i + 1 == n_out ? 2 : 1}}};
+    ctx.SetOutput(static_cast<int>(i), RunTimeSlice(ctx, {ctx.Input(0)}, SliceAxis(ctx, starts, 0, i, i + 1),
+                                                    SliceAxis(ctx, ends, 0, i, i + 1), ints({axis}), ints({1}), check,
+                                                    static_cast<int>(i))[0]);
+  }
+}
+
 void ConvertSplit(NodeContext& ctx) {
-  std::vector<int64_t> shape = ctx.InputShape(0);
-  int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t rank = ctx.InputType(0).ndim();
   int64_t axis = ctx.AttrInt("axis", 0);
   if (axis < -rank || axis >= rank) ctx.Fail("axis out of range");
   if (axis < 0) axis += rank;
+  if (ctx.opset() >= 13 && ctx.InputIsRunTime(1)) return RunTimeSplit(ctx, axis);
+  std::vector<int64_t> shape = ctx.InputShape(0);
   std::vector<int64_t> sizes;
   if (ctx.opset() < 13) sizes = ctx.AttrInts("split", {});
   else if (ctx.HasInput(1)) sizes = ctx.InputInts(1, "Split's split");
@@ -304,32 +334,54 @@ void ConvertEyeLike(NodeContext& ctx) {
   ctx.SetOutputConst(0, FromDoubles(v, s, dt));
 }
 
-// OneHot-9/11: indices (negative count from the end), depth (known), values [off, on] (known);
-// the new axis of extent depth is inserted at `axis` (default -1).
+// OneHot-9/11: indices (negative count from the end; outside [-depth, depth) all off), depth and
+// values [off, on] (each a constant or a run-time value); the new axis of extent depth is
+// inserted at `axis` (default -1).
 void ConvertOneHot(NodeContext& ctx) {
   int64_t rank = ctx.InputType(0).ndim();
-  std::vector<double> depth_v = ctx.InputDoubles(1, "OneHot depth");
-  if (depth_v.size() != 1) ctx.Fail("depth must be a scalar");
-  int64_t depth = static_cast<int64_t>(depth_v[0]);
-  runtime::NDArray values = ctx.InputConst(2);
-  if (!values.defined()) ctx.Unsupported("OneHot values computed at run time are not supported");
-  if (values.NumElements() != 2) ctx.Fail("values must have two elements [off, on]");
   int64_t axis = ctx.AttrInt("axis", -1);
   if (axis < -(rank + 1) || axis > rank) ctx.Fail("axis out of range");
   if (axis < 0) axis += rank + 1;
-  Expr idx = ctx.Input(0);
-  if (ctx.InputType(0).dtype != DataType::Int(64)) idx = ctx.Call("cast", {idx}, Attrs{{"dtype", std::string("int64")}});
-  Expr dconst = ctx.ScalarConst(static_cast<double>(depth), DataType::Int(64));
-  Expr zero = ctx.ScalarConst(0, DataType::Int(64));
-  idx = ctx.Call("where", {ctx.Call("less", {idx, zero}), ctx.Call("add", {idx, dconst}), idx});
+  const DataType i64 = DataType::Int(64);
+  auto to_i64 = [&](Expr e, DataType t) { return t == i64 ? e : ctx.Call("cast", {e}, Attrs{{"dtype", i64.str()}}); };
+  // The classes 0..depth-1 along the new axis (shape [1, .., depth, .., 1]), and depth as an int64 scalar.
+  Expr classes, depth_e;
+  if (ctx.InputIsRunTime(1)) {
+    // A run-time depth: the classes are vm.range(0, depth) (graph/op/vm.cc), the new axis's extent a symbol.
+    if (ctx.InputType(1).NumElements() != std::optional<int64_t>(1)) ctx.Fail("depth must be a scalar");
+    depth_e = ctx.Call("reshape", {to_i64(ctx.Input(1), ctx.InputType(1).dtype)}, Attrs{{"newshape", std::vector<int64_t>{}}});
+    Expr zero = ctx.ScalarConst(0, i64), one = ctx.ScalarConst(1, i64);
+    Expr length = ctx.Call("vm.range_shape", {zero, depth_e, one}, Attrs{{"source", ctx.Label()}});
+    classes = ctx.Call("vm.range", {zero, one, length}, Attrs{{"symbols", ctx.OutputSymbol(0, static_cast<int>(axis))}});
+    if (axis > 0) classes = ctx.Call("expand_dims", {classes}, Attrs{{"axis", int64_t{0}}, {"num_newaxis", axis}});
+    if (rank - axis > 0) classes = ctx.Call("expand_dims", {classes}, Attrs{{"axis", axis + 1}, {"num_newaxis", rank - axis}});
+  } else {
+    std::vector<double> depth_v = ctx.InputDoubles(1, "OneHot depth");
+    if (depth_v.size() != 1) ctx.Fail("depth must be a scalar");
+    const int64_t depth = static_cast<int64_t>(depth_v[0]);
+    depth_e = ctx.ScalarConst(static_cast<double>(depth), i64);
+    std::vector<int64_t> iota(depth), iota_shape(rank + 1, 1);
+    for (int64_t i = 0; i < depth; ++i) iota[i] = i;
+    iota_shape[axis] = depth;
+    classes = graph::ConstantNode::make(MakeInts(iota, iota_shape));
+  }
+  // values [off, on]: constants, or scalars taken from the run-time tensor.
+  Expr off_e, on_e;
+  if (runtime::NDArray values = ctx.InputConst(2); values.defined()) {
+    if (values.NumElements() != 2) ctx.Fail("values must have two elements [off, on]");
+    off_e = graph::ConstantNode::make(ReshapeArray(SliceArray(values, {{0, 1, 1}}), {}));
+    on_e = graph::ConstantNode::make(ReshapeArray(SliceArray(values, {{1, 1, 1}}), {}));
+  } else {
+    if (ctx.InputType(2).NumElements() != std::optional<int64_t>(2)) ctx.Fail("values must have two elements [off, on]");
+    Expr flat = ctx.Call("reshape", {ctx.Input(2)}, Attrs{{"newshape", std::vector<int64_t>{2}}});
+    off_e = ctx.Call("take", {flat, ctx.ScalarConst(0, i64)}, Attrs{{"axis", int64_t{0}}});
+    on_e = ctx.Call("take", {flat, ctx.ScalarConst(1, i64)}, Attrs{{"axis", int64_t{0}}});
+  }
+  Expr idx = to_i64(ctx.Input(0), ctx.InputType(0).dtype);
+  Expr zero = ctx.ScalarConst(0, i64);
+  idx = ctx.Call("where", {ctx.Call("less", {idx, zero}), ctx.Call("add", {idx, depth_e}), idx});
   idx = ctx.Call("expand_dims", {idx}, Attrs{{"axis", axis}, {"num_newaxis", int64_t{1}}});
-  std::vector<int64_t> iota(depth), iota_shape(rank + 1, 1);
-  for (int64_t i = 0; i < depth; ++i) iota[i] = i;
-  iota_shape[axis] = depth;
-  Expr hit = ctx.Call("equal", {graph::ConstantNode::make(MakeInts(iota, iota_shape)), idx});
-  runtime::NDArray off = SliceArray(values, {{0, 1, 1}}), on = SliceArray(values, {{1, 1, 1}});
-  Expr off_e = graph::ConstantNode::make(ReshapeArray(off, {})), on_e = graph::ConstantNode::make(ReshapeArray(on, {}));
-  ctx.SetOutput(0, ctx.Call("where", {hit, on_e, off_e}));
+  ctx.SetOutput(0, ctx.Call("where", {ctx.Call("equal", {classes, idx}), on_e, off_e}));
 }
 
 }  // namespace

@@ -322,19 +322,21 @@ void ConvertRunTimeSlice(NodeContext& ctx) {
   std::vector<int64_t> iota(static_cast<size_t>(k));
   for (int64_t j = 0; j < k; ++j) iota[static_cast<size_t>(j)] = j;
   Expr axes = operand_or(3, "Slice axes", iota), steps = operand_or(4, "Slice steps", std::vector<int64_t>(k, 1));
-  ctx.SetOutput(0, RunTimeSlice(ctx, {ctx.Input(0)}, starts, ends, axes, steps, false)[0]);
+  ctx.SetOutput(0, RunTimeSlice(ctx, {ctx.Input(0)}, starts, ends, axes, steps)[0]);
 }
 
 }  // namespace
 
 std::vector<Expr> RunTimeSlice(NodeContext& ctx, const std::vector<Expr>& xs, Expr starts, Expr ends, Expr axes,
-                               Expr steps, bool check_ends) {
+                               Expr steps, Attrs checks, int output) {
   const int64_t rank = graph::InferExprType(xs.at(0))->as<graph::TensorTypeNode>()->ndim();
+  checks.Set("source", ctx.Label());
   Expr params = ctx.Call("vm.slice_params", {xs[0], std::move(starts), std::move(ends), std::move(axes), std::move(steps)},
-                         Attrs{{"source", ctx.Label()}, {"check_ends", int64_t{check_ends ? 1 : 0}}});
+                         checks);
   Expr shape = ctx.Call("take", {params, ctx.ScalarConst(2, DataType::Int(64))}, Attrs{{"axis", int64_t{0}}});
   std::vector<Expr> out;
-  for (const Expr& x : xs) out.push_back(ctx.Call("vm.slice", {x, params, shape}, Attrs{{"symbols", ctx.OutputSymbols(rank)}}));
+  for (const Expr& x : xs)
+    out.push_back(ctx.Call("vm.slice", {x, params, shape}, Attrs{{"symbols", ctx.OutputSymbols(rank, output)}}));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // ONNX HannWindow / HammingWindow / BlackmanWindow-17 and MelWeightMatrix-17: constant
-// generators, folded at import (their operands fix the output shape, so they must be known
-// there). Spec: onnx.defs.get_schema(...).doc; reference onnx/reference/ops/op_*_window.py and
+// generators, folded at import when their operands are known there; a window whose size is a
+// run-time value is computed by the VM over vm.range (RunTimeWindow). Spec:
+// onnx.defs.get_schema(...).doc; reference onnx/reference/ops/op_*_window.py and
 // op_mel_weight_matrix.py. With N = size (periodic=1, default) or size - 1 (periodic=0), n < size:
 //   Hann:     sin^2(pi n / N)
 //   Hamming:  a - (1 - a) cos(2 pi n / N), a = 25 / 46
@@ -33,12 +34,49 @@ double Scalar(NodeContext& ctx, int i, const std::string& what) {
 
 enum class Window { kHann, kHamming, kBlackman };
 
+// A window whose size is a run-time value: the same formulas in float64 graph ops over n =
+// vm.range(0, size) (graph/op/vm.cc), run by the VM, then cast to output_datatype.
+void RunTimeWindow(NodeContext& ctx, Window kind, int64_t periodic) {
+  const DataType st = ctx.InputType(0).dtype, f64 = DataType::Float(64);
+  if (!st.is_int()) ctx.Fail("size must be an int32 or int64 scalar, got " + st.str());
+  const graph::Expr size = ctx.Input(0), zero = ctx.ScalarConst(0, st), one = ctx.ScalarConst(1, st);
+  const graph::Expr length = ctx.Call("vm.range_shape", {zero, size, one}, graph::Attrs{{"source", ctx.Label()}});
+  const graph::Expr n = ctx.Call("vm.range", {zero, one, length}, graph::Attrs{{"symbols", ctx.OutputSymbols(1)}});
+  auto cast = [&](const graph::Expr& e, DataType t) { return ctx.Call("cast", {e}, graph::Attrs{{"dtype", t.str()}}); };
+  auto c = [&](double v) { return ctx.ScalarConst(v, f64); };
+  auto mul = [&](const graph::Expr& a, const graph::Expr& b) { return ctx.Call("multiply", {a, b}); };
+  auto sub = [&](const graph::Expr& a, const graph::Expr& b) { return ctx.Call("subtract", {a, b}); };
+  const graph::Expr x = cast(n, f64);
+  graph::Expr n_div = cast(size, f64);
+  if (!periodic) n_div = sub(n_div, c(1));
+  // angle(k) = k pi x / N, as the compile-time form computes it.
+  auto angle = [&](double k) { return ctx.Call("divide", {mul(x, c(k * std::numbers::pi)), n_div}); };
+  graph::Expr w;
+  switch (kind) {
+    case Window::kHann: {
+      const graph::Expr s = ctx.Call("sin", {angle(1)});
+      w = mul(s, s);
+      break;
+    }
+    case Window::kHamming: {
+      const double a = 25.0 / 46.0;
+      w = sub(c(a), mul(ctx.Call("cos", {angle(2)}), c(1 - a)));
+      break;
+    }
+    case Window::kBlackman:
+      w = ctx.Call("add", {sub(c(0.42), mul(c(0.5), ctx.Call("cos", {angle(2)}))), mul(c(0.08), ctx.Call("cos", {angle(4)}))});
+      break;
+  }
+  ctx.SetOutput(0, cast(w, OutputType(ctx)));
+}
+
 void ConvertWindow(NodeContext& ctx, Window kind) {
+  const int64_t periodic = ctx.AttrInt("periodic", 1);
+  if (periodic != 0 && periodic != 1) ctx.Fail("periodic must be 0 or 1");
+  if (ctx.InputIsRunTime(0)) return RunTimeWindow(ctx, kind, periodic);
   const double size_d = Scalar(ctx, 0, "size");
   const int64_t size = static_cast<int64_t>(size_d);
   if (size < 0 || static_cast<double>(size) != size_d) ctx.Fail("size must be an integer >= 0");
-  const int64_t periodic = ctx.AttrInt("periodic", 1);
-  if (periodic != 0 && periodic != 1) ctx.Fail("periodic must be 0 or 1");
   const double n_div = static_cast<double>(periodic ? size : size - 1);
   const double pi = std::numbers::pi;
   std::vector<double> w;

@@ -39,7 +39,9 @@
 //     dim - 1] for a negative one; the extent is max(0, ceil((end - start) / step)). A step of 0 or
 //     an axis outside [-r, r) or named twice fails the kernel (kKernelIndexOutOfRange, naming attr
 //     source); so does,
-//     with attr check_ends = 1 (TopK's run-time k), an end outside [0, dim]. A kernel.
+//     with attr check_ends = 1 (TopK's run-time k), an end outside [0, dim], and with attr split_part
+//     = 1 / 2 (a part of Split with run-time sizes) a part that is not 0 <= start <= end <= dim on
+//     its axis, or (2, the last part) whose end is not dim. A kernel.
 //   vm.slice(x, params, shape) -> Tensor[(symbols...), x.dtype]: out[i] = x[params[0] + i * params[1]]
 //     over the extents `shape` (vm.slice_params' row 2). Opaque.
 //   vm.pad_params(x, pads, axes) -> Tensor[(2, r), int64]: ONNX Pad-11/13/18's run-time pads (int64 [2k]:
@@ -284,7 +286,7 @@ void RegisterVMOps(OpRegistry& r) {
              "keep_aspect_ratio_policy, symbols");
   r.Register("vm.slice_params", 5, kOpaque, SliceParamsRel,
              "ONNX Slice's run-time starts, ends, axes, steps resolved per dim: int64 [3, rank]. attrs: source, "
-             "check_ends");
+             "check_ends, split_part");
   r.Register("vm.slice", 3, kOpaque, VMSliceRel, "x sliced at run-time starts and steps. attrs: symbols");
   r.Register("vm.unsqueeze_shape", 2, kOpaque, UnsqueezeShapeRel, "x's shape with 1s inserted at run-time axes");
   r.Register("vm.broadcast_shape", 2, kOpaque, BroadcastShapeRel, "x's shape broadcast with a run-time shape");

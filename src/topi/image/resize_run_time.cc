@@ -67,7 +67,7 @@ PrimExpr NearestSource(const std::string& m, const PrimExpr& c, const PrimExpr& 
 // [0, count)) reads floor(c) + start + j with weight filter((start + j - r) * scale'), where
 // r = c - floor(c) and scale' = min(scale, 1) with antialias, else 1 (the plain 2 / 4 taps).
 struct Taps {
-  PrimExpr c, floor_c, r, start, scale, count;  // count: index dtype, the same for every o
+  PrimExpr floor_c, r, start, scale, count;  // count: index dtype, the same for every o
 
   PrimExpr Source(const PrimExpr& j) const { return floor_c + start + AsF64(j); }
 };
@@ -76,9 +76,9 @@ Taps MakeTaps(const ResizeParams& p, const Axis& ax, const PrimExpr& o) {
   Taps t;
   const bool cubic = p.mode == "cubic";
   const double support = cubic ? 2 : 1;
-  t.c = Coordinate(p.coordinate_transformation_mode, ax, AsF64(o));
-  t.floor_c = ir::floor(t.c);
-  t.r = t.c - t.floor_c;
+  const PrimExpr c = Coordinate(p.coordinate_transformation_mode, ax, AsF64(o));
+  t.floor_c = ir::floor(c);
+  t.r = c - t.floor_c;
   const DataType index = o.dtype();
   if (p.antialias) {
     t.scale = ir::min(ax.scale, F64(1));
@@ -116,7 +116,8 @@ Tensor resize(const Tensor& x, const ResizeParams& p, const ResizeRunTimeOperand
   TESSERA_CHECK(rt.shape.empty() || static_cast<int64_t>(rt.shape.size()) == rank, "resize: an output shape of ",
                 rt.shape.size(), " dims for a tensor of rank ", rank);
   std::vector<PrimExpr> out_shape = rt.shape.empty() ? x.shape() : rt.shape;
-  if (k == 0) return te::compute(out_shape, [&](const std::vector<Var>& o) { return x(AsExprs(o)); }, "T_resize", tag::kInjective);
+  if (k == 0)
+    return te::compute(out_shape, [&](const std::vector<Var>& o) { return x(AsExprs(o)); }, "T_resize", tag::kInjective);
   std::vector<Axis> axes(k);
   for (size_t a = 0; a < k; ++a) {
     Axis& ax = axes[a];
