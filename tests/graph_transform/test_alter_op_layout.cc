@@ -116,7 +116,9 @@ TEST(AlterOpLayout, PacksWeightsAtCompileTime) {
       }
 }
 
-TEST(AlterOpLayout, DepthwiseAndGroupedFallback) {
+TEST(AlterOpLayout, DepthwiseAndGrouped) {
+  // Grouped 32 -> 32 in 4 groups of 8 channels, 16-wide blocks: pairs of groups merge (m = 2) into
+  // 2 block-diagonal groups of 16.
   Var x = VarNode::make("x", F32({1, 32, 8, 8}));
   Expr dw = Call("nn.conv2d", {x, ConstantNode::make(Random({32, 1, 3, 3}, 6))}, ConvAttrs(1, 32));
   Expr gr = Call("nn.conv2d", {dw, ConstantNode::make(Random({32, 8, 3, 3}, 7))}, ConvAttrs(1, 4));
@@ -124,8 +126,36 @@ TEST(AlterOpLayout, DepthwiseAndGroupedFallback) {
   Var x2 = VarNode::make("x", F32({1, 32, 8, 8}));
   Expr dw2 = Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW16c", 32), Zeros({2, 1, 3, 3, 1, 16})},
                   Blocked(ConvAttrs(1, 32), 16, 16, true));
-  Expr gr2 = Call("nn.conv2d", {LT(dw2, "NCHW16c", "NCHW", 32), Zeros({32, 8, 3, 3})}, ConvAttrs(1, 4));
-  EXPECT_EQ(PrintModule(after), PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, gr2)))));
+  Expr gr2 = Call("nn.contrib_conv2d_NCHWc", {dw2, Zeros({2, 1, 3, 3, 16, 16})}, Blocked(ConvAttrs(1, 2), 16, 16));
+  EXPECT_EQ(PrintModule(after),
+            PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(gr2, "NCHW16c", "NCHW", 32))))));
+}
+
+TEST(AlterOpLayout, GroupedWeightsAreBlockDiagonalAcrossMergedGroups) {
+  // 16 -> 16 in 4 groups of 4: all four merge (m = 4) into one 16-wide group.
+  runtime::NDArray w = Random({16, 4, 1, 1}, 8);
+  Var x = VarNode::make("x", F32({1, 16, 5, 5}));
+  Expr y = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(0, 4));
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
+  const auto* conv = after.main()->body->as<CallNode>()->args[0]->as<CallNode>();
+  ASSERT_TRUE(conv && conv->op->as<OpNode>()->name == "nn.contrib_conv2d_NCHWc");
+  EXPECT_EQ(conv->attrs.GetInt("groups"), 1);
+  const auto* wp = conv->args[1]->as<ConstantNode>();
+  ASSERT_TRUE(wp);
+  ASSERT_EQ(wp->data.shape(), (std::vector<int64_t>{1, 1, 1, 1, 16, 16}));
+  for (int64_t o = 0; o < 16; ++o)
+    for (int64_t i = 0; i < 16; ++i) {
+      const float want = i / 4 == o / 4 ? w.data<float>()[o * 4 + i % 4] : 0.f;
+      ASSERT_EQ(wp->data.data<float>()[i * 16 + o], want) << o << " " << i;
+    }
+}
+
+TEST(AlterOpLayout, GroupedFallbackWhenNoMergeMakesWholeBlocks) {
+  // 30 channels in 3 groups of 10: no m dividing 3 makes 10 m a multiple of 16.
+  Var x = VarNode::make("x", F32({1, 30, 6, 6}));
+  Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({30, 10, 3, 3}, 9))}, ConvAttrs(1, 3));
+  IRModule before = InferType(IRModule::FromMain(FunctionNode::make({x}, y)));
+  EXPECT_EQ(PrintModule(AlterOpLayout(before)), PrintModule(before));
 }
 
 TEST(AlterOpLayout, ResidualAddAndConcatStayBlocked) {
@@ -194,6 +224,21 @@ TEST(AlterOpLayout, NumericsUnchangedEndToEnd) {
   Expr y = Call("nn.relu", {Call("add", {c3, c2})});
   IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
   runtime::NDArray in = Random({1, 3, 13, 11}, 9);
+  std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+}
+
+// Grouped convolutions as grouped NCHWc ones (merged or not, after a blocked producer or not) give
+// the NCHW numerics.
+TEST(AlterOpLayout, GroupedNumericsUnchangedEndToEnd) {
+  Var x = VarNode::make("x", F32({1, 32, 9, 7}));
+  // Groups of 4 (merged at 8- or 16-wide blocks), of 16 -> 32 strided, of 8 -> 8 after a blocked producer.
+  Expr g1 = Call("nn.conv2d", {x, ConstantNode::make(Random({32, 4, 3, 3}, 1))}, ConvAttrs(1, 8));
+  Expr g2 = Call("nn.conv2d", {Call("nn.relu", {g1}), ConstantNode::make(Random({64, 16, 3, 3}, 2))}, ConvAttrs(1, 2, 2));
+  Expr g3 = Call("nn.conv2d", {g2, ConstantNode::make(Random({64, 8, 1, 1}, 3))}, ConvAttrs(0, 8));
+  IRModule mod = IRModule::FromMain(FunctionNode::make({x}, Call("add", {g3, g2})));
+  runtime::NDArray in = Random({1, 32, 9, 7}, 9);
   std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;

@@ -21,8 +21,8 @@ int64_t BlockOf(const std::string& layout) {
   return b;
 }
 
-// data [N, C/c, H, W, c]; kernel [K/k, C/c, KH, KW, c, k] (groups = 1) or [C/c, 1, KH, KW, 1, c]
-// (depthwise, groups > 1) -> [N, K/k, OH, OW, k].
+// data [N, C/c, H, W, c]; kernel [K/k, C/(c g), KH, KW, c, k] (dense g = 1, or g groups of whole
+// blocks) or [C/c, 1, KH, KW, 1, c] (depthwise, groups > 1) -> [N, K/k, OH, OW, k].
 Type Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   const TensorTypeNode& w = TensorArg(args, 1);
@@ -37,9 +37,11 @@ Type Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& attrs) {
   const int64_t data_block = BlockOf(attrs.GetString("data_layout", "NCHW" + std::to_string(c) + "c"));
   TESSERA_CHECK(data_block == c, "data_layout block ", data_block, " does not match the data's last dim ", c);
   Dim out_c, out_b;
-  if (groups == 1) {
-    TESSERA_CHECK((*ws)[1] == cb && (*ws)[4] == c, "kernel ", ShapeStr(w.shape), " does not match data channel blocks ",
-                  cb, "x", c);
+  // As topi::IsDepthwiseNCHWc.
+  const bool depthwise = groups > 1 && (*ws)[0] == cb && (*ws)[1] == 1 && (*ws)[4] == 1 && (*ws)[5] == c;
+  if (!depthwise) {  // dense, or grouped: each group's output blocks read its cb / groups data blocks
+    TESSERA_CHECK(groups >= 1 && (*ws)[1] * groups == cb && (*ws)[4] == c && (*ws)[0] % groups == 0, "kernel ",
+                  ShapeStr(w.shape), " does not match data channel blocks ", cb, "x", c, " in ", groups, " groups");
     out_c = Dim((*ws)[0]);
     out_b = Dim((*ws)[5]);
   } else {

@@ -1,8 +1,8 @@
 // The "cpu" key: the CPU templates every CPU target gets (x86, AArch64, any other LLVM CPU), at
 // the target's widths (the schedules read topi::x86::ScheduleOptions from the target; the GEMM
 // tile comes from the target's vector registers):
-//   nn.contrib_conv2d_NCHWc     the register-tiled direct NCHWc convolution (groups 1) and the
-//                               depthwise NCHWc convolution (topi/x86/conv2d_nchwc.h)
+//   nn.contrib_conv2d_NCHWc     the register-tiled direct NCHWc convolution (dense or grouped) and
+//                               the depthwise NCHWc convolution (topi/x86/conv2d_nchwc.h)
 //   nn.dense / nn.matmul /      the packed GEMM micro-kernel (topi/nn/dense_pack.h, x86/dense.h),
 //   nn.batch_matmul             packing a non-constant right operand inside the kernel (the batched
 //                               forms also with symbolic M, N, K: dynamic shapes)
@@ -93,6 +93,11 @@ bool MatmulHasPanels(const StrategyCall& c) {
   return (rb == 2 || (rb > 2 && ra >= 2)) && MatmulPackedTakesShapes(c);
 }
 
+// The depthwise form of nn.contrib_conv2d_NCHWc (else the dense or grouped one).
+bool DepthwiseNCHWc(const StrategyCall& c) {
+  return topi::IsDepthwiseNCHWc(topi::ConstShape(c.inputs[0]), topi::ConstShape(c.inputs[1]), c.attrs.GetInt("groups", 1));
+}
+
 bool BatchMatmul3D(const StrategyCall& c) {
   return c.inputs[0].shape().size() == 3 && c.inputs[1].shape().size() == 3 && StaticBatch(c, 2);
 }
@@ -102,13 +107,13 @@ bool BatchMatmul3D(const StrategyCall& c) {
 void RegisterCpuStrategies(OpStrategyTable& t) {
   const std::string conv = "nn.contrib_conv2d_NCHWc";
   t.Register(conv, "cpu",
-             {"conv2d_NCHWc.cpu", 10, [](const StrategyCall& c) { return c.attrs.GetInt("groups", 1) == 1; },
+             {"conv2d_NCHWc.cpu", 10, [](const StrategyCall& c) { return !DepthwiseNCHWc(c); },
               [](const StrategyCall& c) -> Tensors {
                 return {topi::conv2d_NCHWc(c.inputs[0], c.inputs[1], ConvParamsOf(c.attrs), false)};
               },
               topi::x86::Conv2dNCHWcAnchor()});
   t.Register(conv, "cpu",
-             {"depthwise_conv2d_NCHWc.cpu", 10, [](const StrategyCall& c) { return c.attrs.GetInt("groups", 1) > 1; },
+             {"depthwise_conv2d_NCHWc.cpu", 10, DepthwiseNCHWc,
               [](const StrategyCall& c) -> Tensors {
                 return {topi::depthwise_conv2d_NCHWc(c.inputs[0], c.inputs[1], ConvParamsOf(c.attrs))};
               },

@@ -74,9 +74,10 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
   TESSERA_CHECK(ds.size() == 5, "conv2d_NCHWc: data must be 5-D NCHWc, got rank ", ds.size());
   TESSERA_CHECK(ks.size() == 6, "conv2d_NCHWc: kernel must be 6-D [K/k, C/c, KH, KW, c, k], got rank ", ks.size());
   TESSERA_CHECK(data.dtype() == kernel.dtype(), "conv2d_NCHWc: data and kernel dtypes differ");
-  TESSERA_CHECK(p.groups == 1, "conv2d_NCHWc: groups must be 1 (use depthwise_conv2d_NCHWc), got ", p.groups);
-  TESSERA_CHECK(ks[1] == ds[1] && ks[4] == ds[4], "conv2d_NCHWc: kernel channel blocks ", ks[1], "x", ks[4],
-                " do not match data ", ds[1], "x", ds[4]);
+  const int64_t g = p.groups;
+  TESSERA_CHECK(g >= 1 && ks[0] % g == 0 && ks[1] * g == ds[1] && ks[4] == ds[4], "conv2d_NCHWc: kernel channel blocks ",
+                ks[1], "x", ks[4], " in ", g, " groups do not match data ", ds[1], "x", ds[4], " (output blocks ", ks[0],
+                ")");
   CheckParams(p, "conv2d_NCHWc");
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
   Tensor in = PadNCHWcStage(data, p.padding);
@@ -88,7 +89,7 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
     in = SubsampleNCHWc(data, sh, sw, oh, ow);
     sh = sw = 1;
   }
-  te::IterVar rco = te::reduce_axis(Range(Index(0), Index(ds[1])), "rco");
+  te::IterVar rco = te::reduce_axis(Range(Index(0), Index(ks[1])), "rco");
   Tensor col = im2col ? Im2colNCHWc(in, ks[2], ks[3], sh, sw, dh, dw, oh, ow) : in;
   te::IterVar ry = te::reduce_axis(Range(Index(0), Index(ks[2])), "ry");
   te::IterVar rx = te::reduce_axis(Range(Index(0), Index(ks[3])), "rx");
@@ -98,12 +99,19 @@ Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams
       [&](const std::vector<Var>& i) {
         PrimExpr y = i[2] * Index(sh) + ry.var * Index(dh);
         PrimExpr x = i[3] * Index(sw) + rx.var * Index(dw);
-        PrimExpr v = im2col ? col({PrimExpr(i[0]), rco.var, ry.var, rx.var, i[2] * Index(ow) + i[3], rci.var})
-                            : in({PrimExpr(i[0]), rco.var, y, x, rci.var});
+        // The data block: rco within the output block's group.
+        const PrimExpr co = g == 1 ? PrimExpr(rco.var) : ir::floordiv(i[1], Index(ks[0] / g)) * Index(ks[1]) + rco.var;
+        PrimExpr v = im2col ? col({PrimExpr(i[0]), co, ry.var, rx.var, i[2] * Index(ow) + i[3], rci.var})
+                            : in({PrimExpr(i[0]), co, y, x, rci.var});
         return te::sum(v * kernel({PrimExpr(i[1]), rco.var, ry.var, rx.var, rci.var, PrimExpr(i[4])}),
                        {rco, ry, rx, rci});
       },
       "conv2d_NCHWc", tag::kConv2dNCHWc);
+}
+
+bool IsDepthwiseNCHWc(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel, int64_t groups) {
+  return groups > 1 && data.size() == 5 && kernel.size() == 6 && kernel[0] == data[1] && kernel[1] == 1 &&
+         kernel[4] == 1 && kernel[5] == data[4];
 }
 
 Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p) {

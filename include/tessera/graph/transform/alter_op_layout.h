@@ -9,6 +9,11 @@
 //          output NCHW16c (K padded to a multiple of 16 with zero weights).
 //   nn.conv2d depthwise (groups == C == K, W [C, 1, KH, KW] Constant)
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW16c, W packed to [C/16, 1, KH, KW, 1, 16], groups = C)
+//   nn.conv2d grouped (1 < groups, W [K, C/groups, KH, KW] Constant)
+//       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/(c g'), KH, KW, c, 16],
+//          groups = g' = groups / m), c = x's block or 16, m the smallest divisor of groups (<= 8)
+//          that makes m C/groups a multiple of c and m K/groups one of 16: m adjacent groups merge
+//          into one whose weights across them are zero (block-diagonal); no such m: unchanged.
 // and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
 // stay in NCHWc:
 //   elementwise (nn.relu, clip, sigmoid, tanh, hard_sigmoid, hard_swish, exp, negative, abs, copy);

@@ -13,6 +13,10 @@
 // The reduction block is named "conv2d_NCHWc" (tag kConv2dNCHWc); the x86 schedule
 // (x86/conv2d_nchwc.h) recognises it by that name.
 //
+// Grouped (groups g > 1, the dense form per group; AlterOpLayout merges groups smaller than a
+// block into block-diagonal ones): kernel [K/k, C/(c g), KH, KW, c, k]; output block ko reads the
+// C/(c g) data blocks of its group, which starts at block (ko / (K/(k g))) * C/(c g).
+//
 // Depthwise (groups == C == K):
 //   data   [N, C/c, H, W, c], kernel [C/c, 1, KH, KW, 1, c], out [N, C/c, OH, OW, c]
 //   out[n, b, y, x, i] = sum_{ky, kx} pad(data)[n, b, y*sh + ky*dh, x*sw + kx*dw, i] * kernel[b, 0, ky, kx, 0, i]
@@ -47,10 +51,14 @@ inline constexpr const char* kNCHWcSubsampleName = "data_subsample_NCHWc";
 /// schedule can tile the fused (y, x) pixel loop whatever OW is (7x7: 8 x 6 + 1).
 inline constexpr const char* kNCHWcIm2colName = "data_im2col_NCHWc";
 
-/// p.groups must be 1. UserError on inconsistent shapes. A 1x1 kernel with stride > 1 and no
-/// padding reads a kNCHWcSubsampleName stage; with `im2col` (ignored for 1x1 kernels) a
-/// kNCHWcIm2colName stage.
+/// Dense (p.groups 1) or grouped (p.groups dividing both channel block counts) NCHWc convolution.
+/// UserError on inconsistent shapes. A 1x1 kernel with stride > 1 and no padding reads a
+/// kNCHWcSubsampleName stage; with `im2col` (ignored for 1x1 kernels) a kNCHWcIm2colName stage.
 Tensor conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p, bool im2col = false);
+
+/// Whether an NCHWc convolution of these shapes is the depthwise form (kernel [C/c, 1, KH, KW, 1, c]
+/// with groups > 1: depthwise_conv2d_NCHWc) rather than the dense or grouped one (conv2d_NCHWc).
+bool IsDepthwiseNCHWc(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel, int64_t groups);
 
 /// Depthwise; p.groups is ignored (the kernel's layout says it). UserError on inconsistent shapes.
 Tensor depthwise_conv2d_NCHWc(const Tensor& data, const Tensor& kernel, const Conv2DParams& p);
