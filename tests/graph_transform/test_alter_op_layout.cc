@@ -150,8 +150,21 @@ TEST(AlterOpLayout, GroupedWeightsAreBlockDiagonalAcrossMergedGroups) {
     }
 }
 
+TEST(AlterOpLayout, GroupedTakesASmallerBlockWhenNoMergeFits) {
+  // 104 channels in 13 groups of 8 (RegNetY-400MF): 13 is prime, so no m <= 8 makes 16-wide blocks;
+  // 8-wide ones fit with m = 1.
+  Var x = VarNode::make("x", F32({1, 104, 6, 6}));
+  Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({104, 8, 3, 3}, 10))}, ConvAttrs(1, 13));
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
+  Var x2 = VarNode::make("x", F32({1, 104, 6, 6}));
+  Expr y2 = Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW8c", 104), Zeros({13, 1, 3, 3, 8, 8})},
+                 Blocked(ConvAttrs(1, 13), 8, 8));
+  EXPECT_EQ(PrintModule(after),
+            PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(y2, "NCHW8c", "NCHW", 104))))));
+}
+
 TEST(AlterOpLayout, GroupedFallbackWhenNoMergeMakesWholeBlocks) {
-  // 30 channels in 3 groups of 10: no m dividing 3 makes 10 m a multiple of 16.
+  // 30 channels in 3 groups of 10: no m dividing 3 makes 10 m a multiple of 16, 8 or 4.
   Var x = VarNode::make("x", F32({1, 30, 6, 6}));
   Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({30, 10, 3, 3}, 9))}, ConvAttrs(1, 3));
   IRModule before = InferType(IRModule::FromMain(FunctionNode::make({x}, y)));

@@ -168,6 +168,48 @@ TEST(TopiConv2dNCHWc, Im2colMatchesReference) {
   RunCase(Case{16, 7, 7, 16, 3, 3, P(1, 1), 16, 16}, false, true, true);
 }
 
+// Grouped: every group's channels in whole blocks (as AlterOpLayout packs them); the reference is a
+// direct grouped NCHW convolution.
+TEST(TopiConv2dNCHWc, GroupedMatchesReference) {
+  struct G {
+    int64_t c, k, g, h, w, kh, cb, kb;
+    Conv2DParams p;
+  };
+  for (const G& gc : {G{16, 32, 2, 7, 9, 3, 8, 8, P(1, 1)}, G{32, 32, 4, 8, 6, 3, 8, 8, P(2, 1)},
+                      G{32, 64, 2, 5, 5, 1, 8, 16, P(1, 0)}}) {
+    SCOPED_TRACE(::testing::Message() << "C=" << gc.c << " K=" << gc.k << " groups=" << gc.g);
+    const int64_t cg = gc.c / gc.g, kg = gc.k / gc.g;
+    Conv2DParams p = gc.p;
+    p.groups = gc.g;
+    const auto [oh, ow] = Conv2DOutHW(gc.h, gc.w, gc.kh, gc.kh, p);
+    Data x = testing::Random(gc.c * gc.h * gc.w, 1), wt = testing::Random(gc.k * cg * gc.kh * gc.kh, 2);
+    Data want(gc.k * oh * ow, 0.0);
+    for (int64_t o = 0; o < gc.k; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx)
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < gc.kh; ++ky)
+              for (int64_t kx = 0; kx < gc.kh; ++kx) {
+                const int64_t iy = y * p.strides[0] + ky - p.padding[0], ix = xx * p.strides[1] + kx - p.padding[1];
+                if (iy < 0 || iy >= gc.h || ix < 0 || ix >= gc.w) continue;
+                want[(o * oh + y) * ow + xx] += x[((o / kg * cg + c) * gc.h + iy) * gc.w + ix] *
+                                                wt[((o * cg + c) * gc.kh + ky) * gc.kh + kx];
+              }
+    // kernel [K/kb, cg/cb, KH, KW, cb, kb]: output channel o reads its group's input channel c.
+    const int64_t cgb = cg / gc.cb;
+    Data wp(gc.k * cg * gc.kh * gc.kh, 0.0);
+    for (int64_t o = 0; o < gc.k; ++o)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t r = 0; r < gc.kh * gc.kh; ++r)
+          wp[(((o / gc.kb * cgb + c / gc.cb) * gc.kh * gc.kh + r) * gc.cb + c % gc.cb) * gc.kb + o % gc.kb] =
+              wt[(o * cg + c) * gc.kh * gc.kh + r];
+    Tensor data = te::placeholder(MakeShape({1, gc.c / gc.cb, gc.h, gc.w, gc.cb}), f32, "data");
+    Tensor kernel = te::placeholder(MakeShape({gc.k / gc.kb, cgb, gc.kh, gc.kh, gc.cb, gc.kb}), f32, "kernel");
+    testing::CheckAllModes({data, kernel}, conv2d_NCHWc(data, kernel, p), {Pack(x, gc.c, gc.h, gc.w, gc.cb), wp},
+                           Pack(want, gc.k, oh, ow, gc.kb), 1e-4);
+  }
+}
+
 TEST(TopiConv2dNCHWc, DepthwiseMatchesReference) {
   Conv2DParams asym = P(1, 0);
   asym.padding = {0, 1, 1, 2};

@@ -13,7 +13,8 @@
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/(c g'), KH, KW, c, 16],
 //          groups = g' = groups / m), c = x's block or 16, m the smallest divisor of groups (<= 8)
 //          that makes m C/groups a multiple of c and m K/groups one of 16: m adjacent groups merge
-//          into one whose weights across them are zero (block-diagonal); no such m: unchanged.
+//          into one whose weights across them are zero (block-diagonal); no such m: the same with
+//          c = k = 8, then 4 (output NCHW<k>c); none: unchanged.
 // and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
 // stay in NCHWc:
 //   elementwise (nn.relu, clip, sigmoid, tanh, hard_sigmoid, hard_swish, exp, negative, abs, copy);
