@@ -93,9 +93,6 @@ void ConvertTile(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("tile", {ctx.Input(0)}, Attrs{{"reps", reps}}));
 }
 
-// Pad-1 (paddings attr), 2 (pads, value attrs), 11/13/18/19/21/23 (pads, constant_value, axes
-// inputs). pads = [x1_begin, x2_begin, ..., x1_end, x2_end]; modes constant, reflect, edge,
-// wrap (19+).
 // Pad-11/13/18 whose pads, constant_value or axes is a run-time value.
 void ConvertRunTimePad(NodeContext& ctx, const std::string& mode) {
   const int64_t rank = ctx.InputType(0).ndim();
@@ -127,6 +124,9 @@ Expr RunTimePad(NodeContext& ctx, const Expr& x, const Expr& pads, const Expr& a
 
 namespace {
 
+// Pad-1 (paddings attr), 2 (pads, value attrs), 11/13/18/19/21/23 (pads, constant_value, axes
+// inputs). pads = [x1_begin, x2_begin, ..., x1_end, x2_end]; modes constant, reflect, edge,
+// wrap (19+).
 void ConvertPad(NodeContext& ctx) {
   int64_t rank = ctx.InputType(0).ndim();
   std::string mode = ctx.AttrString("mode", "constant");
@@ -165,8 +165,6 @@ void ConvertPad(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("pad", {ctx.Input(0)}, attrs));
 }
 
-// Split-1/2/11/13/18: split sizes from the attr (< 13) or input (13+), else equal parts (18+:
-// num_outputs, the last part may be smaller).
 // Split-13/18 with run-time sizes (int64 [n], n the outputs): part i is a run-time slice from the
 // sum of the sizes before it (an exclusive cumsum) to that plus its size (RunTimeSlice); a part that
 // is not inside the axis, or sizes that do not sum to its extent, fail the run naming the node.
@@ -187,6 +185,8 @@ void RunTimeSplit(NodeContext& ctx, int64_t axis) {
   }
 }
 
+// Split-1/2/11/13/18: split sizes from the attr (< 13) or input (13+), else equal parts (18+:
+// num_outputs, the last part may be smaller).
 void ConvertSplit(NodeContext& ctx) {
   const int64_t rank = ctx.InputType(0).ndim();
   int64_t axis = ctx.AttrInt("axis", 0);
