@@ -236,15 +236,14 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
-/// The call of an op whose output dims are the values of a shape operand, its last (data-dependent
-/// shapes, graph/op/vm.cc: vm.reshape, vm.full, vm.reduce, vm.broadcast_to, vm.tile, vm.slice, vm.pad,
-/// vm.range, vm.resize) that is `fn`'s whole body, or nullptr.
+/// The call of a VM op whose output dims are the values of a shape operand, its last, that is
+/// `fn`'s whole body, or nullptr: graph/op/vm.cc's data-dependent-shape ops, the vm.* ops with attr
+/// "symbols" (vm.reshape, vm.full, vm.reduce, vm.broadcast_to, vm.tile, vm.slice, vm.pad, vm.range,
+/// vm.resize).
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
   const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  static const std::set<std::string> kOps = {"vm.reshape", "vm.full", "vm.reduce", "vm.broadcast_to", "vm.tile",
-                                             "vm.slice", "vm.pad", "vm.range", "vm.resize"};
-  if (!op || !kOps.count(op->name)) return nullptr;
+  if (!op || op->name.rfind("vm.", 0) != 0 || !c->attrs.Has("symbols")) return nullptr;
   for (const auto& a : c->args)
     if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
   return c;

@@ -31,6 +31,20 @@ void RegisterVMComputes(graph::OpRegistry& r);         // computes_vm.cc: vm.res
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 void RegisterWinogradComputes(graph::OpRegistry& r);   // computes_winograd.cc: the Winograd conv ops
 
+/// values[i] for a run-time position i (int64; a select chain over the static count, 0 past it):
+/// the shape functions' per-dim results (computes_vm.cc, computes_image.cc).
+inline ir::PrimExpr Pick(const ir::PrimExpr& i, const std::vector<ir::PrimExpr>& values) {
+  ir::PrimExpr v = ir::make_const(DataType::Int(64), 0);
+  for (size_t d = values.size(); d-- > 0;)
+    v = ir::select(i == ir::make_const(DataType::Int(32), static_cast<int64_t>(d)), values[d], v);
+  return v;
+}
+
+/// The single element of a one-element tensor t (any rank), cast to `dtype`.
+inline ir::PrimExpr ScalarAs(const te::Tensor& t, DataType dtype) {
+  return ir::cast(dtype, t(std::vector<ir::PrimExpr>(t.ndim(), ir::make_const(DataType::Int(32), 0))));
+}
+
 /// An FCompute calling a one-input / two-input topi compute that takes no attrs.
 inline graph::FCompute UnaryCompute(te::Tensor (*f)(const te::Tensor&)) {
   return [f](const graph::Attrs&, const std::vector<te::Tensor>& in, const graph::Type&) {

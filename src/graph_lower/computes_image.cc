@@ -73,13 +73,8 @@ Tensors ResizeShape(const Attrs& a, const Tensors& in, const Type&) {
     }
   }
   return {te::compute(
-      {topi::Index(r)},
-      [&](const std::vector<ir::Var>& i) {
-        ir::PrimExpr v = invalid;
-        for (int64_t d = r; d-- > 0;) v = ir::select(i[0] == topi::Index(d), out[d], v);
-        return v;
-      },
-      "T_resize_shape", topi::tag::kInjective)};
+      {topi::Index(r)}, [&](const std::vector<ir::Var>& i) { return Pick(ir::cast(kI64, i[0]), out); }, "T_resize_shape",
+      topi::tag::kInjective)};
 }
 
 // vm.resize (op/vm.cc): the output extents are the type's symbols; the scales the operand's

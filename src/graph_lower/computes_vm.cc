@@ -19,13 +19,6 @@ const DataType kI64 = DataType::Int(64);
 
 ir::PrimExpr I64(int64_t v) { return ir::make_const(kI64, v); }
 
-// value_d for the run-time position i (a select chain over the static count).
-ir::PrimExpr Pick(const ir::PrimExpr& i, const std::vector<ir::PrimExpr>& values) {
-  ir::PrimExpr v = I64(0);
-  for (size_t d = values.size(); d-- > 0;) v = ir::select(i == topi::Index(static_cast<int64_t>(d)), values[d], v);
-  return v;
-}
-
 // out[i] = s[i], with 0 -> x's dim i (unless allowzero) and -1 -> the element count of x over the
 // product of the other resolved entries (ONNX Reshape-5/13/14). Invalid shapes (two -1, a count
 // that does not divide) give an element count the VM's ReshapeTensor refuses; a negative entry
@@ -376,17 +369,17 @@ Tensors Pad(const Attrs& a, const Tensors& in, const Type& out) {
   TESSERA_ICHECK(tt, "vm.pad's type is no tensor");
   std::vector<ir::PrimExpr> begin;
   for (int64_t d = 0; d < x.ndim(); ++d) begin.push_back(params({topi::Index(0), topi::Index(d)}));
-  std::vector<ir::PrimExpr> first(value.ndim(), topi::Index(0));
-  return {topi::pad_mode_run_time(x, begin, ShapeExtents(tt->shape), a.GetString("mode", "constant"), value(first))};
+  return {topi::pad_mode_run_time(x, begin, ShapeExtents(tt->shape), a.GetString("mode", "constant"),
+                                  ScalarAs(value, x.dtype()))};
 }
 
 // ONNX Range's length (vm.range_shape) in float64, as the compile-time importer computes it.
 Tensors RangeShape(const Attrs&, const Tensors& in, const Type&) {
-  auto scalar = [](const te::Tensor& t) { return ir::cast(DataType::Float(64), t(std::vector<ir::PrimExpr>(t.ndim(), topi::Index(0)))); };
-  const ir::PrimExpr start = scalar(in[0]), limit = scalar(in[1]), delta = scalar(in[2]);
+  const DataType f64 = DataType::Float(64);
+  const ir::PrimExpr start = ScalarAs(in[0], f64), limit = ScalarAs(in[1], f64), delta = ScalarAs(in[2], f64);
   const ir::PrimExpr n = ir::max(I64(0), ir::cast(kI64, ir::ceil((limit - start) / delta)));
   return {te::compute(
-      {topi::Index(1)}, [&](const std::vector<ir::Var>&) { return ir::select(delta == ir::make_const(DataType::Float(64), 0.0), I64(-1), n); },
+      {topi::Index(1)}, [&](const std::vector<ir::Var>&) { return ir::select(delta == ir::make_const(f64, 0.0), I64(-1), n); },
       "T_range_shape", topi::tag::kInjective)};
 }
 
@@ -396,10 +389,11 @@ Tensors Range(const Attrs&, const Tensors& in, const Type& out) {
   const auto* tt = out->as<graph::TensorTypeNode>();
   TESSERA_ICHECK(tt, "vm.range's type is no tensor");
   const DataType dt = start.dtype(), wide = dt.is_floating() ? DataType::Float(64) : kI64;
-  auto scalar = [&](const te::Tensor& t) { return ir::cast(wide, t(std::vector<ir::PrimExpr>(t.ndim(), topi::Index(0)))); };
   return {te::compute(
       ShapeExtents(tt->shape),
-      [&](const std::vector<ir::Var>& i) { return ir::cast(dt, scalar(start) + ir::cast(wide, i[0]) * scalar(delta)); },
+      [&](const std::vector<ir::Var>& i) {
+        return ir::cast(dt, ScalarAs(start, wide) + ir::cast(wide, i[0]) * ScalarAs(delta, wide));
+      },
       "T_vm_range", topi::tag::kInjective)};
 }
 

@@ -40,13 +40,7 @@ Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const BinaryFn& f, cons
   const std::vector<PrimExpr>& sa = a.shape();
   const std::vector<PrimExpr>& sb = b.shape();
   const std::vector<PrimExpr> out = BroadcastExtents(sa, sb);
-  auto same = [&](const std::vector<PrimExpr>& s) {
-    if (s.size() != out.size()) return false;
-    for (size_t i = 0; i < s.size(); ++i)
-      if (!SameExtent(s[i], out[i])) return false;
-    return true;
-  };
-  const char* tg = (same(sa) && same(sb)) ? tag::kElemWise : tag::kBroadcast;
+  const char* tg = (SameExtents(sa, out) && SameExtents(sb, out)) ? tag::kElemWise : tag::kBroadcast;
   return te::compute(
       out, [&](const std::vector<Var>& i) { return f(BroadcastRead(a, i), BroadcastRead(b, i)); }, name,
       tg);

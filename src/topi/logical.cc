@@ -75,13 +75,9 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
                 ")");
   // Symbolic extents broadcast as in BroadcastBinary (a where over a run-time-shaped tensor, run by the VM).
   const std::vector<PrimExpr> out = BroadcastExtents(BroadcastExtents(cond.shape(), x.shape()), y.shape());
-  auto same = [&](const Tensor& t) {
-    if (t.shape().size() != out.size()) return false;
-    for (size_t d = 0; d < out.size(); ++d)
-      if (!SameExtent(t.shape()[d], out[d])) return false;
-    return true;
-  };
-  const char* tg = (same(cond) && same(x) && same(y)) ? tag::kElemWise : tag::kBroadcast;
+  const char* tg =
+      SameExtents(cond.shape(), out) && SameExtents(x.shape(), out) && SameExtents(y.shape(), out) ? tag::kElemWise
+                                                                                                    : tag::kBroadcast;
   return te::compute(
       out,
       [&](const std::vector<Var>& i) {

@@ -34,6 +34,13 @@ bool SameExtent(const PrimExpr& a, const PrimExpr& b) {
   return a.get() == b.get();
 }
 
+bool SameExtents(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!SameExtent(a[i], b[i])) return false;
+  return true;
+}
+
 std::string ShapeString(const std::vector<PrimExpr>& dims) {
   std::string out = "[";
   for (size_t i = 0; i < dims.size(); ++i) {

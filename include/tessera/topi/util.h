@@ -31,6 +31,8 @@ std::vector<int64_t> ConstShape(const Tensor& t);
 bool IsConst(const PrimExpr& e, int64_t v);
 /// Whether two extents are equal at compile time: the same constant or the same shape var.
 bool SameExtent(const PrimExpr& a, const PrimExpr& b);
+/// SameExtent dim by dim (and the same rank).
+bool SameExtents(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b);
 /// numpy broadcasting of two shapes whose extents may be shape vars: equal extents, or one of
 /// them the constant 1. UserError naming both shapes otherwise (a shape var against another
 /// extent is not decidable at compile time).
