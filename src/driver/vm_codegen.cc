@@ -236,10 +236,10 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
-/// The call of a VM op whose output dims are the values of a shape operand, its last, that is
+/// The call of a VM op whose output's symbolic dims are the values of a shape operand, its last, that is
 /// `fn`'s whole body, or nullptr: graph/op/vm.cc's data-dependent-shape ops, the vm.* ops with attr
 /// "symbols" (vm.reshape, vm.full, vm.reduce, vm.broadcast_to, vm.tile, vm.slice, vm.pad, vm.range,
-/// vm.resize).
+/// vm.resize, vm.nonzero).
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
   const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
@@ -412,8 +412,11 @@ class Compiler {
       };
       const bool is_reshape = dyn->op->as<graph::OpNode>()->name == "vm.reshape";
       const int shape_reg = reg_of(dyn->args.back());
+      // The operand holds the values of the output's symbolic dims, in order (static dims, as
+      // NonZero's rank, have none).
       json names = json::array();
-      for (const auto& d : shape) names.push_back(d);
+      for (const auto& d : shape)
+        if (d.is_string()) names.push_back(d);
       scope.block->push_back(Plain({{"op", "LoadShape"}, {"src", shape_reg}, {"symbols", names}}, {shape_reg}, {}));
       symbolic_allocs_ = true;
       if (is_reshape) {

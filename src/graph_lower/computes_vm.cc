@@ -1,6 +1,6 @@
 // FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
-// vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, vm.range_shape, ..., and the
-// kernels of vm.full, vm.reduce, vm.slice, vm.pad, vm.range, ..., whose output extents are symbols
+// vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, vm.range_shape, vm.nonzero_count, ..., and
+// the kernels of vm.full, vm.reduce, vm.slice, vm.pad, vm.range, vm.nonzero, ..., whose output extents are symbols
 // bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of the VM: no kernel;
 // Resize's are in computes_image.cc.)
 #include "computes.h"
@@ -8,6 +8,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/indexing.h"
+#include "tessera/topi/nonzero.h"
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
 
@@ -397,6 +398,13 @@ Tensors Range(const Attrs&, const Tensors& in, const Type& out) {
       "T_vm_range", topi::tag::kInjective)};
 }
 
+// ONNX NonZero (vm.nonzero): the output's second extent is the count vm.nonzero_count computed.
+Tensors NonZero(const Attrs&, const Tensors& in, const Type& out) {
+  const auto* tt = out->as<graph::TensorTypeNode>();
+  TESSERA_ICHECK(tt && tt->shape.size() == 2, "vm.nonzero's type is no matrix");
+  return {topi::nonzero(in[0], ShapeExtents(tt->shape)[1])};
+}
+
 }  // namespace
 
 void RegisterVMComputes(graph::OpRegistry& r) {
@@ -415,6 +423,10 @@ void RegisterVMComputes(graph::OpRegistry& r) {
   r.SetCompute("vm.full", Full);
   r.SetCompute("vm.reduce_shape", ReduceShape);
   r.SetCompute("vm.reduce", Reduce);
+  r.SetCompute("vm.nonzero_count", [](const Attrs&, const Tensors& in, const Type&) {
+    return Tensors{topi::nonzero_count(in[0])};
+  });
+  r.SetCompute("vm.nonzero", NonZero);
 }
 
 }  // namespace tessera::graph_lower::detail

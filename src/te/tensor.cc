@@ -28,6 +28,7 @@ void Register(const std::shared_ptr<const OperationNode>& op) {
 class BodyInspector : public tir::StmtExprVisitor {
  public:
   std::vector<Tensor> inputs;
+  const tir::BufferNode* self = nullptr;   // a scan's own buffer: read, but not an input
   const ir::PrimExprNode* top = nullptr;  // the compute body: the only place a reduction may be
   const std::string* name = nullptr;
 
@@ -42,6 +43,10 @@ class BodyInspector : public tir::StmtExprVisitor {
     tir::StmtExprVisitor::VisitExprExtension_(e);
   }
   void VisitExpr_(const tir::BufferLoadNode* op) override {
+    if (op->buffer.get() == self) {
+      tir::StmtExprVisitor::VisitExpr_(op);
+      return;
+    }
     Tensor t = TensorOfBuffer(op->buffer);
     TESSERA_ICHECK(t.defined(), "compute '", *name, "' reads buffer ", op->buffer->name,
                    " that is not the buffer of a tensor");
@@ -110,29 +115,64 @@ Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, std::string name
   return Tensor(c);
 }
 
+namespace {
+
+// A compute's node with one iter var per dim (`ordered`: the scan axis, or -1).
+std::shared_ptr<OperationNode> NewCompute(const std::vector<PrimExpr>& shape, std::string name, std::string tag,
+                                          std::map<std::string, PrimExpr> attrs, int ordered, std::vector<Var>* vars) {
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::kCompute;
+  op->name = std::move(name);
+  op->tag = std::move(tag);
+  op->attrs = std::move(attrs);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    Var v(AxisName(d), shape[d].dtype());
+    vars->push_back(v);
+    const auto type = static_cast<int>(d) == ordered ? tir::IterVarType::kOrdered : tir::IterVarType::kDataPar;
+    op->axis.push_back(IterVar{v, Range(ir::make_zero(shape[d].dtype()), shape[d]), type});
+  }
+  return op;
+}
+
+// Checks the body and collects the tensors it reads (a scan's own buffer excluded).
+void InspectBody(OperationNode* op) {
+  TESSERA_CHECK(op->body.defined(), "compute '", op->name, "' returned an undefined expression");
+  if (auto* r = op->body.as<ReduceNode>()) op->reduce_axis = r->axis;
+  BodyInspector inspect;
+  inspect.name = &op->name;
+  inspect.top = op->body.get();
+  inspect.self = op->buffer.get();
+  inspect.VisitExpr(op->body);
+  op->inputs = std::move(inspect.inputs);
+}
+
+}  // namespace
+
 Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::string name, std::string tag,
                std::map<std::string, PrimExpr> attrs) {
   TESSERA_ICHECK(fcompute != nullptr, "compute '", name, "' without a body function");
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::kCompute;
-  op->name = name;
-  op->tag = std::move(tag);
-  op->attrs = std::move(attrs);
   std::vector<Var> vars;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    Var v(AxisName(d), shape[d].dtype());
-    vars.push_back(v);
-    op->axis.push_back(IterVar{v, Range(ir::make_zero(shape[d].dtype()), shape[d]), tir::IterVarType::kDataPar});
-  }
+  std::shared_ptr<OperationNode> op = NewCompute(shape, name, std::move(tag), std::move(attrs), -1, &vars);
   op->body = fcompute(vars);
-  TESSERA_CHECK(op->body.defined(), "compute '", name, "' returned an undefined expression");
-  if (auto* r = op->body.as<ReduceNode>()) op->reduce_axis = r->axis;
-  BodyInspector inspect;
-  inspect.name = &name;
-  inspect.top = op->body.get();
-  inspect.VisitExpr(op->body);
-  op->inputs = std::move(inspect.inputs);
-  op->buffer = Buffer::make(name, op->body.dtype(), std::move(shape));
+  InspectBody(op.get());
+  op->buffer = Buffer::make(std::move(name), op->body.dtype(), std::move(shape));
+  std::shared_ptr<const OperationNode> c = op;
+  Register(c);
+  return Tensor(c);
+}
+
+Tensor scan(std::vector<PrimExpr> shape, DataType dtype, int axis, const FScan& fscan, std::string name, std::string tag,
+            std::map<std::string, PrimExpr> attrs) {
+  TESSERA_ICHECK(fscan != nullptr, "scan '", name, "' without a body function");
+  TESSERA_CHECK(axis >= 0 && axis < static_cast<int>(shape.size()), "scan '", name, "': axis ", axis,
+                " is out of range for ", shape.size(), " dimensions");
+  std::vector<Var> vars;
+  std::shared_ptr<OperationNode> op = NewCompute(shape, name, std::move(tag), std::move(attrs), axis, &vars);
+  op->buffer = Buffer::make(name, dtype, std::move(shape));  // before the body: the body reads it
+  op->body = fscan(vars, Tensor(op));
+  TESSERA_CHECK(op->body.defined() && op->body.dtype() == dtype, "scan '", name, "': the body has dtype ",
+                op->body.defined() ? op->body.dtype().str() : "(undefined)", ", not ", dtype.str());
+  InspectBody(op.get());
   std::shared_ptr<const OperationNode> c = op;
   Register(c);
   return Tensor(c);

@@ -206,7 +206,7 @@ class Printer {
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       const IterVar& iv = b->iter_vars[i];
       auto& os = Line(in) << VarName(iv.var.get_var()) << " = "
-                          << (iv.iter_type == IterVarType::kDataPar ? "spatial(" : "reduce(") << Expr(iv.dom.min)
+                          << (iv.iter_type == IterVarType::kDataPar ? "spatial(" : iv.iter_type == IterVarType::kOrdered ? "scan(" : "reduce(") << Expr(iv.dom.min)
                           << ", " << Expr(iv.dom.extent);
       if (realize) os << ", " << Expr(realize->iter_values[i]);
       os << ")\n";

@@ -91,25 +91,41 @@ Tensor prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
 
 namespace {
 
+// ONNX CumSum / CumProd as a scan along the axis (te::scan): O(n) per row, accumulated in
+// order (position t of the scan is element t, or n - 1 - t when reversed); an exclusive scan
+// starts from the identity and adds the previous element.
 Tensor Cumulative(const Tensor& x, int64_t axis_in, bool exclusive, bool reverse, bool product) {
   const std::vector<PrimExpr>& xs = x.shape();
   const char* op = product ? "cumprod" : "cumsum";
   const int axis = NormalizeAxis(axis_in, static_cast<int>(xs.size()), op);
-  int64_t ext = 0;
-  te::IterVar k = te::reduce_axis(
-      Range(Index(0), ir::as_const_int(xs[axis], &ext) ? Index(std::max<int64_t>(ext, 1)) : xs[axis]), "k");
+  const PrimExpr n = xs[axis];
+  const PrimExpr identity = product ? ir::make_const(x.dtype(), 1.0) : ir::make_zero(x.dtype());
+  auto combine = [&](PrimExpr a, PrimExpr b) { return product ? a * b : a + b; };
+  auto source = [&](const std::vector<Var>& i, PrimExpr t) {  // x at scan position t (t in [0, n))
+    std::vector<PrimExpr> idx = AsExprs(i);
+    idx[axis] = reverse ? n - 1 - t : t;
+    return x(idx);
+  };
+  Tensor s = te::scan(
+      x.shape(), x.dtype(), axis,
+      [&](const std::vector<Var>& i, const Tensor& self) {
+        const PrimExpr t = i[axis];
+        std::vector<PrimExpr> prev = AsExprs(i);
+        prev[axis] = ir::max(t - 1, Index(0));
+        const PrimExpr before = ir::select(t > Index(0), self(prev), identity);
+        if (!exclusive) return combine(before, source(i, t));
+        return ir::select(t > Index(0), combine(before, source(i, ir::max(t - 1, Index(0)))), identity);
+      },
+      product ? "T_cumprod" : "T_cumsum", tag::kScan);
+  if (!reverse) return s;
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> idx = AsExprs(i);
-        idx[axis] = k.var;
-        PrimExpr kv = k.var, iv = i[axis];
-        PrimExpr keep = reverse ? (exclusive ? kv > iv : kv >= iv) : (exclusive ? kv < iv : kv <= iv);
-        PrimExpr identity = product ? ir::make_const(x.dtype(), 1.0) : ir::make_zero(x.dtype());
-        PrimExpr v = ir::select(keep, x(idx), identity);
-        return product ? te::prod(v, {k}) : te::sum(v, {k});
+        idx[axis] = n - 1 - i[axis];
+        return s(idx);
       },
-      product ? "T_cumprod" : "T_cumsum", tag::kCommReduce);
+      product ? "T_cumprod_reverse" : "T_cumsum_reverse", tag::kInjective);
 }
 
 }  // namespace

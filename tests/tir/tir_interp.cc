@@ -382,7 +382,7 @@ class Interp {
     bool at_init = true;
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       env[b->iter_vars[i].var.get()] = vals[i];
-      if (b->iter_vars[i].iter_type != tir::IterVarType::kDataPar &&
+      if (b->iter_vars[i].iter_type == tir::IterVarType::kCommReduce &&
           vals[i][0] != Eval(b->iter_vars[i].dom.min)[0])
         at_init = false;
     }

@@ -104,6 +104,22 @@ using FCompute = std::function<PrimExpr(const std::vector<Var>& indices)>;
 Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::string name,
                std::string tag = "", std::map<std::string, PrimExpr> attrs = {});
 
+/// A scan body: the value at `indices`, which may read `self` (the tensor being defined).
+using FScan = std::function<PrimExpr(const std::vector<Var>& indices, const Tensor& self)>;
+/// A recurrence along one axis (TVM's te.scan, as a compute over an ordered axis): one value
+/// per point of `shape`, of `dtype`, where the body may read the output itself at the same
+/// indices on the other axes and a smaller index on `axis`. `axis`'s iter var is
+/// tir::IterVarType::kOrdered: its loop runs serially in increasing order, and no schedule
+/// parallelizes, vectorizes or inlines it; the other axes stay spatial (schedules may reorder,
+/// parallelize and vectorize them). The body may be a reduction (its reduce axes run inside
+/// `axis`, so a point may combine every earlier one). Example, an inclusive prefix sum in O(n):
+///   te::scan({n}, x.dtype(), 0, [&](auto& i, const Tensor& s) {
+///     return x({i[0]}) + ir::select(i[0] > 0, s({ir::max(i[0] - 1, 0)}), 0); }, "cumsum");
+/// Reading `self` at a point not computed yet reads an unwritten value (not checked).
+/// Throws UserError when the axis is out of range or the body's dtype is not `dtype`.
+Tensor scan(std::vector<PrimExpr> shape, DataType dtype, int axis, const FScan& fscan, std::string name,
+            std::string tag = "scan", std::map<std::string, PrimExpr> attrs = {});
+
 /// A reduction iteration variable over dom.
 IterVar reduce_axis(Range dom, std::string name);
 

@@ -122,6 +122,9 @@ struct AllocateNode : StmtNode {
 enum class IterVarType : uint8_t {
   kDataPar,     ///< spatial: each value is an independent output point
   kCommReduce,  ///< reduction: values are combined with a commutative reducer
+  kOrdered,     ///< scan: points are computed in increasing order, each may read the block's
+                ///< own output at earlier points (te::scan; TVM's kOrdered). Never parallel,
+                ///< vectorized or inlined.
 };
 
 /// A block iteration variable with its domain.

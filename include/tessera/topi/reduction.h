@@ -17,8 +17,9 @@ Tensor prod(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdim
 
 /// ONNX CumSum / CumProd along `axis` (shape and dtype of x): out[.., i, ..] is the sum (product)
 /// of x[.., k, ..] over k <= i; exclusive: k < i (the first element is 0 / 1); reverse: k >= i
-/// (k > i). A reduction over the whole axis with a predicate on k (tag "comm_reduce"): O(n^2)
-/// in the axis extent n, which suits the short axes of position ids and masks.
+/// (k > i). A te::scan along the axis (tag "scan"; O(n) in the axis extent n: out[i] = out[i - 1]
+/// + x[i], accumulated in x's dtype in order, as ONNX Runtime); reverse scans x read backwards and
+/// an injective compute flips the result back.
 Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
 Tensor cumprod(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
 

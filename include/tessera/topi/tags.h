@@ -16,6 +16,7 @@ inline constexpr const char* kDense = "dense";          ///< dense, matmul, batc
 inline constexpr const char* kPool = "pool";            ///< the window reduction of a pooling
 inline constexpr const char* kCommReduce = "comm_reduce";
 inline constexpr const char* kSoftmax = "softmax";      ///< the reductions and output of softmax
+inline constexpr const char* kScan = "scan";            ///< a te::scan: a recurrence along an ordered axis
 
 /// True for elemwise, broadcast and injective tags.
 inline bool IsInjective(const std::string& t) { return t == kElemWise || t == kBroadcast || t == kInjective; }

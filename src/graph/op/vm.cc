@@ -65,6 +65,11 @@
 //     max(1, floor(s * in + 0.5))). Dims no axis names keep x's. A scale that is not positive, an
 //     output extent below 1 or above 2^53, a size below 1 or an empty resized input axis gives -1,
 //     which LoadShape refuses. A kernel (a shape function).
+//   vm.nonzero_count(x) -> Tensor[(1,), int64]: the number of non-zero elements of x (any dtype). A
+//     kernel (a shape function).
+//   vm.nonzero(x, count) -> Tensor[(max(r, 1), symbol), int64]: ONNX NonZero, column j the
+//     coordinates of x's j-th non-zero element in row-major order (topi::nonzero); the one symbol
+//     (attr "symbols") is bound from count. Opaque.
 //   vm.resize(x, values, roi, shape) -> Tensor[(symbols...), x.dtype]: topi::resize with run-time
 //     operands: the output extents are `shape`'s values, the scales values (kind "scales") or the
 //     extents over x's (kind "sizes", the policy's single scale); roi (float [2k]: starts, ends) is
@@ -269,6 +274,18 @@ Type VMResizeRel(const std::vector<Type>& args, const Attrs& attrs) {
   return SameRankSymbolic(x, attrs, TensorArg(args, 3));
 }
 
+Type NonZeroCountRel(const std::vector<Type>& args, const Attrs&) {
+  TensorArg(args, 0);
+  return ShapeVector(1);
+}
+
+Type VMNonZeroRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  Shape k = SymbolDims(attrs, TensorArg(args, 1));
+  TESSERA_CHECK(k.size() == 1, "NonZero's output has one symbolic extent, attr symbols names ", k.size());
+  return TensorTypeNode::make(Shape{Dim(std::max<int64_t>(x.ndim(), 1)), k[0]}, DataType::Int(64));
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
@@ -304,6 +321,9 @@ void RegisterVMOps(OpRegistry& r) {
   r.Register("vm.full", 1, kOpaque, FullRel,
              "a tensor of a run-time shape (its values bind attr symbols) filled with value. attrs: symbols, value, "
              "dtype");
+  r.Register("vm.nonzero_count", 1, kOpaque, NonZeroCountRel, "the number of non-zero elements: int64 [1]");
+  r.Register("vm.nonzero", 2, kOpaque, VMNonZeroRel,
+             "ONNX NonZero: int64 [max(rank, 1), count], the coordinates of the non-zero elements. attrs: symbols");
   r.Register("vm.fatal", 1, kOpaque, FatalRel,
              "fails the run with `message` when reached (an If branch that cannot run). attrs: message, shape, dtype");
 }

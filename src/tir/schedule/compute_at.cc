@@ -313,9 +313,9 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop) {
     TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is already under loop ", lname);
   }
   for (const auto& iv : c->iter_vars) {
-    if (iv.iter_type == IterVarType::kCommReduce || c->init.defined()) {
+    if (iv.iter_type != IterVarType::kDataPar || c->init.defined()) {
       TESSERA_THROW(ScheduleError, kPrim, ": block '", name,
-                    "' is a reduction; only spatial consumer blocks can be moved under a producer's loop");
+                    "' is a reduction or a scan; only spatial consumer blocks can be moved under a producer's loop");
     }
   }
   Stmt root = OwnNestRoot(cinfo);

@@ -102,10 +102,10 @@ void Schedule::compute_inline(const BlockRV& block) {
   const BlockNode* b = info.block;
   const std::string& name = b->name_hint;
   bool reduction = b->init.defined();
-  for (const auto& iv : b->iter_vars) reduction |= iv.iter_type == IterVarType::kCommReduce;
+  for (const auto& iv : b->iter_vars) reduction |= iv.iter_type != IterVarType::kDataPar;
   if (reduction) {
     TESSERA_THROW(ScheduleError, "compute_inline: block '", name,
-                  "' is a reduction; only blocks that are a single BufferStore of a spatial expression can be inlined");
+                  "' is a reduction or a scan; only blocks that are a single BufferStore of a spatial expression can be inlined");
   }
   auto* store = b->body.as<BufferStoreNode>();
   if (!store) {
@@ -165,10 +165,10 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
   const BlockNode* c = info.block;
   const std::string& name = c->name_hint;
   bool reduction = c->init.defined();
-  for (const auto& iv : c->iter_vars) reduction |= iv.iter_type == IterVarType::kCommReduce;
+  for (const auto& iv : c->iter_vars) reduction |= iv.iter_type != IterVarType::kDataPar;
   if (reduction) {
     TESSERA_THROW(ScheduleError, kPrim, ": block '", name,
-                  "' is a reduction; only consumer blocks that are a single BufferStore of a spatial expression can be inlined");
+                  "' is a reduction or a scan; only consumer blocks that are a single BufferStore of a spatial expression can be inlined");
   }
   auto* cstore = c->body.as<BufferStoreNode>();
   if (!cstore) TESSERA_THROW(ScheduleError, kPrim, ": the body of block '", name, "' is not a single BufferStore");
@@ -249,10 +249,10 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
   }
   // The producer: a single spatial store.
   bool preduction = p->init.defined();
-  for (const auto& iv : p->iter_vars) preduction |= iv.iter_type == IterVarType::kCommReduce;
+  for (const auto& iv : p->iter_vars) preduction |= iv.iter_type != IterVarType::kDataPar;
   if (preduction) {
     TESSERA_THROW(ScheduleError, kPrim, ": producer block '", p->name_hint, "' of '", buf->name,
-                  "' is a reduction; the consumer can only be inlined into a single spatial BufferStore");
+                  "' is a reduction or a scan; the consumer can only be inlined into a single spatial BufferStore");
   }
   auto* pstore = p->body.as<BufferStoreNode>();
   if (!pstore || !pstore->buffer.same_as(buf)) {

@@ -6,14 +6,15 @@ namespace tessera::tir {
 using namespace sched;  // NOLINT
 
 namespace {
-/// Throws unless every block under the loop binds its reduction iter vars without the loop var.
+/// Throws unless every block under the loop binds its reduction and scan iter vars without the loop var.
 void CheckDataParallel(const LoopInfo& info, const char* prim, const char* why) {
   const VarNode* v = info.loop->loop_var.get_var();
   for (const BlockRealizeNode* r : BlocksUnder(info.loop->body)) {
     const BlockNode* b = r->block_node();
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-      if (b->iter_vars[i].iter_type == IterVarType::kCommReduce && UsesAnyVar(r->iter_values[i], {v})) {
-        TESSERA_THROW(ScheduleError, prim, ": loop ", LoopName(info.loop), " is bound to reduction iter var '",
+      if (b->iter_vars[i].iter_type != IterVarType::kDataPar && UsesAnyVar(r->iter_values[i], {v})) {
+        const char* kind = b->iter_vars[i].iter_type == IterVarType::kOrdered ? "scan" : "reduction";
+        TESSERA_THROW(ScheduleError, prim, ": loop ", LoopName(info.loop), " is bound to ", kind, " iter var '",
                       b->iter_vars[i].var->name_hint, "' of block '", b->name_hint, "'; ", why);
       }
     }

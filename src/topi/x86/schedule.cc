@@ -270,6 +270,10 @@ bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>&
   return true;
 }
 
+bool ScheduleScan(Schedule& sch, const std::string& name, const ScheduleOptions& opt);
+void ParallelizeOuter(Schedule& sch, const std::string& name, const std::vector<LoopRV>& spatial,
+                      const ScheduleOptions& opt);
+
 // Step 2 for one block: fuse + parallelize the outer spatial loops, vectorize the inner one.
 // The first `shared` loops are a row loop the block shares with others (ScheduleRows): they
 // are neither vectorized nor parallelized here.
@@ -278,6 +282,7 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   std::vector<LoopRV> loops = sch.get_loops(block);
   const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
   if (!r || loops.size() <= shared) return;
+  if (shared == 0 && ScheduleScan(sch, name, opt)) return;
   loops.erase(loops.begin(), loops.begin() + static_cast<long>(shared));
   // The spatial loops outside any reduction loop.
   std::vector<LoopRV> spatial;
@@ -307,6 +312,55 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
   }
 
   if (!opt.parallelize || spatial.empty() || shared > 0) return;
+  ParallelizeOuter(sch, name, spatial, opt);
+}
+
+// Whether the block has a scan (ordered) iter var: te::scan.
+bool IsScan(const tir::BlockNode* b) {
+  for (const auto& iv : b->iter_vars)
+    if (iv.iter_type == tir::IterVarType::kOrdered) return true;
+  return false;
+}
+
+// A scan block (te::scan) without reduction: its ordered loop stays serial. The spatial loops
+// move outside it and are parallelized, except the innermost loop when it is spatial and the
+// store is contiguous in it: that one stays inside the ordered loop and is vectorized (a prefix
+// sum along rows computes a whole row of lanes per step). Returns false when the block is no
+// such scan (a scan with a reduction keeps the per-block schedule, which parallelizes the spatial
+// loops outside the ordered one).
+bool ScheduleScan(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  const tir::BlockRealizeNode* r = FindRealize(sch.func(), name);
+  if (!r || !IsScan(r->block_node()) || r->block_node()->init.defined()) return false;
+  BlockRV block = sch.get_block(name);
+  std::vector<LoopRV> loops = sch.get_loops(block), outer;
+  LoopRV ordered, lane;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    const tir::IterVar* iv = IterOf(r, sch.GetFor(loops[k])->loop_var.get_var());
+    if (!iv) return false;  // a fused or split binding: left serial
+    if (iv->iter_type == tir::IterVarType::kOrdered) ordered = loops[k];
+    else if (k + 1 == loops.size() && opt.vectorize && StoresContiguously(r->block_node(), *iv)) lane = loops[k];
+    else outer.push_back(loops[k]);
+  }
+  std::vector<LoopRV> order = outer;
+  order.push_back(ordered);
+  if (lane.defined()) order.push_back(lane);
+  try {
+    sch.reorder(order);
+  } catch (const ScheduleError&) {
+    return true;  // left as created: serial, still correct
+  }
+  if (lane.defined()) {
+    std::vector<LoopRV> inner{lane};
+    VectorizeInner(sch, name, inner, opt);
+  }
+  if (opt.parallelize && !outer.empty()) ParallelizeOuter(sch, name, outer, opt);
+  return true;
+}
+
+// Fuses the leading loops of `spatial` until their iterations reach the parallel extent and
+// parallelizes the fused loop (failures leave the loops serial).
+void ParallelizeOuter(Schedule& sch, const std::string& name, const std::vector<LoopRV>& spatial,
+                      const ScheduleOptions& opt) {
   // Tuning knob "<block>.parallel_extent": fuse outer loops until this many iterations.
   const int64_t min_extent =
       Knob(opt.knobs, name + ".parallel_extent", {1, 4, 16, 64, 256, 1024}, opt.min_parallel_extent);

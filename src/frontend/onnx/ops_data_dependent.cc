@@ -1,0 +1,145 @@
+// Operators whose output size the data decides: NonZero, Compress, NonMaxSuppression. Known at
+// import, NonZero and Compress's condition fold;
+// otherwise the VM runs a counting kernel, binds the count to the output's symbolic extent, then
+// runs the kernel that writes the values (vm.nonzero_count / vm.nonzero, graph/op/vm.cc).
+// NonMaxSuppression selects in a static-shape kernel (a mask over the score order, topi/nms.h) and
+// takes that mask's coordinates as NonZero does.
+// Spec: https://onnx.ai/onnx/operators/onnx__NonZero.html, onnx__Compress.html,
+// onnx__NonMaxSuppression.html.
+#include <cmath>
+#include <optional>
+
+#include "const_eval.h"
+#include "context.h"
+
+namespace tessera::frontend::onnx_import {
+
+using graph::Attrs;
+using graph::Expr;
+
+namespace {
+
+// The row-major coordinates of a's non-zero elements (a NaN is non-zero), [max(rank, 1), count].
+runtime::NDArray NonZeroArray(const runtime::NDArray& a) {
+  std::vector<int64_t> shape = a.shape();
+  if (shape.empty()) shape = {1};
+  const std::vector<double> v = ToDoubles(a);
+  std::vector<int64_t> flat;
+  for (size_t p = 0; p < v.size(); ++p)
+    if (v[p] != 0 || std::isnan(v[p])) flat.push_back(static_cast<int64_t>(p));
+  const int64_t rank = static_cast<int64_t>(shape.size()), k = static_cast<int64_t>(flat.size());
+  std::vector<int64_t> out(static_cast<size_t>(rank * k));
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = flat[static_cast<size_t>(j)];
+    for (int64_t d = rank; d-- > 0;) {
+      out[static_cast<size_t>(d * k + j)] = p % shape[static_cast<size_t>(d)];
+      p /= shape[static_cast<size_t>(d)];
+    }
+  }
+  return MakeInts(out, {rank, k});
+}
+
+// NonZero of a run-time tensor: [max(rank, 1), K], K bound by the VM from vm.nonzero_count.
+Expr RunTimeNonZero(NodeContext& ctx, const Expr& x, int output) {
+  Expr count = ctx.Call("vm.nonzero_count", {x});
+  return ctx.Call("vm.nonzero", {x, count}, Attrs{{"symbols", ctx.OutputSymbol(output, 1)}});
+}
+
+void ConvertNonZero(NodeContext& ctx) {
+  runtime::NDArray x = ctx.InputConst(0);
+  if (x.defined()) return ctx.SetOutputConst(0, NonZeroArray(x));
+  ctx.SetOutput(0, RunTimeNonZero(ctx, ctx.Input(0), 0));
+}
+
+// Compress-9/11: the slices of input along `axis` (the flattened input without it) whose
+// condition is true; the condition (1-D bool) may be shorter than the axis, never longer.
+void ConvertCompress(NodeContext& ctx) {
+  const graph::TensorTypeNode& x = ctx.InputType(0);
+  const graph::TensorTypeNode& cond = ctx.InputType(1);
+  if (cond.ndim() != 1 || cond.dtype != DataType::Bool())
+    ctx.Fail("the condition must be a 1-D bool tensor, got " + cond.dtype.str() + " " + graph::ShapeStr(cond.shape));
+  const bool has_axis = ctx.HasAttr("axis");
+  int64_t axis = ctx.AttrInt("axis", 0);
+  if (has_axis) {
+    if (axis < -x.ndim() || axis >= x.ndim())
+      ctx.Fail("axis " + std::to_string(axis) + " is outside [" + std::to_string(-x.ndim()) + ", " +
+               std::to_string(x.ndim()) + ") for an input of rank " + std::to_string(x.ndim()));
+    if (axis < 0) axis += x.ndim();
+  }
+  // The extent the condition selects from: x's axis, or its element count.
+  std::optional<int64_t> extent;
+  if (has_axis) {
+    if (x.shape[axis].is_static()) extent = x.shape[axis].value();
+  } else {
+    extent = x.NumElements();
+  }
+  if (extent && cond.shape[0].is_static() && cond.shape[0].value() > *extent)
+    ctx.Fail("the condition has " + std::to_string(cond.shape[0].value()) + " entries but the input has " +
+             std::to_string(*extent) + (has_axis ? " slices along axis " + std::to_string(axis) : " elements") +
+             "; it may be shorter, not longer");
+  if (!cond.shape[0].is_static() || !extent)
+    ctx.Unsupported("Compress over a symbolic extent (condition " + graph::ShapeStr(cond.shape) + ", input " +
+                    graph::ShapeStr(x.shape) + ") is not supported; give the input static shapes");
+  Expr indices;
+  if (runtime::NDArray c = ctx.InputConst(1); c.defined()) {
+    runtime::NDArray nz = NonZeroArray(c);
+    indices = ctx.Call("reshape", {graph::ConstantNode::make(nz)}, Attrs{{"newshape", std::vector<int64_t>{nz.shape()[1]}}});
+  } else {
+    Expr nz = RunTimeNonZero(ctx, ctx.Input(1), 0);
+    indices = ctx.Call("squeeze", {nz}, Attrs{{"axis", std::vector<int64_t>{0}}});
+  }
+  Attrs take{{"mode", std::string("fast")}};  // every index is a position of the condition: in range
+  if (has_axis) take.Set("axis", axis);
+  ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), indices}, take));
+}
+
+// NonMaxSuppression-10/11: selected_indices int64 [K, 3] (batch, class, box) per batch and class in
+// order of descending score. An absent or empty max_output_boxes_per_class selects nothing (the
+// reference implementation), as do an absent iou_threshold's 0 and an absent score_threshold's
+// "every box is a candidate" their parts.
+void ConvertNonMaxSuppression(NodeContext& ctx) {
+  const std::vector<int64_t> bs = ctx.InputShape(0), ss = ctx.InputShape(1);
+  if (bs.size() != 3 || bs[2] != 4)
+    ctx.Fail("boxes must be [num_batches, spatial_dimension, 4], got " + graph::ShapeStr(ctx.InputType(0).shape));
+  if (ss.size() != 3 || ss[0] != bs[0] || ss[2] != bs[1])
+    ctx.Fail("scores must be [num_batches, num_classes, spatial_dimension] = [" + std::to_string(bs[0]) + ", C, " +
+             std::to_string(bs[1]) + "] for boxes " + graph::ShapeStr(ctx.InputType(0).shape) + ", got " +
+             graph::ShapeStr(ctx.InputType(1).shape));
+  const int64_t center = ctx.AttrInt("center_point_box", 0);
+  if (center != 0 && center != 1) ctx.Fail("center_point_box must be 0 or 1, got " + std::to_string(center));
+  auto one_element = [&](int i, const char* what, bool integer) {
+    const graph::TensorTypeNode& t = ctx.InputType(i);
+    if ((integer ? !t.dtype.is_int() : !t.dtype.is_floating()) || t.NumElements().value_or(2) > 1)
+      ctx.Fail(std::string(what) + " must be " + (integer ? "an int64" : "a float") + " tensor of one element, got " +
+               t.dtype.str() + " " + graph::ShapeStr(t.shape));
+    return ctx.Input(i);
+  };
+  auto empty = [&] { ctx.SetOutputConst(0, MakeInts({}, {0, 3})); };
+  // Nothing is selected without boxes, classes or a positive max_output_boxes_per_class.
+  if (!ctx.HasInput(2) || ctx.InputType(2).NumElements() == std::optional<int64_t>(0)) {
+    for (int i = 3; i < ctx.NumInputs(); ++i) ctx.IgnoreInput(i);
+    return empty();
+  }
+  const Expr max_out = one_element(2, "max_output_boxes_per_class", true);
+  if (runtime::NDArray m = ctx.InputConst(2); (m.defined() && ToInts(m)[0] <= 0) || ss[0] * ss[1] * ss[2] == 0) {
+    for (int i = 3; i < ctx.NumInputs(); ++i) ctx.IgnoreInput(i);
+    return empty();
+  }
+  const Expr iou = ctx.HasInput(3) ? one_element(3, "iou_threshold", false) : ctx.ScalarConst(0, DataType::Float(32));
+  const bool has_score_threshold = ctx.HasInput(4);
+  const Expr score = has_score_threshold ? one_element(4, "score_threshold", false) : ctx.ScalarConst(0, DataType::Float(32));
+  const Expr order = ctx.Call("topk_indices", {ctx.Input(1)}, Attrs{{"k", ss[2]}, {"axis", int64_t{2}}, {"largest", int64_t{1}}});
+  const Expr keep = ctx.Call("vision.nms_keep", {ctx.Input(0), ctx.Input(1), order, max_out, iou, score},
+                             Attrs{{"center_point_box", center}, {"has_score_threshold", int64_t{has_score_threshold}}});
+  ctx.SetOutput(0, ctx.Call("vision.nms_indices", {RunTimeNonZero(ctx, keep, 0), order}));
+}
+
+}  // namespace
+
+void RegisterDataDependentConverters(ConverterTable& t) {
+  t["NonZero"] = ConvertNonZero;
+  t["Compress"] = ConvertCompress;
+  t["NonMaxSuppression"] = ConvertNonMaxSuppression;
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,100 @@
+// te::scan and the computes built on it: CumSum / CumProd along every axis in every mode, the
+// scan's default schedule (the ordered loop stays serial, the others are parallel / vectorized),
+// and NonZero's prefix count + binary search against a C++ reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tessera/te/tensor.h"
+#include "tessera/topi/nonzero.h"
+#include "tessera/topi/reduction.h"
+#include "tessera/topi/x86/schedule.h"
+#include "topi_test_util.h"
+
+namespace tessera::topi {
+namespace {
+
+using testing::Data;
+
+const DataType f32 = DataType::Float(32);
+
+// The reference cumulative sum / product of a row-major [d0, d1, d2] array along `axis`.
+Data CumulativeRef(const Data& x, const std::vector<int64_t>& shape, int axis, bool exclusive, bool reverse,
+                   bool product) {
+  Data out(x.size());
+  const int64_t n = shape[axis];
+  int64_t stride = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) stride *= shape[d];
+  for (size_t flat = 0; flat < x.size(); ++flat) {
+    const int64_t i = (static_cast<int64_t>(flat) / stride) % n;
+    const int64_t base = static_cast<int64_t>(flat) - i * stride;
+    double acc = product ? 1.0 : 0.0;
+    for (int64_t k = 0; k < n; ++k) {
+      const bool in = reverse ? (exclusive ? k > i : k >= i) : (exclusive ? k < i : k <= i);
+      if (!in) continue;
+      const double v = x[static_cast<size_t>(base + k * stride)];
+      acc = product ? acc * v : acc + v;
+    }
+    out[flat] = acc;
+  }
+  return out;
+}
+
+TEST(TopiScan, CumulativeAlongEveryAxisInEveryMode) {
+  const std::vector<int64_t> shape = {3, 5, 8};
+  const Data x = testing::Random(3 * 5 * 8, 11, 0.5, 1.5);
+  for (int axis = 0; axis < 3; ++axis) {
+    for (bool product : {false, true}) {
+      for (int flags = 0; flags < 4; ++flags) {
+        const bool exclusive = flags & 1, reverse = flags & 2;
+        SCOPED_TRACE("axis " + std::to_string(axis) + (product ? " prod" : " sum") + (exclusive ? " exclusive" : "") +
+                     (reverse ? " reverse" : ""));
+        Tensor in = te::placeholder(MakeShape(shape), f32, "x");
+        Tensor y = product ? cumprod(in, axis, exclusive, reverse) : cumsum(in, axis, exclusive, reverse);
+        testing::CheckAllModes({in}, y, {x}, CumulativeRef(x, shape, axis, exclusive, reverse, product), 1e-5);
+      }
+    }
+  }
+}
+
+TEST(TopiScan, ScanLoopStaysSerialWhileTheOthersRunInParallel) {
+  Tensor in = te::placeholder(MakeShape({16, 64, 256}), f32, "x");
+  Tensor y = cumsum(in, 1, false, false);  // along rows: each step a whole row of lanes
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({in, y}, "cumsum"), x86::ScheduleOptionsFor(testing::TestTarget()));
+  testing::LoopKinds kinds;
+  kinds.VisitStmt(f->body);
+  EXPECT_TRUE(kinds.blocks.count("T_cumsum"));
+  EXPECT_GE(kinds.vectorized, 1);
+  EXPECT_GE(kinds.parallel, 1);
+  // A scan cannot be parallelized along its ordered axis.
+  tir::Schedule sch(te::create_prim_func({in, y}, "cumsum"));
+  std::vector<tir::LoopRV> loops = sch.get_loops(sch.get_block("T_cumsum"));
+  EXPECT_THROW(sch.parallel(loops[1]), tir::ScheduleError);
+  EXPECT_THROW(sch.vectorize(loops[1]), tir::ScheduleError);
+  EXPECT_NO_THROW(sch.parallel(loops[0]));
+}
+
+TEST(TopiScan, NonZeroFindsEveryNonZeroElementInRowMajorOrder) {
+  const std::vector<int64_t> shape = {3, 4, 7};
+  Data x = testing::Random(3 * 4 * 7, 5);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (i % 3 == 0 || x[i] < -0.3) x[i] = 0;
+  x[x.size() - 1] = 2;  // the last position is one of them
+  std::vector<size_t> flat;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i] != 0) flat.push_back(i);
+  const int64_t k = static_cast<int64_t>(flat.size());
+  Data want(static_cast<size_t>(3 * k));
+  for (int64_t j = 0; j < k; ++j) {
+    const size_t p = flat[static_cast<size_t>(j)];
+    want[static_cast<size_t>(j)] = static_cast<double>(p / 28);
+    want[static_cast<size_t>(k + j)] = static_cast<double>((p / 7) % 4);
+    want[static_cast<size_t>(2 * k + j)] = static_cast<double>(p % 7);
+  }
+  Tensor in = te::placeholder(MakeShape(shape), f32, "x");
+  testing::CheckAllModes({in}, nonzero_count(in), {x}, {static_cast<double>(k)});
+  testing::CheckAllModes({in}, nonzero(in, Index(k)), {x}, want);
+}
+
+}  // namespace
+}  // namespace tessera::topi
