@@ -74,6 +74,37 @@ TEST(TopiScan, ScanLoopStaysSerialWhileTheOthersRunInParallel) {
   EXPECT_NO_THROW(sch.parallel(loops[0]));
 }
 
+// A scan whose step is a reduction over the earlier points (the form of NonMaxSuppression's
+// selection): s[t] = x[t] + sum over k < t of s[k].
+TEST(TopiScan, ScanWithAReductionOverEarlierPointsInEveryModeAndNoRfactor) {
+  const int64_t rows = 3, n = 9;
+  const Data x = testing::Random(rows * n, 3);
+  Data want(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double prefix = 0;  // the sum of s over the earlier points
+    for (int64_t t = 0; t < n; ++t) {
+      want[r * n + t] = x[r * n + t] + prefix;
+      prefix += want[r * n + t];
+    }
+  }
+  Tensor in = te::placeholder(MakeShape({rows, n}), f32, "x");
+  te::IterVar k = te::reduce_axis(Range(Index(0), Index(n)), "k");
+  Tensor s = te::scan(
+      MakeShape({rows, n}), f32, 1,
+      [&](const std::vector<Var>& i, const Tensor& self) {
+        const PrimExpr zero = ir::make_zero(f32);
+        const PrimExpr earlier = ir::select(PrimExpr(k.var) < PrimExpr(i[1]), self({i[0], k.var}), zero);
+        return te::sum(earlier + ir::select(PrimExpr(k.var) == Index(0), in({i[0], i[1]}), zero), {k});
+      },
+      "T_scan_sum");
+  testing::CheckAllModes({in}, s, {x}, want, 1e-4);
+  tir::Schedule sch(te::create_prim_func({in, s}, "scan_sum"));
+  std::vector<tir::LoopRV> loops = sch.get_loops(sch.get_block("T_scan_sum"));
+  ASSERT_EQ(loops.size(), 3u);
+  EXPECT_THROW(sch.rfactor(loops[2], 0), tir::ScheduleError);
+  EXPECT_THROW(sch.parallel(loops[1]), tir::ScheduleError);
+}
+
 TEST(TopiScan, NonZeroFindsEveryNonZeroElementInRowMajorOrder) {
   const std::vector<int64_t> shape = {3, 4, 7};
   Data x = testing::Random(3 * 4 * 7, 5);

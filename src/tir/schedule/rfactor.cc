@@ -104,6 +104,12 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   BlockInfo info = *FindBlock(func_->body, under[0]->block_node()->name_hint);
   const BlockNode* b = info.block;
   const std::string name = b->name_hint;
+  for (const IterVar& iv : b->iter_vars) {
+    if (iv.iter_type == IterVarType::kOrdered) {
+      TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is a scan (iter var '", iv.var->name_hint,
+                    "' is ordered); its partial results would read points of itself not yet computed");
+    }
+  }
   Reducer red = MatchReducer(kPrim, b);
   const Buffer out = red.store->buffer;
   const VarNode* lv = linfo.loop->loop_var.get_var();
