@@ -1,8 +1,11 @@
 // FComputes of broadcast_to, tile, pad, gather_elements, gather_nd, scatter_elements, scatter_nd,
-// trilu, argmax, argmin (op/indexing.cc).
+// trilu, argmax, argmin, topk_indices, unique_inverse (op/indexing.cc).
+#include <optional>
+
 #include "computes.h"
 #include "tessera/topi/gather_scatter.h"
 #include "tessera/topi/indexing.h"
+#include "tessera/topi/unique.h"
 
 namespace tessera::graph_lower::detail {
 
@@ -31,6 +34,10 @@ void RegisterIndexingComputes(graph::OpRegistry& r) {
   });
   r.SetCompute("trilu", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::trilu(in[0], in[1], a.GetInt("upper", 1) != 0)};
+  });
+  r.SetCompute("unique_inverse", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    const std::optional<int64_t> axis = a.Has("axis") ? std::optional<int64_t>(a.GetInt("axis")) : std::nullopt;
+    return {topi::unique_inverse(in[0], axis, a.GetInt("sorted", 1) != 0)};
   });
   r.SetCompute("topk_indices", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::topk_indices(in[0], a.GetInt("k"), a.GetInt("axis", -1), a.GetInt("largest", 1) != 0)};

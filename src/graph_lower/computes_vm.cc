@@ -1,6 +1,6 @@
 // FComputes of the VM's data-dependent shape ops (graph/op/vm.cc): the shape functions
 // vm.reshape_shape, vm.reduce_shape, vm.slice_params, vm.pad_params, vm.range_shape, vm.nonzero_count, ..., and
-// the kernels of vm.full, vm.reduce, vm.slice, vm.pad, vm.range, vm.nonzero, ..., whose output extents are symbols
+// the kernels of vm.full, vm.reduce, vm.slice, vm.pad, vm.range, vm.nonzero, vm.unique_select, ..., whose output extents are symbols
 // bound from a shape computed at run time. (vm.reshape is a ReshapeTensor of the VM: no kernel;
 // Resize's are in computes_image.cc.)
 #include "computes.h"
@@ -9,6 +9,7 @@
 #include "tessera/support/error.h"
 #include "tessera/topi/indexing.h"
 #include "tessera/topi/nonzero.h"
+#include "tessera/topi/unique.h"
 #include "tessera/topi/tags.h"
 #include "tessera/topi/util.h"
 
@@ -427,6 +428,11 @@ void RegisterVMComputes(graph::OpRegistry& r) {
     return Tensors{topi::nonzero_count(in[0])};
   });
   r.SetCompute("vm.nonzero", NonZero);
+  r.SetCompute("vm.unique_select", [](const Attrs& a, const Tensors& in, const Type& out) {
+    const auto* tt = out->as<graph::TensorTypeNode>();
+    TESSERA_ICHECK(tt && tt->shape.size() == 1, "vm.unique_select's type is no vector");
+    return Tensors{topi::unique_select(in[0], ShapeExtents(tt->shape)[0], a.GetString("kind"))};
+  });
 }
 
 }  // namespace tessera::graph_lower::detail

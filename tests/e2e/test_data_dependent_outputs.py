@@ -120,3 +120,36 @@ def test_non_max_suppression_without_a_score_threshold_matches_onnxruntime(tmp_p
     cases = [{"boxes": _boxes(rng, b, n, 0), "scores": rng.random((b, c, n)).astype(np.float32) - 0.5}
              for _ in range(3)]
     _check(tmp_path, path, so, cases)
+
+
+def _unique_model(tmp_path, shape, dtype, **attrs):
+    inputs = [helper.make_tensor_value_info("x", dtype, shape)]
+    names = ["y", "indices", "inverse", "counts"]
+    outputs = [helper.make_tensor_value_info("y", dtype, None)] + [
+        helper.make_tensor_value_info(n, TensorProto.INT64, None) for n in names[1:]]
+    node = helper.make_node("Unique", ["x"], names, **attrs)
+    return _compile(tmp_path, [node], inputs, outputs, 11)
+
+
+@pytest.mark.parametrize("attrs", [{}, {"sorted": 0}, {"axis": 0}, {"axis": 1, "sorted": 0}, {"axis": -1}])
+def test_unique_matches_onnxruntime(tmp_path, attrs):
+    path, so = _unique_model(tmp_path, [6, 4], TensorProto.FLOAT, **attrs)
+    rng = np.random.default_rng(3)
+    cases = [rng.integers(0, 3, (6, 4)), np.zeros((6, 4)), np.arange(24).reshape(6, 4) % 5,
+             np.repeat(rng.integers(0, 2, (3, 4)), 2, axis=0)]
+    for k, x in enumerate(cases):
+        feeds = {"x": x.astype(np.float32)}
+        got, _ = run_outputs(tmp_path, so, feeds, f"r{k}")
+        for name, want in zip(["y", "indices", "inverse", "counts"], _ort(path, feeds)):
+            assert got[name].shape == want.shape and np.array_equal(got[name], want), (attrs, k, name, got[name], want)
+
+
+def test_unique_of_nans_follows_numpy(tmp_path):
+    """NaNs are one distinct value that sorts last (numpy.unique's equal_nan default)."""
+    path, so = _unique_model(tmp_path, [7], TensorProto.FLOAT)
+    x = np.array([3, np.nan, 1, 3, np.nan, -2, 1], np.float32)
+    got, _ = run_outputs(tmp_path, so, {"x": x}, "nan")
+    y, indices, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(got["y"], y)
+    for name, want in [("indices", indices), ("inverse", inverse), ("counts", counts)]:
+        assert np.array_equal(got[name], want), (name, got[name], want)

@@ -1,13 +1,16 @@
 // te::scan and the computes built on it: CumSum / CumProd along every axis in every mode, the
 // scan's default schedule (the ordered loop stays serial, the others are parallel / vectorized),
-// and NonZero's prefix count + binary search against a C++ reference.
+// NonZero's prefix count + binary search and Unique's inverse / selections against C++ references.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "tessera/te/tensor.h"
 #include "tessera/topi/nonzero.h"
 #include "tessera/topi/reduction.h"
+#include "tessera/topi/unique.h"
 #include "tessera/topi/x86/schedule.h"
 #include "topi_test_util.h"
 
@@ -125,6 +128,53 @@ TEST(TopiScan, NonZeroFindsEveryNonZeroElementInRowMajorOrder) {
   Tensor in = te::placeholder(MakeShape(shape), f32, "x");
   testing::CheckAllModes({in}, nonzero_count(in), {x}, {static_cast<double>(k)});
   testing::CheckAllModes({in}, nonzero(in, Index(k)), {x}, want);
+}
+
+// Unique's inverse (sorted and by first occurrence, of elements and of rows) and its selections,
+// against a C++ reference over std::vector rows.
+TEST(TopiUnique, InverseFirstOccurrencesAndCountsInEveryMode) {
+  const int64_t rows = 7, cols = 3;
+  Data x(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 7 + i / 5) % 4);
+  for (int64_t c = 0; c < cols; ++c) x[5 * cols + c] = x[1 * cols + c];  // row 5 repeats row 1
+  for (bool by_row : {false, true}) {
+    for (bool sorted : {true, false}) {
+      SCOPED_TRACE(std::string(by_row ? "rows" : "elements") + (sorted ? " sorted" : " unsorted"));
+      std::vector<std::vector<double>> items;
+      if (by_row) {
+        for (int64_t r = 0; r < rows; ++r) items.emplace_back(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+      } else {
+        for (double v : x) items.push_back({v});
+      }
+      std::vector<std::vector<double>> distinct;  // in order of first occurrence
+      std::vector<size_t> first;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (std::find(distinct.begin(), distinct.end(), items[i]) == distinct.end()) {
+          distinct.push_back(items[i]);
+          first.push_back(i);
+        }
+      }
+      std::vector<size_t> order(distinct.size());
+      for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+      if (sorted) std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return distinct[a] < distinct[b]; });
+      Data inverse, want_first, want_counts;
+      for (const auto& item : items) {
+        const size_t d = std::find(distinct.begin(), distinct.end(), item) - distinct.begin();
+        inverse.push_back(static_cast<double>(std::find(order.begin(), order.end(), d) - order.begin()));
+      }
+      for (size_t j : order) {
+        want_first.push_back(static_cast<double>(first[j]));
+        want_counts.push_back(static_cast<double>(std::count(items.begin(), items.end(), distinct[j])));
+      }
+      Tensor in = te::placeholder(MakeShape({rows, cols}), f32, "x");
+      Tensor inv = unique_inverse(in, by_row ? std::optional<int64_t>(0) : std::nullopt, sorted);
+      testing::CheckAllModes({in}, inv, {x}, inverse);
+      Tensor inv_in = te::placeholder(MakeShape({static_cast<int64_t>(inverse.size())}), DataType::Int(64), "inverse");
+      const PrimExpr count = Index(static_cast<int64_t>(distinct.size()));
+      testing::CheckAllModes({inv_in}, unique_select(inv_in, count, "first"), {inverse}, want_first);
+      testing::CheckAllModes({inv_in}, unique_select(inv_in, count, "counts"), {inverse}, want_counts);
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
-// Operators whose output size the data decides: NonZero, Compress, NonMaxSuppression. Known at
+// Operators whose output size the data decides: NonZero, Compress, NonMaxSuppression, Unique. Known at
 // import, NonZero and Compress's condition fold;
 // otherwise the VM runs a counting kernel, binds the count to the output's symbolic extent, then
 // runs the kernel that writes the values (vm.nonzero_count / vm.nonzero, graph/op/vm.cc).
 // NonMaxSuppression selects in a static-shape kernel (a mask over the score order, topi/nms.h) and
-// takes that mask's coordinates as NonZero does.
+// takes that mask's coordinates as NonZero does. Unique computes each element's position among the
+// distinct values (a static shape), whose maximum + 1 is the count the VM binds (topi/unique.h).
 // Spec: https://onnx.ai/onnx/operators/onnx__NonZero.html, onnx__Compress.html,
-// onnx__NonMaxSuppression.html.
+// onnx__NonMaxSuppression.html, onnx__Unique.html.
 #include <cmath>
 #include <optional>
 
@@ -134,12 +135,57 @@ void ConvertNonMaxSuppression(NodeContext& ctx) {
   ctx.SetOutput(0, ctx.Call("vision.nms_indices", {RunTimeNonZero(ctx, keep, 0), order}));
 }
 
+// Unique-11: Y (the distinct values or slices along axis), indices (each one's first occurrence),
+// inverse_indices (each element's or slice's position in Y) and counts, any of them optional.
+void ConvertUnique(NodeContext& ctx) {
+  const std::vector<int64_t> xs = ctx.InputShape(0);
+  const DataType dtype = ctx.InputType(0).dtype;
+  const int64_t sorted = ctx.AttrInt("sorted", 1);
+  if (sorted != 0 && sorted != 1) ctx.Fail("sorted must be 0 or 1, got " + std::to_string(sorted));
+  Attrs attrs{{"sorted", sorted}};
+  std::optional<int64_t> axis;
+  int64_t n = 1;
+  for (int64_t d : xs) n *= d;
+  if (ctx.HasAttr("axis")) {
+    const int64_t r = static_cast<int64_t>(xs.size()), a = ctx.AttrInt("axis");
+    if (a < -r || a >= r)
+      ctx.Fail("axis " + std::to_string(a) + " is outside [" + std::to_string(-r) + ", " + std::to_string(r) +
+               ") for an input of rank " + std::to_string(r));
+    axis = a < 0 ? a + r : a;
+    attrs.Set("axis", *axis);
+    n = xs[static_cast<size_t>(*axis)];
+  }
+  if (n == 0) {  // nothing is distinct: every output empty
+    std::vector<int64_t> y_shape = axis ? xs : std::vector<int64_t>{0};
+    if (axis) y_shape[static_cast<size_t>(*axis)] = 0;
+    ctx.SetOutputConst(0, FromDoubles({}, y_shape, dtype));
+    for (int i = 1; i < 4; ++i)
+      if (ctx.HasOutput(i)) ctx.SetOutputConst(i, MakeInts({}, {0}));
+    return;
+  }
+  const Expr inverse = ctx.Call("unique_inverse", {ctx.Input(0)}, attrs);
+  const Expr last = ctx.Call("max", {inverse}, Attrs{{"axis", std::vector<int64_t>{0}}, {"keepdims", int64_t{1}}});
+  const Expr count = ctx.Call("add", {last, ctx.ScalarConst(1, DataType::Int(64))});
+  const std::string symbol = ctx.OutputSymbol(0, static_cast<int>(axis.value_or(0)));
+  auto select = [&](const char* kind) {
+    return ctx.Call("vm.unique_select", {inverse, count}, Attrs{{"kind", std::string(kind)}, {"symbols", symbol}});
+  };
+  const Expr first = select("first");
+  Attrs take{{"mode", std::string("fast")}};  // first occurrences: in range
+  if (axis) take.Set("axis", *axis);
+  ctx.SetOutput(0, ctx.Call("take", {ctx.Input(0), first}, take));
+  if (ctx.HasOutput(1)) ctx.SetOutput(1, first);
+  if (ctx.HasOutput(2)) ctx.SetOutput(2, inverse);
+  if (ctx.HasOutput(3)) ctx.SetOutput(3, select("counts"));
+}
+
 }  // namespace
 
 void RegisterDataDependentConverters(ConverterTable& t) {
   t["NonZero"] = ConvertNonZero;
   t["Compress"] = ConvertCompress;
   t["NonMaxSuppression"] = ConvertNonMaxSuppression;
+  t["Unique"] = ConvertUnique;
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -121,6 +121,17 @@ Type ScatterRel(const std::vector<Type>& args, const Attrs& attrs, bool nd) {
   return TensorTypeNode::make(x.shape, x.dtype);
 }
 
+// unique_inverse(x) -> int64 [n] (topi/unique.h): n = x's element count, or x.shape[axis].
+Type UniqueInverseRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  if (!attrs.Has("axis")) {
+    TESSERA_CHECK(x.NumElements().has_value(), "needs static shapes, got ", ShapeStr(x.shape));
+    return TensorTypeNode::make(std::vector<int64_t>{*x.NumElements()}, DataType::Int(64));
+  }
+  const int64_t axis = NormalizeAxis(attrs.GetInt("axis"), x.ndim());
+  return TensorTypeNode::make(Shape{x.shape[axis]}, DataType::Int(64));
+}
+
 Type TopKIndicesRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
   TESSERA_CHECK(x.ndim() >= 1, "needs a tensor of rank >= 1");
@@ -170,6 +181,9 @@ void RegisterIndexingOps(OpRegistry& r) {
              "run time. attrs: reduction, source");
   r.Register("trilu", 2, kInjective, TriluRel,
              "zeroes the lower (upper=1) or upper (upper=0) triangle of the last two dims, offset by k. attrs: upper");
+  r.Register("unique_inverse", 1, kOpaque, UniqueInverseRel,
+             "ONNX Unique's inverse_indices: each element's (slice's, with attr axis) position among the distinct "
+             "values, sorted or by first occurrence (topi/unique.h). attrs: axis (optional), sorted");
   r.Register("topk_indices", 1, kCommReduce, TopKIndicesRel,
              "the indices (int64) of the k largest / smallest elements along axis, sorted; ties by index "
              "(ONNX TopK; the values are gather_elements). attrs: k, axis, largest");

@@ -70,6 +70,10 @@
 //   vm.nonzero(x, count) -> Tensor[(max(r, 1), symbol), int64]: ONNX NonZero, column j the
 //     coordinates of x's j-th non-zero element in row-major order (topi::nonzero); the one symbol
 //     (attr "symbols") is bound from count. Opaque.
+//   vm.unique_select(inverse, count) -> Tensor[(symbol,), int64]: ONNX Unique's indices (attr kind
+//     "first": each distinct value's first occurrence) or counts (kind "counts") from the inverse
+//     (int64 [n], unique_inverse) and the number of distinct values (int64 [1]), which binds the
+//     symbol (topi::unique_select). Opaque.
 //   vm.resize(x, values, roi, shape) -> Tensor[(symbols...), x.dtype]: topi::resize with run-time
 //     operands: the output extents are `shape`'s values, the scales values (kind "scales") or the
 //     extents over x's (kind "sizes", the policy's single scale); roi (float [2k]: starts, ends) is
@@ -286,6 +290,15 @@ Type VMNonZeroRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(Shape{Dim(std::max<int64_t>(x.ndim(), 1)), k[0]}, DataType::Int(64));
 }
 
+Type UniqueSelectRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& inverse = TensorArg(args, 0);
+  TESSERA_CHECK(inverse.ndim() == 1 && inverse.dtype == DataType::Int(64), "the inverse must be int64 [n], got ",
+                inverse.dtype.str(), " ", ShapeStr(inverse.shape));
+  const std::string kind = attrs.GetString("kind");
+  TESSERA_CHECK(kind == "first" || kind == "counts", "attr kind must be first or counts, got '", kind, "'");
+  return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 1)), DataType::Int(64));
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
@@ -324,6 +337,8 @@ void RegisterVMOps(OpRegistry& r) {
   r.Register("vm.nonzero_count", 1, kOpaque, NonZeroCountRel, "the number of non-zero elements: int64 [1]");
   r.Register("vm.nonzero", 2, kOpaque, VMNonZeroRel,
              "ONNX NonZero: int64 [max(rank, 1), count], the coordinates of the non-zero elements. attrs: symbols");
+  r.Register("vm.unique_select", 2, kOpaque, UniqueSelectRel,
+             "ONNX Unique's indices or counts per distinct value: int64 [count]. attrs: kind (first, counts), symbols");
   r.Register("vm.fatal", 1, kOpaque, FatalRel,
              "fails the run with `message` when reached (an If branch that cannot run). attrs: message, shape, dtype");
 }
