@@ -1,4 +1,4 @@
-// create_prim_func (te/tensor.h): TE graph -> TensorIR PrimFunc with one block per compute.
+// create_prim_func (te/tensor.h): TE graph -> TensorIR PrimFunc with one block per compute or extern.
 #include <algorithm>
 #include <set>
 
@@ -110,6 +110,23 @@ Stmt LowerCompute(const Tensor& t) {
   return s;
 }
 
+// An extern stage: one block without iter vars around its statements, reading its inputs whole
+// and writing its output whole; its scratch buffers are the block's.
+Stmt LowerExtern(const Tensor& t) {
+  const OperationNode* op = t.op();
+  auto whole = [](const Buffer& b) {
+    BufferRegion r;
+    r.buffer = b;
+    for (const PrimExpr& d : b->shape) r.region.emplace_back(ir::make_zero(d.dtype()), d);
+    return r;
+  };
+  std::vector<BufferRegion> reads;
+  for (const Tensor& in : op->inputs) reads.push_back(whole(in.buffer()));
+  Stmt block = tir::BlockNode::make(op->name, {}, reads, {whole(op->buffer)}, op->extern_body, Stmt(), op->scratch,
+                                    op->attrs);
+  return tir::BlockRealizeNode::make({}, PrimExpr(), block);
+}
+
 }  // namespace
 
 tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::string& name) {
@@ -128,7 +145,7 @@ tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::strin
       continue;
     }
     if (!in_args.count(t.op())) allocs.push_back(t.buffer());
-    stages.push_back(LowerCompute(t));
+    stages.push_back(t.op()->kind == OpKind::kExtern ? LowerExtern(t) : LowerCompute(t));
   }
   TESSERA_ICHECK(!stages.empty(), "create_prim_func '", name, "': nothing to compute");
   Stmt root = tir::BlockNode::make("root", {}, {}, {}, tir::SeqStmtNode::make(stages), Stmt(), allocs);

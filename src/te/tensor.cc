@@ -161,6 +161,59 @@ Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::strin
   return Tensor(c);
 }
 
+namespace {
+
+// The buffers an extern body touches must be its inputs', its output's or its scratch buffers.
+class ExternBufferCheck : public tir::StmtExprVisitor {
+ public:
+  std::set<const tir::BufferNode*> allowed;
+  std::string name;
+
+ protected:
+  void Check(const tir::Buffer& b) {
+    TESSERA_CHECK(allowed.count(b.get()), "extern '", name, "' touches buffer '", b->name,
+                  "', which is neither an input's, the output's nor a scratch buffer");
+  }
+  void VisitExpr_(const tir::BufferLoadNode* op) override {
+    Check(op->buffer);
+    tir::StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const tir::BufferStoreNode* op) override {
+    Check(op->buffer);
+    tir::StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+}  // namespace
+
+Tensor extern_op(std::vector<PrimExpr> shape, DataType dtype, std::vector<Tensor> inputs, const FExtern& fbody,
+                 std::string name, std::string tag, std::vector<Buffer> scratch) {
+  TESSERA_ICHECK(fbody != nullptr, "extern '", name, "' without a body function");
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::kExtern;
+  op->name = name;
+  op->tag = std::move(tag);
+  op->buffer = Buffer::make(name, dtype, std::move(shape));
+  std::vector<Buffer> in_buffers;
+  ExternBufferCheck check;
+  check.name = name;
+  for (const Tensor& t : inputs) {
+    TESSERA_ICHECK(t.defined(), "extern '", name, "': an undefined input");
+    in_buffers.push_back(t.buffer());
+    check.allowed.insert(t.buffer().get());
+  }
+  check.allowed.insert(op->buffer.get());
+  for (const Buffer& b : scratch) check.allowed.insert(b.get());
+  op->extern_body = fbody(in_buffers, op->buffer);
+  TESSERA_CHECK(op->extern_body.defined(), "extern '", name, "' returned no statement");
+  check.VisitStmt(op->extern_body);
+  op->inputs = std::move(inputs);
+  op->scratch = std::move(scratch);
+  std::shared_ptr<const OperationNode> c = op;
+  Register(c);
+  return Tensor(c);
+}
+
 Tensor scan(std::vector<PrimExpr> shape, DataType dtype, int axis, const FScan& fscan, std::string name, std::string tag,
             std::map<std::string, PrimExpr> attrs) {
   TESSERA_ICHECK(fscan != nullptr, "scan '", name, "' without a body function");

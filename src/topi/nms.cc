@@ -2,17 +2,15 @@
 
 #include "tessera/support/error.h"
 #include "tessera/topi/tags.h"
+#include "tessera/tir/stmt.h"
 
 namespace tessera::topi {
+
+using tir::Buffer;
 
 namespace {
 
 const DataType kI64 = DataType::Int(64);
-
-PrimExpr I64(int64_t v) { return ir::make_const(kI64, v); }
-
-// The one element of a scalar-like tensor, cast to `t`.
-PrimExpr Scalar(const Tensor& s, DataType t) { return ir::cast(t, s(std::vector<PrimExpr>(s.shape().size(), Index(0)))); }
 
 void CheckScalar(const Tensor& s, const char* what) {
   TESSERA_CHECK(Product(ConstShape(s)) == 1, "non_max_suppression: ", what, " must have one element, got ",
@@ -60,49 +58,62 @@ Tensor non_max_suppression_keep(const Tensor& boxes, const Tensor& scores, const
   TESSERA_CHECK(boxes.dtype().is_floating() && scores.dtype() == boxes.dtype(),
                 "non_max_suppression: boxes and scores must share a float dtype, got ", boxes.dtype().str(), " and ",
                 scores.dtype().str());
-  TESSERA_CHECK(bs[1] < (int64_t{1} << 23), "non_max_suppression: ", bs[1], " boxes; at most 2^23 - 1 are supported");
   CheckScalar(max_output_boxes_per_class, "max_output_boxes_per_class");
   CheckScalar(iou_threshold, "iou_threshold");
   CheckScalar(score_threshold, "score_threshold");
   const DataType ft = boxes.dtype() == DataType::Float(64) ? boxes.dtype() : DataType::Float(32);
-  const PrimExpr iou_thr = Scalar(iou_threshold, ft), score_thr = Scalar(score_threshold, ft);
-  const PrimExpr max_out = Scalar(max_output_boxes_per_class, kI64);
-  const PrimExpr big = I64(int64_t{1} << 40);
   const int64_t n = bs[1];
 
-  auto box = [&](const PrimExpr& b, const PrimExpr& idx) {
-    std::vector<PrimExpr> v;
-    for (int k = 0; k < 4; ++k) v.push_back(ir::cast(ft, boxes({b, idx, Index(k)})));
-    return v;
+  const int64_t classes = ss[1];
+  // Per (batch, class): the positions kept so far (in the score order) and their count, and a
+  // flag for the box being tested.
+  const Buffer kept = Buffer::make("nms_kept", DataType::Int(32), MakeShape(ss));
+  const Buffer count = Buffer::make("nms_count", DataType::Int(32), MakeShape({ss[0], ss[1]}));
+  const Buffer hit = Buffer::make("nms_suppressed", DataType::Int(32), MakeShape({ss[0], ss[1]}));
+  auto body = [&](const std::vector<Buffer>& in, const Buffer& keep) {
+    auto load = [](const Buffer& buf, std::vector<PrimExpr> idx) { return tir::BufferLoadNode::make(buf, std::move(idx)); };
+    auto store = [](const Buffer& buf, PrimExpr v, std::vector<PrimExpr> idx) {
+      return tir::BufferStoreNode::make(buf, std::move(v), std::move(idx));
+    };
+    auto scalar = [&](const Buffer& buf, DataType t) {
+      return ir::cast(t, load(buf, std::vector<PrimExpr>(buf->shape.size(), Index(0))));
+    };
+    const PrimExpr iou_thr = scalar(in[4], ft), score_thr = scalar(in[5], ft), max_out = scalar(in[3], kI64);
+    Var bc("bc", DataType::Int(32)), t("t", DataType::Int(32)), j("j", DataType::Int(32));
+    const PrimExpr b = ir::floordiv(bc, Index(classes)), c = ir::floormod(bc, Index(classes));
+    auto box_at = [&](const PrimExpr& pos) {  // the box at position pos of the order
+      const PrimExpr idx = ir::cast(DataType::Int(32), load(in[2], {b, c, pos}));
+      std::vector<PrimExpr> v;
+      for (int k = 0; k < 4; ++k) v.push_back(ir::cast(ft, load(in[0], {b, idx, Index(k)})));
+      return v;
+    };
+    const PrimExpr n_kept = load(count, {b, c});
+    const PrimExpr candidate =
+        has_score_threshold
+            ? ir::cast(ft, load(in[1], {b, c, ir::cast(DataType::Int(32), load(in[2], {b, c, t}))})) > score_thr
+            : ir::make_const(DataType::Bool(), 1);
+    // Box t against every kept box: suppressed when one overlaps it by more than the threshold.
+    tir::Stmt test = tir::ForNode::make(
+        j, Index(0), n_kept, tir::ForKind::kSerial,
+        tir::IfThenElseNode::make(Suppresses(box_at(load(kept, {b, c, j})), box_at(t), center_point_box, iou_thr),
+                                  store(hit, Index(1), {b, c})));
+    tir::Stmt select = tir::IfThenElseNode::make(
+        load(hit, {b, c}) == Index(0),
+        tir::SeqStmtNode::make({store(kept, t, {b, c, n_kept}), store(keep, Index(1), {b, c, t}),
+                                store(count, n_kept + Index(1), {b, c})}));
+    tir::Stmt step = tir::IfThenElseNode::make(
+        ir::cast(kI64, n_kept) < max_out && candidate,
+        tir::SeqStmtNode::make({store(hit, Index(0), {b, c}), test, select}));
+    Var z("z", DataType::Int(32));
+    tir::Stmt per_class = tir::SeqStmtNode::make(
+        {store(count, Index(0), {b, c}),
+         tir::ForNode::make(z, Index(0), Index(n), tir::ForKind::kSerial, store(keep, Index(0), {b, c, z})),
+         tir::ForNode::make(t, Index(0), Index(n), tir::ForKind::kSerial, step)});
+    return tir::ForNode::make(bc, Index(0), Index(ss[0] * ss[1]), tir::ForKind::kParallel, per_class);
   };
-  auto at = [&](const PrimExpr& b, const PrimExpr& c, const PrimExpr& t) {
-    return ir::cast(DataType::Int(32), order({b, c, t}));
-  };
-  auto candidate = [&](const PrimExpr& b, const PrimExpr& c, const PrimExpr& t) {
-    return has_score_threshold ? ir::cast(ft, scores({b, c, at(b, c, t)})) > score_thr : ir::make_const(DataType::Bool(), 1);
-  };
-  // Box t is kept given S[t] (the sum below).
-  auto kept = [&](const PrimExpr& s, const PrimExpr& b, const PrimExpr& c, const PrimExpr& t) {
-    return candidate(b, c, t) && s < big && s < max_out;
-  };
-  te::IterVar tp = te::reduce_axis(Range(Index(0), Index(std::max<int64_t>(n, 1))), "tp");
-  Tensor s = te::scan(
-      MakeShape(ss), kI64, 2,
-      [&](const std::vector<Var>& i, const Tensor& self) {
-        const PrimExpr b = i[0], c = i[1], t = i[2];
-        const PrimExpr earlier = PrimExpr(tp.var) < t;
-        const PrimExpr p = ir::min(PrimExpr(tp.var), ir::max(t - Index(1), Index(0)));  // read only computed points
-        const PrimExpr kept_p = earlier && kept(self({b, c, p}), b, c, p);
-        const PrimExpr hit = Suppresses(box(b, at(b, c, p)), box(b, at(b, c, t)), center_point_box, iou_thr);
-        return te::sum(ir::select(kept_p, ir::select(hit, big, I64(1)), I64(0)), {tp});
-      },
-      "T_nms_suppressors", tag::kScan);
-  return te::compute(
-      MakeShape(ss),
-      [&](const std::vector<Var>& i) {
-        return ir::cast(DataType::Int(32), kept(s({i[0], i[1], i[2]}), i[0], i[1], i[2]));
-      },
-      "T_nms_keep", tag::kInjective);
+  return te::extern_op(MakeShape(ss), DataType::Int(32), {boxes, scores, order, max_output_boxes_per_class,
+                                                          iou_threshold, score_threshold},
+                       body, "T_nms_keep", "extern", {kept, count, hit});
 }
 
 Tensor non_max_suppression_indices(const Tensor& selected, const Tensor& order) {

@@ -61,9 +61,10 @@ class Tensor {
   std::shared_ptr<const OperationNode> op_;
 };
 
-enum class OpKind : uint8_t { kPlaceholder, kCompute };
+enum class OpKind : uint8_t { kPlaceholder, kCompute, kExtern };
 
-/// A placeholder (a function input) or a compute (one value per output point).
+/// A placeholder (a function input), a compute (one value per output point) or an extern stage
+/// (statements that write the whole output; te::extern_op).
 struct OperationNode {
   OpKind kind;
   std::string name;
@@ -75,6 +76,9 @@ struct OperationNode {
   std::vector<IterVar> reduce_axis;  ///< the reduction iter vars of a reduction body
   PrimExpr body;                     ///< the value at `axis` (a ReduceNode for reductions)
   std::vector<Tensor> inputs;        ///< tensors the body reads, in first-use order
+  // extern only (inputs above too):
+  tir::Stmt extern_body;             ///< writes all of `buffer`, reads the inputs' buffers
+  std::vector<Buffer> scratch;       ///< buffers the body uses for its own state (the block allocates them)
 };
 
 /// A commutative reduction (TVM's Reduce): combiner over `source` for every point of
@@ -120,6 +124,21 @@ using FScan = std::function<PrimExpr(const std::vector<Var>& indices, const Tens
 Tensor scan(std::vector<PrimExpr> shape, DataType dtype, int axis, const FScan& fscan, std::string name,
             std::string tag = "scan", std::map<std::string, PrimExpr> attrs = {});
 
+/// The statements of an extern stage: given the buffers of the inputs (in order) and of the output,
+/// TensorIR that reads the inputs and writes every point of the output.
+using FExtern = std::function<tir::Stmt(const std::vector<Buffer>& inputs, const Buffer& output)>;
+/// An extern stage (TVM's te.extern with its ir_builder, TVM §4.1): an output of `shape` and
+/// `dtype` written by imperative TensorIR (For, IfThenElse, LetStmt, BufferStore) over the inputs'
+/// buffers, for algorithms that are no gather: a greedy selection that keeps a list (ONNX
+/// NonMaxSuppression), data-dependent loop bounds. `scratch`: buffers the statements use for their
+/// state, allocated by the stage's block (each call of the kernel has its own). create_prim_func
+/// gives the stage one block without iter vars (reads: the inputs, whole; writes: the output,
+/// whole) that schedules leave as written: parallelize its loops in the statements (ForKind).
+/// Throws UserError when a body reads or writes a buffer that is neither an input's, the output's
+/// nor a scratch buffer.
+Tensor extern_op(std::vector<PrimExpr> shape, DataType dtype, std::vector<Tensor> inputs, const FExtern& fbody,
+                 std::string name, std::string tag = "extern", std::vector<Buffer> scratch = {});
+
 /// A reduction iteration variable over dom.
 IterVar reduce_axis(Range dom, std::string name);
 
@@ -134,8 +153,9 @@ std::vector<Tensor> PostOrder(const std::vector<Tensor>& outputs);
 /// Lowers a TE graph to a TensorIR PrimFunc (TensorIR §4: "create_prim_func"):
 /// `args` lists the function parameters in calling-convention order (placeholders
 /// then outputs). Each compute becomes one Block (spatial iter vars for its axis,
-/// reduction iter vars and an init for a reduction) under its own loop nest, in
-/// producer-before-consumer order; computes that are not in `args` become
+/// reduction iter vars and an init for a reduction) under its own loop nest, each extern
+/// one Block without iter vars around its statements, in producer-before-consumer order;
+/// computes and externs that are not in `args` become
 /// alloc_buffers of the root block. Throws InternalError if a placeholder that a
 /// compute reads is missing from args. The PrimFunc's shape_vars are the Vars among the
 /// args' dimensions, by first appearance (args in order, dims outermost first); a dimension

@@ -22,10 +22,10 @@ namespace tessera::topi {
 /// box of area <= 0 or a union <= 0 never suppresses. Computed in float32 (float64 for float64
 /// boxes).
 ///
-/// A te::scan along t whose step is a reduction over the earlier positions t' (O(N^2) per batch and
-/// class; the reference compares with the selected boxes only): S[t] = sum over kept t' < t of (1,
-/// or 2^40 when t' suppresses t), so box t is kept iff it is a candidate, S[t] < 2^40 (nothing
-/// suppresses it) and S[t] < max_output (the count kept before it). N < 2^23.
+/// An extern stage (te::extern_op) that runs the reference's greedy loop per batch and class, the
+/// (batch, class) pairs in parallel: each candidate in score order is tested against the boxes
+/// kept so far, at most max_output_boxes_per_class of them: O(N * max_output) per pair, as ONNX
+/// Runtime.
 ///
 /// boxes: float [B, N, 4]; scores: [B, C, N] of boxes' dtype; order: int64 [B, C, N];
 /// max_output_boxes_per_class: an integer tensor of one element (<= 0 selects nothing);
