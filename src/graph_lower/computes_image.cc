@@ -1,6 +1,6 @@
 // FComputes of image.resize -> topi::resize and image.grid_sample -> topi::grid_sample (op/image.cc),
 // and of Resize with run-time operands (op/vm.cc): the shape function vm.resize_shape and the kernel
-// vm.resize -> topi::resize with ResizeRunTimeOperands; vision.nms_keep / vision.nms_indices -> topi/nms.h.
+// vm.resize -> topi::resize with ResizeRunTimeOperands; vision.nms / vision.nms_indices -> topi/nms.h.
 #include "computes.h"
 #include "tessera/graph_lower/compute_registry.h"
 #include "tessera/topi/image/grid_sample.h"
@@ -123,9 +123,9 @@ void RegisterImageComputes(graph::OpRegistry& r) {
     return {topi::grid_sample(in[0], in[1], a.GetString("mode", "linear"), a.GetString("padding_mode", "zeros"),
                               a.GetInt("align_corners", 0) != 0)};
   });
-  r.SetCompute("vision.nms_keep", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
-    return {topi::non_max_suppression_keep(in[0], in[1], in[2], in[3], in[4], in[5], a.GetInt("center_point_box", 0) != 0,
-                                           a.GetInt("has_score_threshold", 0) != 0)};
+  r.SetCompute("vision.nms", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    return {topi::non_max_suppression(in[0], in[1], in[2], in[3], in[4], a.GetInt("center_point_box", 0) != 0,
+                                      a.GetInt("has_score_threshold", 0) != 0)};
   });
   r.SetCompute("vision.nms_indices", [](const Attrs&, const Tensors& in, const Type&) -> Tensors {
     return {topi::non_max_suppression_indices(in[0], in[1])};

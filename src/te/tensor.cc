@@ -163,7 +163,8 @@ Tensor compute(std::vector<PrimExpr> shape, const FCompute& fcompute, std::strin
 
 namespace {
 
-// The buffers an extern body touches must be its inputs', its output's or its scratch buffers.
+// The buffers an extern body touches must be its inputs', its output's, its scratch buffers or ones
+// it allocates itself.
 class ExternBufferCheck : public tir::StmtExprVisitor {
  public:
   std::set<const tir::BufferNode*> allowed;
@@ -180,6 +181,10 @@ class ExternBufferCheck : public tir::StmtExprVisitor {
   }
   void VisitStmt_(const tir::BufferStoreNode* op) override {
     Check(op->buffer);
+    tir::StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const tir::AllocateNode* op) override {
+    allowed.insert(op->buffer.get());  // the body's own local state
     tir::StmtExprVisitor::VisitStmt_(op);
   }
 };

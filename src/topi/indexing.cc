@@ -1,7 +1,6 @@
 #include "tessera/topi/indexing.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "tessera/support/error.h"
 #include "tessera/topi/broadcast.h"
@@ -208,83 +207,6 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, bool select_last_ind
 }
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index) {
   return ArgReduce(x, axis, keepdims, select_last_index, false);
-}
-
-namespace {
-
-// One pass of a bottom-up merge sort along `axis`: the sorted runs of `width` positions in `src`
-// (int32 positions along the axis, of x's shape) merge pairwise into runs of 2 * width. Output
-// point q of a merged run is found without moving data (a gather; "merge path"): the number i of
-// the left run's elements among the merged run's first q is the largest i whose predecessor
-// A[i - 1] does not come after B[q - i], a binary search over at most `width` values. `before`
-// is a strict total order of positions (ties between equal keys broken by position).
-Tensor MergePass(const Tensor& src, int axis, int64_t n, int64_t width,
-                 const std::function<PrimExpr(const std::vector<Var>&, PrimExpr, PrimExpr)>& before, int pass) {
-  const DataType i32 = DataType::Int(32);
-  return te::compute(
-      src.shape(),
-      [&](const std::vector<Var>& o) {
-        auto at = [&](PrimExpr p) {  // src along the axis at p, clamped into [0, n)
-          std::vector<PrimExpr> idx = AsExprs(o);
-          idx[axis] = ir::max(ir::min(p, Index(n - 1)), Index(0));
-          return src(idx);
-        };
-        const PrimExpr qa = o[axis];
-        const PrimExpr lo = ir::floordiv(qa, Index(2 * width)) * Index(2 * width);
-        const PrimExpr mid = ir::min(lo + Index(width), Index(n)), hi = ir::min(lo + Index(2 * width), Index(n));
-        const PrimExpr la = mid - lo, lb = hi - mid, q = qa - lo;
-        auto a = [&](PrimExpr i) { return at(lo + i); };
-        auto b = [&](PrimExpr j) { return at(mid + j); };
-        // Too many from the left run at i: A[i - 1] comes after B[q - i].
-        auto too_many = [&](PrimExpr i) {
-          const PrimExpr j = q - i;
-          return i > Index(0) && j < lb && before(o, b(j), a(i - Index(1)));
-        };
-        const PrimExpr first = ir::max(Index(0), q - lb), last = ir::min(q, la);
-        std::vector<std::pair<Var, PrimExpr>> steps;
-        PrimExpr ans = first;
-        for (int64_t step = width; step >= 1; step /= 2) {
-          const PrimExpr next = ans + Index(step);
-          Var v("i" + std::to_string(steps.size()), i32);
-          steps.emplace_back(v, ir::select(next <= last && !too_many(next), next, ans));
-          ans = v;
-        }
-        Var i("i", i32);
-        const PrimExpr j = q - PrimExpr(i);
-        const PrimExpr from_a = PrimExpr(i) < la && (j >= lb || before(o, a(i), b(j)));
-        PrimExpr body = ir::LetNode::make(i, ans, ir::select(from_a, a(i), b(j)));
-        for (size_t s = steps.size(); s-- > 0;) body = ir::LetNode::make(steps[s].first, steps[s].second, body);
-        return body;
-      },
-      "T_sort_pass" + std::to_string(pass), tag::kSort, {{tag::kKeepStageAttr, Index(1)}});
-}
-
-}  // namespace
-
-Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis_in, bool largest) {
-  const std::vector<int64_t> xs = ConstShape(x);
-  const int nd = static_cast<int>(xs.size());
-  const int axis = NormalizeAxis(axis_in, nd, "topk");
-  const int64_t n = xs[axis];
-  TESSERA_CHECK(k >= 0 && k <= n, "topk: k = ", k, " must be in [0, ", n, "] (the extent of axis ", axis, ")");
-  // Positions p1 before p2: the larger (smaller) value first, equal values by position (the spec's
-  // tie rule), so the order is total and the merge sort's result unique.
-  auto before = [&](const std::vector<Var>& o, PrimExpr p1, PrimExpr p2) {
-    std::vector<PrimExpr> i1 = AsExprs(o), i2 = AsExprs(o);
-    i1[axis] = p1;
-    i2[axis] = p2;
-    const PrimExpr v1 = x(i1), v2 = x(i2);
-    return (largest ? v1 > v2 : v1 < v2) || (v1 == v2 && p1 < p2);
-  };
-  Tensor sorted = te::compute(
-      x.shape(), [&](const std::vector<Var>& o) { return PrimExpr(o[axis]); }, "T_sort_positions", tag::kInjective);
-  int pass = 0;
-  for (int64_t width = 1; width < n; width *= 2) sorted = MergePass(sorted, axis, n, width, before, pass++);
-  std::vector<int64_t> out = xs;
-  out[axis] = k;
-  return te::compute(
-      MakeShape(out), [&](const std::vector<Var>& r) { return ir::cast(DataType::Int(64), sorted(AsExprs(r))); },
-      "T_topk_indices", tag::kInjective);
 }
 
 }  // namespace tessera::topi

@@ -107,5 +107,64 @@ TEST(CreatePrimFunc, ElementwiseMaxAndErrors) {
   EXPECT_THROW(A({PrimExpr(0)}), UserError);
 }
 
+// An extern stage (te::extern_op): one block without iter vars around its statements, reading its
+// input whole and writing its output whole, its scratch allocated by the block; a scan's block has an
+// ordered iter var that reads its own output.
+TEST(CreatePrimFunc, ExternStageAndScan) {
+  auto A = placeholder({4}, DataType::Float(32), "A");
+  const tir::Buffer acc = tir::Buffer::make("acc", DataType::Float(32), {1});
+  auto B = extern_op(
+      {4}, DataType::Float(32), {A},
+      [&](const std::vector<tir::Buffer>& in, const tir::Buffer& out) {
+        Var i("i", DataType::Int(32));
+        using tir::BufferLoadNode, tir::BufferStoreNode;
+        return tir::SeqStmtNode::make(
+            {BufferStoreNode::make(acc, make_const(DataType::Float(32), 0.0), {0}),
+             tir::ForNode::make(i, 0, 4, tir::ForKind::kSerial,
+                                tir::SeqStmtNode::make({BufferStoreNode::make(acc, BufferLoadNode::make(acc, {0}) +
+                                                                                        BufferLoadNode::make(in[0], {i}),
+                                                                              {0}),
+                                                        BufferStoreNode::make(out, BufferLoadNode::make(acc, {0}), {i})}))});
+      },
+      "B", "extern", {acc});
+  auto C = scan({4}, DataType::Float(32), 0,
+                [&](const std::vector<Var>& i, const Tensor& self) {
+                  return B({i[0]}) + select(i[0] > 0, self({max(i[0] - 1, 0)}), make_const(DataType::Float(32), 0.0));
+                },
+                "C");
+  EXPECT_EQ(AsText(create_prim_func({A, C}, "running")),
+            "@prim_func\n"
+            "def running(A: Buffer((4,), \"float32\"), C: Buffer((4,), \"float32\")):\n"
+            "  # attr global_symbol = \"running\"\n"
+            "  with block(\"root\"):\n"
+            "    B = alloc_buffer((4,), \"float32\")\n"
+            "    with block(\"B\"):\n"
+            "      reads(A[0:4])\n"
+            "      writes(B[0:4])\n"
+            "      acc = alloc_buffer((1,), \"float32\")\n"
+            "      acc[0] = 0.0f\n"
+            "      for i in range(0, 4):\n"
+            "        acc[0] = acc[0] + A[i]\n"
+            "        B[i] = acc[0]\n"
+            "    for i_1 in range(0, 4):\n"
+            "      with block(\"C\"):\n"
+            "        vi = scan(0, 4, i_1)\n"
+            "        reads(B[vi], C[max(vi - 1, 0)])\n"
+            "        writes(C[vi])\n"
+            "        C[vi] = B[vi] + select(vi > 0, C[max(vi - 1, 0)], 0.0f)\n");
+  // A body that touches a buffer it was not given is refused, naming it.
+  const tir::Buffer stray = tir::Buffer::make("stray", DataType::Float(32), {4});
+  try {
+    extern_op({4}, DataType::Float(32), {A},
+              [&](const std::vector<tir::Buffer>&, const tir::Buffer& out) {
+                return tir::BufferStoreNode::make(out, tir::BufferLoadNode::make(stray, {0}), {0});
+              },
+              "bad");
+    FAIL() << "expected UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'stray'"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessera::te

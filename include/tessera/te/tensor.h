@@ -131,11 +131,13 @@ using FExtern = std::function<tir::Stmt(const std::vector<Buffer>& inputs, const
 /// `dtype` written by imperative TensorIR (For, IfThenElse, LetStmt, BufferStore) over the inputs'
 /// buffers, for algorithms that are no gather: a greedy selection that keeps a list (ONNX
 /// NonMaxSuppression), data-dependent loop bounds. `scratch`: buffers the statements use for their
-/// state, allocated by the stage's block (each call of the kernel has its own). create_prim_func
+/// state, allocated by the stage's block (each call of the kernel has its own); a few scalars of
+/// state private to a parallel iteration are better a tir::AllocateNode of scope "local" inside it
+/// (on the stack, promoted to registers). create_prim_func
 /// gives the stage one block without iter vars (reads: the inputs, whole; writes: the output,
 /// whole) that schedules leave as written: parallelize its loops in the statements (ForKind).
-/// Throws UserError when a body reads or writes a buffer that is neither an input's, the output's
-/// nor a scratch buffer.
+/// Throws UserError when a body reads or writes a buffer that is neither an input's, the output's,
+/// a scratch buffer nor one it allocates.
 Tensor extern_op(std::vector<PrimExpr> shape, DataType dtype, std::vector<Tensor> inputs, const FExtern& fbody,
                  std::string name, std::string tag = "extern", std::vector<Buffer> scratch = {});
 

@@ -1,6 +1,6 @@
 // Index-mapping computes of the ONNX spec: broadcast_to (Expand), tile, pad with a mode,
-// gather_elements, trilu (tag "injective"), arg reductions (tag "comm_reduce") and TopK's merge
-// sort (tag "sort").
+// gather_elements, trilu (tag "injective"), arg reductions (tag "comm_reduce") and TopK's sort
+// (an extern stage).
 // Static shapes only.
 #pragma once
 
@@ -49,10 +49,10 @@ Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_ind
 
 /// The indices (int64) of ONNX TopK along axis: x's shape with k on the axis, the k largest
 /// (smallest) elements in descending (ascending) order, equal elements by ascending index (the
-/// spec's tie rule). Values are gather_elements(x, indices, axis). A bottom-up merge sort of the
-/// positions along the axis: ceil(log2 n) passes (tag "sort", kept as stages: tag::kKeepStageAttr),
-/// each output point of a pass found by a binary search over the two runs it merges (merge path):
-/// O(n log^2 n) per row, every point independent (parallel, no scatter).
+/// spec's tie rule). Values are gather_elements(x, indices, axis). An extern stage (src/topi/sort.cc)
+/// over the rows in parallel: for k * 8 <= n a sorted selection list of k positions (a position
+/// better than the list's last is inserted: O(n + insertions * k), as ONNX Runtime's heap), else a
+/// bottom-up merge sort of the positions (O(n log n)).
 Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis, bool largest);
 
 }  // namespace tessera::topi

@@ -17,13 +17,6 @@ inline constexpr const char* kPool = "pool";            ///< the window reductio
 inline constexpr const char* kCommReduce = "comm_reduce";
 inline constexpr const char* kSoftmax = "softmax";      ///< the reductions and output of softmax
 inline constexpr const char* kScan = "scan";            ///< a te::scan: a recurrence along an ordered axis
-inline constexpr const char* kSort = "sort";            ///< a pass of a merge sort (topk_indices)
-
-/// A compute attr (te::compute's attrs, the block's annotation): when 1, the default schedule keeps
-/// the stage as its own loop nest instead of inlining it into its consumers. For a stage each of
-/// whose points its consumer reads several times (the passes of a merge sort: inlined, each pass
-/// would recompute the previous ones exponentially often).
-inline constexpr const char* kKeepStageAttr = "schedule.keep_stage";
 
 /// True for elemwise, broadcast and injective tags.
 inline bool IsInjective(const std::string& t) { return t == kElemWise || t == kBroadcast || t == kInjective; }

@@ -1,10 +1,10 @@
-// Operators whose output size the data decides: NonZero, Compress, NonMaxSuppression, Unique. Known at
-// import, NonZero and Compress's condition fold;
-// otherwise the VM runs a counting kernel, binds the count to the output's symbolic extent, then
-// runs the kernel that writes the values (vm.nonzero_count / vm.nonzero, graph/op/vm.cc).
-// NonMaxSuppression selects in a static-shape kernel (a mask over the score order, topi/nms.h) and
-// takes that mask's coordinates as NonZero does. Unique computes each element's position among the
-// distinct values (a static shape), whose maximum + 1 is the count the VM binds (topi/unique.h).
+// Operators whose output size the data decides: NonZero, Compress, NonMaxSuppression, Unique.
+// Known at import, NonZero and Compress's condition fold; otherwise the VM runs a counting kernel,
+// binds the count to the output's symbolic extent, then runs the kernel that writes the values
+// (vm.nonzero_count / vm.nonzero, graph/op/vm.cc). NonMaxSuppression selects in a static-shape
+// kernel (per batch and class, 1 + the selected boxes in order, topi/nms.h) and takes its non-zero
+// slots' coordinates as NonZero does. Unique computes each element's position among the distinct
+// values (a static shape), whose maximum + 1 is the count the VM binds (topi/unique.h).
 // Spec: https://onnx.ai/onnx/operators/onnx__NonZero.html, onnx__Compress.html,
 // onnx__NonMaxSuppression.html, onnx__Unique.html.
 #include <cmath>
@@ -129,10 +129,9 @@ void ConvertNonMaxSuppression(NodeContext& ctx) {
   const Expr iou = ctx.HasInput(3) ? one_element(3, "iou_threshold", false) : ctx.ScalarConst(0, DataType::Float(32));
   const bool has_score_threshold = ctx.HasInput(4);
   const Expr score = has_score_threshold ? one_element(4, "score_threshold", false) : ctx.ScalarConst(0, DataType::Float(32));
-  const Expr order = ctx.Call("topk_indices", {ctx.Input(1)}, Attrs{{"k", ss[2]}, {"axis", int64_t{2}}, {"largest", int64_t{1}}});
-  const Expr keep = ctx.Call("vision.nms_keep", {ctx.Input(0), ctx.Input(1), order, max_out, iou, score},
+  const Expr kept = ctx.Call("vision.nms", {ctx.Input(0), ctx.Input(1), max_out, iou, score},
                              Attrs{{"center_point_box", center}, {"has_score_threshold", int64_t{has_score_threshold}}});
-  ctx.SetOutput(0, ctx.Call("vision.nms_indices", {RunTimeNonZero(ctx, keep, 0), order}));
+  ctx.SetOutput(0, ctx.Call("vision.nms_indices", {RunTimeNonZero(ctx, kept, 0), kept}));
 }
 
 // Unique-11: Y (the distinct values or slices along axis), indices (each one's first occurrence),

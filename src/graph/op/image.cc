@@ -1,8 +1,8 @@
 // Image ops: image.resize (ONNX Resize and Upsample; the computation is topi::resize),
 // image.grid_sample (ONNX GridSample; topi::grid_sample), and the steps of ONNX NonMaxSuppression
-// (topi/nms.h): vision.nms_keep(boxes [B, N, 4], scores [B, C, N], order int64 [B, C, N], max_output,
-// iou_threshold, score_threshold: one element each) -> int32 [B, C, N], and
-// vision.nms_indices(selected int64 [3, K], order) -> int64 [K, 3].
+// (topi/nms.h): vision.nms(boxes [B, N, 4], scores [B, C, N], max_output, iou_threshold,
+// score_threshold: one element each) -> int32 [B, C, N] (1 + the selected boxes' indices per batch
+// and class, 0 after), and vision.nms_indices(selected int64 [3, K], kept) -> int64 [K, 3].
 #include <set>
 
 #include "op_groups.h"
@@ -82,24 +82,21 @@ Type GridSampleRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(out, x.dtype);
 }
 
-Type NmsKeepRel(const std::vector<Type>& args, const Attrs&) {
+Type NmsRel(const std::vector<Type>& args, const Attrs&) {
   const TensorTypeNode& boxes = TensorArg(args, 0);
   const TensorTypeNode& scores = TensorArg(args, 1);
-  const TensorTypeNode& order = TensorArg(args, 2);
   TESSERA_CHECK(boxes.ndim() == 3 && boxes.shape[2] == Dim(4) && boxes.dtype.is_floating(),
                 "boxes must be float [batches, boxes, 4], got ", boxes.dtype.str(), " ", ShapeStr(boxes.shape));
   TESSERA_CHECK(scores.ndim() == 3 && scores.shape[0] == boxes.shape[0] && scores.shape[2] == boxes.shape[1] &&
                     scores.dtype == boxes.dtype,
                 "scores must be ", boxes.dtype.str(), " [batches, classes, boxes] for boxes ", ShapeStr(boxes.shape),
                 ", got ", scores.dtype.str(), " ", ShapeStr(scores.shape));
-  TESSERA_CHECK(order.shape == scores.shape && order.dtype == DataType::Int(64), "the order must be int64 ",
-                ShapeStr(scores.shape));
   const char* names[] = {"max_output_boxes_per_class", "iou_threshold", "score_threshold"};
-  for (size_t i = 3; i < 6; ++i) {
+  for (size_t i = 2; i < 5; ++i) {
     const TensorTypeNode& t = TensorArg(args, i);
-    TESSERA_CHECK(t.NumElements() == std::optional<int64_t>(1), names[i - 3], " must have one element, got ",
+    TESSERA_CHECK(t.NumElements() == std::optional<int64_t>(1), names[i - 2], " must have one element, got ",
                   ShapeStr(t.shape));
-    TESSERA_CHECK(i == 3 ? t.dtype.is_int() : t.dtype.is_floating(), names[i - 3], " has dtype ", t.dtype.str());
+    TESSERA_CHECK(i == 2 ? t.dtype.is_int() : t.dtype.is_floating(), names[i - 2], " has dtype ", t.dtype.str());
   }
   return TensorTypeNode::make(scores.shape, DataType::Int(32));
 }
@@ -108,7 +105,7 @@ Type NmsIndicesRel(const std::vector<Type>& args, const Attrs&) {
   const TensorTypeNode& selected = TensorArg(args, 0);
   TESSERA_CHECK(selected.ndim() == 2 && selected.shape[0] == Dim(3) && selected.dtype == DataType::Int(64),
                 "the selected coordinates must be int64 [3, K], got ", ShapeStr(selected.shape));
-  TESSERA_CHECK(TensorArg(args, 1).ndim() == 3, "the order must be [batches, classes, boxes]");
+  TESSERA_CHECK(TensorArg(args, 1).ndim() == 3, "the kept boxes must be [batches, classes, boxes]");
   return TensorTypeNode::make(Shape{selected.shape[1], Dim(3)}, DataType::Int(64));
 }
 
@@ -122,9 +119,9 @@ void RegisterImageOps(OpRegistry& r) {
   r.Register("image.grid_sample", 2, kInjective, GridSampleRel,
              "ONNX GridSample: x sampled at the normalised grid coordinates (topi/image/grid_sample.h). "
              "attrs: mode, padding_mode, align_corners");
-  r.Register("vision.nms_keep", 6, kOpaque, NmsKeepRel,
-             "ONNX NonMaxSuppression's greedy selection along the score order (topi/nms.h): int32 [B, C, N]. "
-             "attrs: center_point_box, has_score_threshold");
+  r.Register("vision.nms", 5, kOpaque, NmsRel,
+             "ONNX NonMaxSuppression's greedy selection per batch and class (topi/nms.h): int32 [B, C, N], 1 + the "
+             "selected boxes in order, 0 after. attrs: center_point_box, has_score_threshold");
   r.Register("vision.nms_indices", 2, kInjective, NmsIndicesRel,
              "ONNX NonMaxSuppression's selected_indices from the kept positions' coordinates: int64 [K, 3]");
 }

@@ -9,7 +9,6 @@
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
-#include "tessera/topi/tags.h"
 #include "tessera/topi/target_layout.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
@@ -85,8 +84,7 @@ int ConsumerCount(const tir::PrimFunc& f, const tir::BlockNode* b) {
 
 // Step 1: inline every spatial-only intermediate block that compute_inline accepts, except
 // one that calls a transcendental and is read by two or more blocks (softmax's exp, read by
-// the sum and the division): inlining would compute it once per consumer; and one whose compute
-// asks to be kept (tag::kKeepStageAttr).
+// the sum and the division): inlining would compute it once per consumer.
 void InlineInjective(Schedule& sch, const std::vector<AnchorSchedule>& anchors) {
   auto kept = [&](const std::string& name) {
     for (const AnchorSchedule& a : anchors)
@@ -100,7 +98,6 @@ void InlineInjective(Schedule& sch, const std::vector<AnchorSchedule>& anchors) 
       const tir::BlockNode* b = r->block_node();
       if (refused.count(b->name_hint) || IsReduction(b) || WritesParam(sch.func(), b)) continue;
       if (kept(b->name_hint)) continue;  // a stage of an anchor's template (the NCHWc padding, ...)
-      if (IntAnnotation(b, tag::kKeepStageAttr, 0) != 0) continue;  // a merge-sort pass, ...
       if (CallsTranscendental(b) && ConsumerCount(sch.func(), b) >= 2) continue;
       try {
         sch.compute_inline(sch.get_block(b->name_hint));
