@@ -75,6 +75,12 @@ TEST(TopiScan, ScanLoopStaysSerialWhileTheOthersRunInParallel) {
   EXPECT_THROW(sch.parallel(loops[1]), tir::ScheduleError);
   EXPECT_THROW(sch.vectorize(loops[1]), tir::ScheduleError);
   EXPECT_NO_THROW(sch.parallel(loops[0]));
+  try {  // nor inlined into its consumer (each point reads the earlier ones)
+    sch.compute_inline(sch.get_block("T_cumsum"));
+    FAIL() << "expected ScheduleError";
+  } catch (const tir::ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 'T_cumsum' is a scan"), std::string::npos) << e.what();
+  }
 }
 
 // A scan whose step is a reduction over the earlier points (the form of NonMaxSuppression's

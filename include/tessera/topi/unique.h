@@ -7,8 +7,9 @@
 //     max(inverse) + 1, which the VM binds to the outputs' symbolic extent;
 //   unique_select(inverse, count, kind): per distinct value, its first occurrence (ONNX's indices;
 //     the values Y are x taken there) or its number of occurrences (counts).
-// Work: O(n^2 m) for n slices of m elements (pairwise comparison; numpy sorts in O(n log n m));
-// the select steps O(n * count).
+// Work: the flattened elements are merge-sorted (an extern stage, O(n log n)); slices along an axis
+// are compared pairwise (O(n^2 m) for n slices of m elements, a first-difference table); the
+// select steps are one pass over the inverse (O(n + count)).
 #pragma once
 
 #include <optional>

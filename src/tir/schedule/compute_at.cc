@@ -312,11 +312,9 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop) {
   if (Contains(linfo.stmt, cinfo.realize)) {
     TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is already under loop ", lname);
   }
-  for (const auto& iv : c->iter_vars) {
-    if (iv.iter_type != IterVarType::kDataPar || c->init.defined()) {
-      TESSERA_THROW(ScheduleError, kPrim, ": block '", name,
-                    "' is a reduction or a scan; only spatial consumer blocks can be moved under a producer's loop");
-    }
+  if (const char* kind = NonSpatialKind(c)) {
+    TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is ", kind,
+                  "; only spatial consumer blocks can be moved under a producer's loop");
   }
   Stmt root = OwnNestRoot(cinfo);
   size_t cidx = 0, lidx = 0;

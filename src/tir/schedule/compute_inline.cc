@@ -101,11 +101,9 @@ void Schedule::compute_inline(const BlockRV& block) {
   BlockInfo info = ScheduleAccess::ResolveBlock(*this, block, "compute_inline");
   const BlockNode* b = info.block;
   const std::string& name = b->name_hint;
-  bool reduction = b->init.defined();
-  for (const auto& iv : b->iter_vars) reduction |= iv.iter_type != IterVarType::kDataPar;
-  if (reduction) {
-    TESSERA_THROW(ScheduleError, "compute_inline: block '", name,
-                  "' is a reduction or a scan; only blocks that are a single BufferStore of a spatial expression can be inlined");
+  if (const char* kind = NonSpatialKind(b)) {
+    TESSERA_THROW(ScheduleError, "compute_inline: block '", name, "' is ", kind,
+                  "; only blocks that are a single BufferStore of a spatial expression can be inlined");
   }
   auto* store = b->body.as<BufferStoreNode>();
   if (!store) {
@@ -164,11 +162,9 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
   BlockInfo info = ScheduleAccess::ResolveBlock(*this, block, kPrim);
   const BlockNode* c = info.block;
   const std::string& name = c->name_hint;
-  bool reduction = c->init.defined();
-  for (const auto& iv : c->iter_vars) reduction |= iv.iter_type != IterVarType::kDataPar;
-  if (reduction) {
-    TESSERA_THROW(ScheduleError, kPrim, ": block '", name,
-                  "' is a reduction or a scan; only consumer blocks that are a single BufferStore of a spatial expression can be inlined");
+  if (const char* kind = NonSpatialKind(c)) {
+    TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is ", kind,
+                  "; only consumer blocks that are a single BufferStore of a spatial expression can be inlined");
   }
   auto* cstore = c->body.as<BufferStoreNode>();
   if (!cstore) TESSERA_THROW(ScheduleError, kPrim, ": the body of block '", name, "' is not a single BufferStore");
@@ -248,11 +244,9 @@ void Schedule::reverse_compute_inline(const BlockRV& block) {
     }
   }
   // The producer: a single spatial store.
-  bool preduction = p->init.defined();
-  for (const auto& iv : p->iter_vars) preduction |= iv.iter_type != IterVarType::kDataPar;
-  if (preduction) {
-    TESSERA_THROW(ScheduleError, kPrim, ": producer block '", p->name_hint, "' of '", buf->name,
-                  "' is a reduction or a scan; the consumer can only be inlined into a single spatial BufferStore");
+  if (const char* kind = NonSpatialKind(p)) {
+    TESSERA_THROW(ScheduleError, kPrim, ": producer block '", p->name_hint, "' of '", buf->name, "' is ", kind,
+                  "; the consumer can only be inlined into a single spatial BufferStore");
   }
   auto* pstore = p->body.as<BufferStoreNode>();
   if (!pstore || !pstore->buffer.same_as(buf)) {

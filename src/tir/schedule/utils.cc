@@ -551,6 +551,15 @@ bool WritesBuffer(const BlockNode* block, const Buffer& buffer) {
   return false;
 }
 
+const char* NonSpatialKind(const BlockNode* block) {
+  bool scan = false, reduction = block->init.defined();
+  for (const auto& iv : block->iter_vars) {
+    scan |= iv.iter_type == IterVarType::kOrdered;
+    reduction |= iv.iter_type == IterVarType::kCommReduce;
+  }
+  return reduction ? "a reduction" : scan ? "a scan" : nullptr;
+}
+
 std::set<const VarNode*> ReductionLoopVars(const BlockRealizeNode* realize) {
   std::set<const VarNode*> out;
   const BlockNode* b = realize->block_node();

@@ -85,6 +85,10 @@ std::vector<const BufferStoreNode*> CollectStores(const Stmt& s);
 /// Whether the block's statement reads `buffer` anywhere.
 bool ReadsBuffer(const BlockNode* block, const Buffer& buffer);
 bool WritesBuffer(const BlockNode* block, const Buffer& buffer);
+/// "a reduction" (an init or a reduction iter var), "a scan" (an ordered iter var, te::scan), or
+/// nullptr for a block whose iter vars are all spatial: what the primitives that need a spatial
+/// block name in their refusal.
+const char* NonSpatialKind(const BlockNode* block);
 /// For a realize: the set of loop vars its reduction iter vars are bound to.
 std::set<const VarNode*> ReductionLoopVars(const BlockRealizeNode* realize);
 std::set<const VarNode*> SpatialLoopVars(const BlockRealizeNode* realize);
