@@ -1,11 +1,20 @@
 #include "tessera/topi/nonzero.h"
 
+#include <functional>
+
+#include "sort_util.h"
 #include "tessera/ir/expr.h"
 #include "tessera/topi/tags.h"
 
 namespace tessera::topi {
 
 namespace {
+
+using namespace detail;  // NOLINT
+using tir::Stmt;
+
+// Chunks of the flattened input that NonZero counts and writes in parallel.
+constexpr int64_t kChunks = 64;
 
 // x's extents, a scalar read as one element.
 std::vector<PrimExpr> Extents(const Tensor& x) {
@@ -28,15 +37,6 @@ PrimExpr ReadFlat(const Tensor& x, PrimExpr p) {
 
 PrimExpr IsNonZero(const PrimExpr& v) { return v != ir::make_zero(v.dtype()); }
 
-// The largest power of two not above n (n >= 1); 2^30 for a symbolic n (n < 2^31).
-int64_t TopStep(const PrimExpr& n) {
-  int64_t v = 0;
-  if (!ir::as_const_int(n, &v)) return int64_t{1} << 30;
-  int64_t s = 1;
-  while (s * 2 <= v) s *= 2;
-  return s;
-}
-
 }  // namespace
 
 Tensor nonzero_count(const Tensor& x) {
@@ -55,60 +55,63 @@ Tensor nonzero_count(const Tensor& x) {
       "T_nonzero_count", tag::kCommReduce);
 }
 
-Tensor nonzero_positions(const Tensor& x, const PrimExpr& count) {
-  const PrimExpr n = ExtentProduct(Extents(x));
-  // c[p] = #{q <= p : x[q] != 0}, in order along p.
-  Tensor c = te::scan(
-      {n}, DataType::Int(32), 0,
-      [&](const std::vector<Var>& i, const Tensor& self) {
-        const PrimExpr p = i[0];
-        const PrimExpr here = ir::cast(DataType::Int(32), IsNonZero(ReadFlat(x, p)));
-        return here + ir::select(p > Index(0), self({ir::max(p - Index(1), Index(0))}), Index(0));
-      },
-      "T_nonzero_prefix", tag::kScan);
-  // Position of element j: #{p : c[p] <= j}, by binary search (lo counts the positions known to be
-  // <= j; each step tests the next `s` of them at once). int64: lo + s may pass 2^31 - 1.
-  const DataType i64 = DataType::Int(64);
-  const int64_t top = TopStep(n);
-  return te::compute(
-      {count},
-      [&](const std::vector<Var>& j) {
-        const PrimExpr n64 = ir::cast(i64, n);
-        std::vector<std::pair<Var, PrimExpr>> steps;
-        PrimExpr lo = ir::make_const(i64, 0);
-        for (int64_t s = top; s >= 1; s /= 2) {
-          const PrimExpr next = lo + ir::make_const(i64, s);
-          const PrimExpr at = ir::cast(DataType::Int(32), ir::min(next, n64) - ir::make_const(i64, 1));
-          const PrimExpr take = next <= n64 && c({at}) <= PrimExpr(j[0]);
-          Var v("lo" + std::to_string(steps.size()), i64);
-          steps.emplace_back(v, ir::select(take, next, lo));
-          lo = v;
-        }
-        PrimExpr body = ir::cast(DataType::Int(32), ir::min(lo, n64 - ir::make_const(i64, 1)));
-        for (size_t k = steps.size(); k-- > 0;) body = ir::LetNode::make(steps[k].first, steps[k].second, body);
-        return body;
-      },
-      "T_nonzero_positions", tag::kInjective);
-}
-
 Tensor nonzero(const Tensor& x, const PrimExpr& count) {
-  Tensor pos = nonzero_positions(x, count);
   const std::vector<PrimExpr> ext = Extents(x);
   const int rank = static_cast<int>(ext.size());
-  return te::compute(
-      {Index(rank), count},
-      [&](const std::vector<Var>& i) {
-        // Coordinate d of the flat position: (p / stride_d) mod extent_d.
-        PrimExpr p = pos({i[1]});
-        PrimExpr coord = ir::make_zero(DataType::Int(32));
+  const PrimExpr n = ExtentProduct(ext);
+  int64_t n_static = 0;
+  const bool is_static = ir::as_const_int(n, &n_static);
+  const int64_t chunks = is_static ? std::max<int64_t>(1, std::min<int64_t>(kChunks, n_static)) : kChunks;
+  const PrimExpr chunk = ir::floordiv(n + Index(chunks - 1), Index(chunks));
+  const tir::Buffer offsets = tir::Buffer::make("nonzero_offsets", DataType::Int(32), MakeShape({chunks}));
+  auto body = [&](const std::vector<tir::Buffer>&, const tir::Buffer& out) {
+    // A loop over one chunk's elements; `per_element` gets the element's flat position and whether it
+    // is non-zero. Each call makes its own loop variable (a variable is bound by one loop only).
+    auto over_chunk = [&](const Var& ch, const std::function<Stmt(PrimExpr, PrimExpr)>& per_element) {
+      Var p("p", DataType::Int(32));
+      const PrimExpr begin = PrimExpr(ch) * chunk, end = ir::min(begin + chunk, n);
+      const PrimExpr pos = begin + PrimExpr(p);
+      return Loop(p, ir::max(end - begin, Index(0)), per_element(pos, IsNonZero(ReadFlat(x, pos))));
+    };
+    // 1. Each chunk counts its non-zero elements (in parallel).
+    Var ch1("ch", DataType::Int(32));
+    Stmt count_chunks = Loop(ch1, Index(chunks), WithLocal("nonzero_count", DataType::Int(32), 1, [&](const tir::Buffer& c) {
+      return tir::SeqStmtNode::make({Store(c, Index(0), {Index(0)}),
+                                     over_chunk(ch1, [&](PrimExpr, PrimExpr hit) {
+                                       return If(hit, Store(c, Load(c, {Index(0)}) + Index(1), {Index(0)}));
+                                     }),
+                                     Store(offsets, Load(c, {Index(0)}), {ch1})});
+    }), tir::ForKind::kParallel);
+    // 2. The chunks' first output columns: an exclusive prefix sum of the counts.
+    Var k("k", DataType::Int(32));
+    Stmt prefix = WithLocal("nonzero_run", DataType::Int(32), 2, [&](const tir::Buffer& run) {
+      return tir::SeqStmtNode::make(
+          {Store(run, Index(0), {Index(0)}),
+           Loop(k, Index(chunks), tir::SeqStmtNode::make({Store(run, Load(offsets, {k}), {Index(1)}),
+                                                         Store(offsets, Load(run, {Index(0)}), {k}),
+                                                         Store(run, Load(run, {Index(0)}) + Load(run, {Index(1)}), {Index(0)})}))});
+    });
+    // 3. Each chunk writes its elements' coordinates from its first column on (in parallel; a column
+    // at or past `count` is never written).
+    Var ch2("ch", DataType::Int(32));
+    Stmt write = Loop(ch2, Index(chunks), WithLocal("nonzero_column", DataType::Int(32), 1, [&](const tir::Buffer& col) {
+      const PrimExpr c = Load(col, {Index(0)});
+      Stmt per_chunk = over_chunk(ch2, [&](PrimExpr pos, PrimExpr hit) {
+        std::vector<Stmt> coords;
         PrimExpr stride = Index(1);
-        for (int d = rank; d-- > 0;) {
-          coord = ir::select(PrimExpr(i[0]) == Index(d), ir::floormod(ir::floordiv(p, stride), ext[d]), coord);
-          stride = stride * ext[d];
+        for (int dim = rank; dim-- > 0;) {
+          coords.push_back(Store(out, ir::cast(DataType::Int(64), ir::floormod(ir::floordiv(pos, stride), ext[dim])),
+                                 {Index(dim), c}));
+          stride = stride * ext[dim];
         }
-        return ir::cast(DataType::Int(64), coord);
-      },
-      "T_nonzero", tag::kInjective);
+        coords.push_back(Store(col, c + Index(1), {Index(0)}));
+        return If(hit && c < count, tir::SeqStmtNode::make(coords));
+      });
+      return tir::SeqStmtNode::make({Store(col, Load(offsets, {ch2}), {Index(0)}), per_chunk});
+    }), tir::ForKind::kParallel);
+    return tir::SeqStmtNode::make({count_chunks, prefix, write});
+  };
+  return te::extern_op({Index(rank), count}, DataType::Int(64), {x}, body, "T_nonzero", "extern", {offsets});
 }
 
 }  // namespace tessera::topi

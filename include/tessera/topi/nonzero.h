@@ -3,10 +3,9 @@
 // vm.nonzero; Relay VM's shape functions, arXiv 2006.03031 §3): the first counts, the VM binds the
 // count to the output's symbolic extent, the second writes the values for that extent.
 //
-// Compaction without a scatter (te computes are gathers): a prefix count c over the flattened
-// input (te::scan, O(n)), then output j is the position p with mask[p] and c[p] = j + 1, which a
-// binary search over the non-decreasing c finds in at most 31 steps (n < 2^31, the VM's extent
-// limit): O(n + K log n) for K selected elements.
+// The values are a stream compaction: an extern stage (te::extern_op) counts the non-zero elements of
+// 64 chunks of the flattened input in parallel, takes the chunks' first output columns as a prefix
+// sum, and each chunk writes its elements' coordinates from there (in parallel): O(n).
 #pragma once
 
 #include "tessera/topi/util.h"
@@ -20,10 +19,8 @@ Tensor nonzero_count(const Tensor& x);
 /// ONNX NonZero (opset 9/13): int64 [max(rank, 1), count], column j the coordinates of x's j-th
 /// non-zero element in row-major order (a scalar x is read as a 1-element vector, as numpy's
 /// nonzero of a 0-d array). `count` is nonzero_count(x)'s value, usually the kernel's symbolic
-/// extent; a count above the true one reads the last position. x's extents may be symbolic.
+/// extent: columns past the true count are left unwritten, elements past `count` are dropped. x's
+/// extents may be symbolic.
 Tensor nonzero(const Tensor& x, const PrimExpr& count);
-
-/// The row-major positions of x's non-zero elements, int32 [count] (nonzero before unravelling).
-Tensor nonzero_positions(const Tensor& x, const PrimExpr& count);
 
 }  // namespace tessera::topi
