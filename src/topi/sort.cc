@@ -127,20 +127,28 @@ Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis_in, bool largest) {
     const Buffer list = Buffer::make("topk_list", kI32, MakeShape({rows.count, k}));
     scratch = {list};
     per_row = [&, list](const Buffer& out) {
-      return WithLocal("topk_state", kI32, 2, [&](const Buffer& state) {  // count, insertion point
-        Var p("p", kI32), e("e", kI32);
-        const PrimExpr cnt = Load(state, {Index(0)}), at = Load(state, {Index(1)});
-        const PrimExpr filled = ir::min(cnt, Index(k - 1));  // entries that may shift
-        const PrimExpr m = filled - Index(1) - PrimExpr(e);   // from the last one up
-        Stmt shift = If(at == m + Index(1) && before(p, Load(list, {r, m})),
-                        tir::SeqStmtNode::make({Store(list, Load(list, {r, m}), {r, m + Index(1)}), Store(state, m, {Index(1)})}));
-        Stmt insert = tir::SeqStmtNode::make({Store(state, filled, {Index(1)}), Loop(e, filled, shift),
-                                              Store(list, p, {r, at}),
-                                              Store(state, ir::min(cnt + Index(1), Index(k)), {Index(0)})});
-        // (The list's last entry is read before the list is full too: it starts as a valid position.)
-        return tir::SeqStmtNode::make({Store(state, Index(0), {Index(0)}), Store(list, Index(0), {r, Index(k - 1)}),
-                                       Loop(p, Index(n), If(cnt < Index(k) || before(p, Load(list, {r, Index(k - 1)})), insert)),
-                                       write_out(out, list)});
+      // Local state: count, insertion point, the last entry's position and (once full) its value.
+      return WithLocal("topk_state", kI32, 3, [&](const Buffer& state) {
+        return WithLocal("topk_last_value", x.dtype(), 1, [&](const Buffer& last_value) {
+          Var p("p", kI32), e("e", kI32);
+          const PrimExpr cnt = Load(state, {Index(0)}), at = Load(state, {Index(1)});
+          const PrimExpr filled = ir::min(cnt, Index(k - 1));  // entries that may shift
+          const PrimExpr m = filled - Index(1) - PrimExpr(e);   // from the last one up
+          Stmt shift = If(at == m + Index(1) && before(p, Load(list, {r, m})),
+                          tir::SeqStmtNode::make({Store(list, Load(list, {r, m}), {r, m + Index(1)}), Store(state, m, {Index(1)})}));
+          const PrimExpr last = Load(list, {r, Index(k - 1)});
+          Stmt insert = tir::SeqStmtNode::make(
+              {Store(state, filled, {Index(1)}), Loop(e, filled, shift), Store(list, p, {r, at}),
+               Store(state, ir::min(cnt + Index(1), Index(k)), {Index(0)}),
+               If(cnt == Index(k), tir::SeqStmtNode::make({Store(state, last, {Index(2)}),
+                                                            Store(last_value, Load(xb, rows.At(r, last)), {Index(0)})}))});
+          // Position p beats the last entry: compared with the cached value, no gather.
+          const PrimExpr v = Load(xb, rows.At(r, p)), lv = Load(last_value, {Index(0)});
+          const PrimExpr beats = (largest ? v > lv : v < lv) || (v == lv && PrimExpr(p) < Load(state, {Index(2)}));
+          return tir::SeqStmtNode::make({Store(state, Index(0), {Index(0)}), Store(state, Index(0), {Index(2)}),
+                                         Store(last_value, ir::make_zero(x.dtype()), {Index(0)}),
+                                         Loop(p, Index(n), If(cnt < Index(k) || beats, insert)), write_out(out, list)});
+        });
       });
     };
   } else {
