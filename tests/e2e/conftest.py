@@ -27,6 +27,27 @@ def run_cli(*args, check=True, timeout=900):
     return proc
 
 
+def compile_graph(tmp_path, nodes, inputs, outputs, opset, initializers=(), *flags):
+    """Saves a one-graph ONNX model (onnx.helper nodes, value infos, initializers; default domain at
+    `opset`) as tmp_path/m.onnx and compiles it to tmp_path/m.so with `tessera compile` (extra CLI
+    flags after); returns (model path, library path)."""
+    import onnx
+    from onnx import helper
+
+    graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs), initializer=list(initializers))
+    path, so = tmp_path / "m.onnx", tmp_path / "m.so"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
+    run_cli("compile", path, "-o", so, *flags)
+    return path, so
+
+
+def ort_run(path, feeds):
+    """Every output of ONNX Runtime (CPU) on the model at `path` for `feeds`."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
 def run_outputs(tmp_path, so, feeds, tag, check=True):
     """Runs the compiled library `so` with `tessera run` on `feeds` (name -> numpy array, saved as
     tmp_path/<tag>_<name>.npy); returns (outputs by name, the CompletedProcess), outputs None when the

@@ -7,20 +7,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import run_cli, run_outputs
-
-
-def _compile(tmp_path, nodes, inputs, outputs, opset, initializers=()):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
-    path, so = tmp_path / "m.onnx", tmp_path / "m.so"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
-    run_cli("compile", path, "-o", so)
-    return path, so
-
-
-def _ort(path, feeds):
-    import onnxruntime as ort
-    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+from conftest import compile_graph as _compile, ort_run as _ort, run_cli, run_outputs
 
 
 def _check(tmp_path, path, so, cases):

@@ -5,24 +5,14 @@ by the VM, against ONNX Runtime for several values; an invalid value (a Range de
 that do not cover the axis, an AffineGrid batch other than theta's) fails the run naming the node or
 the output dim, never a wrong answer."""
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import run_cli, run_outputs
+from conftest import compile_graph, ort_run as _ort, run_outputs
 
 
 def _compile(tmp_path, node, inputs, outputs, opset):
-    graph = helper.make_graph([node], "g", inputs, outputs)
-    path, so = tmp_path / "m.onnx", tmp_path / "m.so"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
-    run_cli("compile", path, "-o", so)
-    return path, so
-
-
-def _ort(path, feeds):
-    import onnxruntime as ort
-    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+    return compile_graph(tmp_path, [node], inputs, outputs, opset)
 
 
 def test_split_with_run_time_sizes_matches_onnxruntime(tmp_path):

@@ -8,7 +8,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import run_cli, run_outputs
+from conftest import ort_run as _ort, run_cli, run_outputs
 
 
 def _save(tmp_path, graph, opset=13):
@@ -22,11 +22,6 @@ def _save(tmp_path, graph, opset=13):
 def _run(tmp_path, so, feeds, tag, names, check=True):
     got, proc = run_outputs(tmp_path, so, feeds, tag, check=check)
     return [got[n] for n in names] if check else proc
-
-
-def _ort(path, feeds):
-    import onnxruntime as ort
-    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
 
 
 @pytest.mark.parametrize("index_dtype", [TensorProto.INT64, TensorProto.INT32])
