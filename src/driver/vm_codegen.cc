@@ -249,6 +249,16 @@ const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
   return c;
 }
 
+/// The vm.list_* call that is `fn`'s whole body (a list instruction of the VM, no kernel), or nullptr.
+const graph::CallNode* ListCall(const graph::FunctionNode* fn) {
+  const auto* c = fn->body->as<graph::CallNode>();
+  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
+  if (!op || op->name.rfind("vm.list_", 0) != 0) return nullptr;
+  for (const auto& a : c->args)
+    if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
+  return c;
+}
+
 /// The vm.fatal call that is `fn`'s whole body (FuseOps gives the opaque op its own function), or nullptr.
 const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
   const auto* c = fn->body->as<graph::CallNode>();
@@ -389,6 +399,7 @@ class Compiler {
       TESSERA_ICHECK(r.reg >= 0, "a primitive function's argument is a tuple");
       args.push_back(r.reg);
     }
+    if (const graph::CallNode* list = ListCall(fn)) return CompileListOp(*fn, *list, args, scope);
     const json shape = ShapeJson(call->checked_type(), "a kernel output");
     for (const auto& d : shape) symbolic_allocs_ |= d.is_string();
     const DataType dtype = DTypeOf(call->checked_type());
@@ -447,6 +458,38 @@ class Compiler {
     if (auto checks = RuntimeChecks(fn_ref); !checks.empty()) instr["checks"] = checks;
     scope.block->push_back(Plain(std::move(instr), args, {}));
     ++num_invokes_;
+    return RegValue{out, {}};
+  }
+
+  /// A list instruction (runtime/vm.h "Lists of tensors") for the vm.list_* call that is fn's body;
+  /// `args` hold the call's arguments in the order of fn's params.
+  RegValue CompileListOp(const graph::FunctionNode& fn, const graph::CallNode& list, const std::vector<int>& args,
+                         Scope& scope) {
+    auto reg_of = [&](const graph::Expr& operand) {
+      for (size_t p = 0; p < fn.params.size(); ++p)
+        if (fn.params[p].get() == operand.get()) return args[p];
+      TESSERA_THROW(InternalError, "VM codegen: an operand of a list op is no param of its function");
+    };
+    const std::string& name = list.op->as<graph::OpNode>()->name;
+    const int out = NewReg();
+    if (name == "vm.list_new") {
+      scope.block->push_back(Plain({{"op", "ListNew"}, {"dst", out}}, {}, {out}));
+    } else if (name == "vm.list_push") {
+      const int src = reg_of(list.args[0]), value = reg_of(list.args[1]);
+      scope.block->push_back(Plain({{"op", "ListPush"}, {"dst", out}, {"src", src}, {"value", value}}, {src, value}, {out}));
+    } else if (name == "vm.list_length") {
+      const int src = reg_of(list.args[0]);
+      scope.block->push_back(Plain({{"op", "ListLength"}, {"dst", out}, {"src", src}}, {src}, {out}));
+    } else if (name == "vm.list_stack") {
+      const int src = reg_of(list.args[0]);
+      symbolic_allocs_ = true;  // the stacked length is a symbol: executable version 2
+      scope.block->push_back(Plain({{"op", "ListStack"}, {"dst", out}, {"src", src},
+                                    {"dtype", DTypeOf(list.checked_type()).str()},
+                                    {"shape", ShapeJson(list.checked_type(), "a stacked list")}},
+                                   {src}, {out}));
+    } else {
+      TESSERA_THROW(InternalError, "VM codegen: unknown list op ", name);
+    }
     return RegValue{out, {}};
   }
 

@@ -502,6 +502,14 @@ class Parser {
       ExpectPunct("]");
       return TensorTypeNode::make(std::move(shape), dtype);
     }
+    if (t.IsIdent("List")) {
+      ExpectPunct("[");
+      const Token at = lex_.Peek();
+      Type element = ParseType();
+      if (!element->as<TensorTypeNode>()) Fail(at, "a List's element type must be a tensor type");
+      ExpectPunct("]");
+      return ListTypeNode::make(std::move(element));
+    }
     if (t.IsPunct("(")) {
       std::vector<Type> fields;
       bool comma = false;
@@ -527,7 +535,7 @@ class Parser {
       Type ret = ParseType();
       return FuncTypeNode::make(std::move(args), std::move(ret));
     }
-    Fail(t, "expected a type (Tensor[(1, 3), float32], a tuple type or fn (...) -> ...)");
+    Fail(t, "expected a type (Tensor[(1, 3), float32], List[Tensor[...]], a tuple type or fn (...) -> ...)");
   }
 
   DataType DType() {

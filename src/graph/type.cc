@@ -62,6 +62,11 @@ Type TensorTypeNode::make(Shape shape, DataType dtype) {
   return std::make_shared<const TensorTypeNode>(std::move(shape), dtype);
 }
 
+Type ListTypeNode::make(Type element) {
+  TESSERA_ICHECK(element && element->as<TensorTypeNode>(), "ListType's element must be a tensor type");
+  return std::make_shared<const ListTypeNode>(std::move(element));
+}
+
 Type TupleTypeNode::make(std::vector<Type> fields) {
   for (const Type& f : fields) TESSERA_ICHECK(f != nullptr, "TupleType field is null");
   return std::make_shared<const TupleTypeNode>(std::move(fields));
@@ -77,6 +82,8 @@ std::string TypeNode::str() const {
   std::ostringstream os;
   if (auto* t = as<TensorTypeNode>()) {
     os << "Tensor[" << ShapeStr(t->shape) << ", " << t->dtype.str() << "]";
+  } else if (auto* t = as<ListTypeNode>()) {
+    os << "List[" << t->element->str() << "]";
   } else if (auto* t = as<TupleTypeNode>()) {
     os << "(";
     for (size_t i = 0; i < t->fields.size(); ++i) os << (i ? ", " : "") << t->fields[i]->str();
@@ -106,6 +113,7 @@ bool StructuralEqual(const Type& a, const Type& b) {
     return true;
   };
   if (auto* x = a->as<TupleTypeNode>()) return all_equal(x->fields, b->as<TupleTypeNode>()->fields);
+  if (auto* x = a->as<ListTypeNode>()) return StructuralEqual(x->element, b->as<ListTypeNode>()->element);
   auto* x = a->as<FuncTypeNode>();
   auto* y = b->as<FuncTypeNode>();
   return all_equal(x->arg_types, y->arg_types) && StructuralEqual(x->ret_type, y->ret_type);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory>
 
 #include "executor_common.h"
 #include "launch_calibration.h"
@@ -43,6 +45,19 @@ struct VirtualMachine::Impl {
   // The register file, empty between runs; pooled[r]: regs[r] is a view of a pool storage.
   std::vector<NDArray> regs;
   std::vector<uint8_t> pooled;
+  // Lists of tensors (ListNew, ListPush): immutable cons cells, so a push is O(1) and shares the
+  // list it extends (Relay's tensor array, a List ADT). lists[r].held: register r holds a list
+  // (then regs[r] is empty).
+  struct ListCell {
+    NDArray value;
+    std::shared_ptr<const ListCell> prev;
+  };
+  struct TensorList {
+    bool held = false;
+    std::shared_ptr<const ListCell> last;
+    int64_t length = 0;
+  };
+  std::vector<TensorList> lists;
   // The Executor interface: the inputs set and the outputs of the last successful Run().
   std::vector<NDArray> set_inputs, last_outputs;
   bool has_outputs = false;
@@ -52,14 +67,28 @@ struct VirtualMachine::Impl {
 
   const NDArray& Read(size_t pc, int r) const {
     if (!regs[r].defined())
-      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds no tensor on the path taken: the "
-                    "executable is inconsistent; rebuild the model");
+      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds ", lists[r].held ? "a list" : "no tensor",
+                    " on the path taken, not a tensor: the executable is inconsistent; rebuild the model");
     return regs[r];
   }
   void Write(int r, NDArray value, bool from_pool) {
     regs[r] = std::move(value);
     pooled[r] = from_pool;
+    lists[r] = TensorList();
   }
+  const TensorList& ReadList(size_t pc, int r) const {
+    if (!lists[r].held)
+      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds ", regs[r].defined() ? "a tensor" : "nothing",
+                    " on the path taken, not a list: the executable is inconsistent; rebuild the model");
+    return lists[r];
+  }
+  void WriteList(int r, TensorList list) {
+    regs[r] = NDArray();
+    pooled[r] = 0;
+    list.held = true;
+    lists[r] = std::move(list);
+  }
+  void ListStack(size_t pc, const VMInstruction& in);
 
   // The value of symbol `s` for instruction `pc` (UserError when no instruction bound it on the
   // path taken).
@@ -122,6 +151,7 @@ std::vector<NDArray> VirtualMachine::Impl::Invoke(const std::vector<NDArray>& in
     ~ClearRegisters() {
       std::fill(m.regs.begin(), m.regs.end(), NDArray());
       std::fill(m.pooled.begin(), m.pooled.end(), 0);
+      std::fill(m.lists.begin(), m.lists.end(), TensorList());
       m.pool.EndRun();
     }
   } clear{*this};
@@ -209,6 +239,30 @@ void VirtualMachine::Impl::LoadShape(size_t pc, const VMInstruction& in) {
     symbol_values[in.symbols[k]] = t == DataType::Int(32) ? src.data<int32_t>()[k] : src.data<int64_t>()[k];
 }
 
+// ListStack: the list's elements stacked along a new axis 0 (each must have the instruction's dtype
+// and the rest of its shape); binds the shape's first symbol to the length.
+void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
+  const TensorList list = ReadList(pc, in.src);  // a copy: dst may be src
+  TESSERA_CHECK(list.length <= kMaxSymbolValue, Where(pc), ": a list of ", list.length,
+                " tensors, over 2^31 - 1: kernels compiled for symbolic extents index with 32 bits");
+  symbol_values[in.dim_symbols[0]] = list.length;
+  const std::vector<int64_t> shape = Evaluate(pc, in.shape, in.dim_symbols, in.dtype);
+  const std::vector<int64_t> element(shape.begin() + 1, shape.end());
+  NDArray out = pool.Alloc(shape, in.dtype);
+  const size_t bytes = static_cast<size_t>(NumElementsOf(element) * in.dtype.bytes());
+  int64_t k = list.length;
+  for (const ListCell* cell = list.last.get(); cell; cell = cell->prev.get()) {
+    --k;
+    const NDArray& v = cell->value;
+    TESSERA_CHECK(v.dtype() == in.dtype && v.shape() == element, Where(pc), ": element ", k, " of the list is ",
+                  v.dtype().str(), " ", ShapeToString(v.shape()), ", but the stacked tensor ",
+                  Symbolic(in.shape, in.dim_symbols), " takes ", in.dtype.str(), " ", ShapeToString(element),
+                  ": the loop's scan output changed its shape across iterations");
+    if (bytes > 0) std::memcpy(static_cast<char*>(out.raw_data()) + static_cast<size_t>(k) * bytes, v.raw_data(), bytes);
+  }
+  Write(in.dst, std::move(out), true);
+}
+
 std::vector<NDArray> VirtualMachine::Impl::Execute() {
   const bool multi_threaded = NumThreads() > 1;
   size_t pc = 0;
@@ -268,10 +322,32 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
       }
       case VMOpcode::kLoadShape: LoadShape(pc, in); break;
       case VMOpcode::kMove: {
+        if (lists[in.src].held) {
+          TensorList list = lists[in.src];
+          WriteList(in.dst, std::move(list));
+          break;
+        }
         NDArray src = Read(pc, in.src);
         Write(in.dst, std::move(src), pooled[in.src] != 0);
         break;
       }
+      case VMOpcode::kListNew: WriteList(in.dst, TensorList()); break;
+      case VMOpcode::kListPush: {
+        const TensorList& src = ReadList(pc, in.src);
+        TensorList pushed;
+        pushed.last = std::make_shared<const ListCell>(ListCell{Read(pc, in.value), src.last});
+        pushed.length = src.length + 1;
+        WriteList(in.dst, std::move(pushed));
+        break;
+      }
+      case VMOpcode::kListLength: {
+        const int64_t length = ReadList(pc, in.src).length;
+        NDArray out = pool.Alloc({}, DataType::Int(64));
+        out.data<int64_t>()[0] = length;
+        Write(in.dst, std::move(out), true);
+        break;
+      }
+      case VMOpcode::kListStack: ListStack(pc, in); break;
       case VMOpcode::kIf: {
         const NDArray& cond = Read(pc, in.cond);
         TESSERA_CHECK(cond.NumElements() == 1 && cond.dtype().is_scalar(), Where(pc), ": the condition (register ",
@@ -354,6 +430,7 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
     m.guard_values.push_back(it->second);
   }
   m.regs.resize(static_cast<size_t>(m.exe.num_registers));
+  m.lists.resize(m.regs.size());
   m.pooled.resize(m.regs.size(), 0);
   m.set_inputs.resize(m.exe.inputs.size());
 }

@@ -42,7 +42,11 @@ void Apply(const VMInstruction& in, State& s) {
   switch (in.op) {
     case VMOpcode::kLoadConst: s.Write(in.dst, true); break;
     case VMOpcode::kAllocTensor:
-    case VMOpcode::kShapeOf: s.Write(in.dst, false); break;
+    case VMOpcode::kShapeOf:
+    case VMOpcode::kListNew:
+    case VMOpcode::kListPush:
+    case VMOpcode::kListLength:
+    case VMOpcode::kListStack: s.Write(in.dst, false); break;
     case VMOpcode::kReshapeTensor:
     case VMOpcode::kMove: s.Write(in.dst, State::Test(s.read_only, in.src)); break;
     case VMOpcode::kKill:
@@ -75,7 +79,12 @@ std::string Check(const VMInstruction& in, const State& s) {
     case VMOpcode::kReshapeTensor:
     case VMOpcode::kMove:
     case VMOpcode::kShapeOf:
-    case VMOpcode::kLoadShape: return unassigned(in.src);
+    case VMOpcode::kLoadShape:
+    case VMOpcode::kListLength:
+    case VMOpcode::kListStack: return unassigned(in.src);
+    case VMOpcode::kListPush:
+      if (std::string e = unassigned(in.src); !e.empty()) return e;
+      return unassigned(in.value);
     case VMOpcode::kIf: return unassigned(in.cond);
     case VMOpcode::kRet:
       for (int r : in.regs)

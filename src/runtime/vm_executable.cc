@@ -21,6 +21,8 @@ constexpr struct {
     {VMOpcode::kGoto, "Goto"},             {VMOpcode::kKill, "Kill"},
     {VMOpcode::kRet, "Ret"},               {VMOpcode::kFatal, "Fatal"},
     {VMOpcode::kShapeOf, "ShapeOf"},       {VMOpcode::kLoadShape, "LoadShape"},
+    {VMOpcode::kListNew, "ListNew"},       {VMOpcode::kListPush, "ListPush"},
+    {VMOpcode::kListLength, "ListLength"}, {VMOpcode::kListStack, "ListStack"},
 };
 
 // The symbols of an executable: names interned into VMExecutable::symbols.
@@ -96,7 +98,8 @@ class InstructionReader {
     }
     if (!known)
       ctx_.Fail(at, "unknown op \"" + op + "\" (expected LoadConst, AllocTensor, InvokePacked, ReshapeTensor, "
-                                            "Move, If, Goto, Kill, Ret, Fatal, ShapeOf or LoadShape)");
+                                            "Move, If, Goto, Kill, Ret, Fatal, ShapeOf, LoadShape, ListNew, ListPush, "
+                                            "ListLength or ListStack)");
     const std::string where = at + " (" + op + ")";
     const int64_t here = static_cast<int64_t>(pc);
     switch (in.op) {
@@ -150,6 +153,24 @@ class InstructionReader {
           if (!seen.insert(s).second) ctx_.Fail(where, "symbol '" + exe_.symbols[s] + "' appears twice in \"symbols\"");
         break;
       }
+      case VMOpcode::kListNew: in.dst = Register(j, "dst", where); break;
+      case VMOpcode::kListPush:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        in.value = Register(j, "value", where);
+        break;
+      case VMOpcode::kListLength:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        break;
+      case VMOpcode::kListStack:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        in.dtype = ctx_.TensorDType(j, "dtype", where);
+        symbols_.Shape(j, "shape", where, in.dtype, in.shape, in.dim_symbols);
+        if (in.dim_symbols.empty() || in.dim_symbols[0] < 0)
+          ctx_.Fail(where, "the stacked shape's first dim must be a symbol (ListStack binds it to the list's length)");
+        break;
       case VMOpcode::kRet:
         in.regs = Registers(j, "results", where);
         if (in.regs.size() != exe_.outputs.size())
@@ -215,15 +236,18 @@ std::vector<VMTensorInfo> ParseTensors(const JsonFields& ctx, const json& root, 
 }
 
 // Every symbol a shape, a shape_args list or an output uses must be bound somewhere: by an input's
-// shape or by a LoadShape (vm.h "Shapes"). Which path binds it is checked at run time.
+// shape, by a LoadShape or as a ListStack's first dim (vm.h "Shapes"). Which path binds it is checked
+// at run time.
 void CheckSymbolsBound(const JsonFields& ctx, const VMExecutable& exe) {
   std::vector<uint8_t> bound(exe.symbols.size(), 0);
   for (const VMTensorInfo& t : exe.inputs)
     for (int s : t.dim_symbols)
       if (s >= 0) bound[s] = 1;
-  for (const VMInstruction& in : exe.instructions)
+  for (const VMInstruction& in : exe.instructions) {
     if (in.op == VMOpcode::kLoadShape)
       for (int s : in.symbols) bound[s] = 1;
+    if (in.op == VMOpcode::kListStack) bound[in.dim_symbols[0]] = 1;
+  }
   auto check = [&](const std::vector<int>& used, const std::string& where) {
     for (int s : used)
       if (s >= 0 && !bound[s])
@@ -233,7 +257,7 @@ void CheckSymbolsBound(const JsonFields& ctx, const VMExecutable& exe) {
   for (size_t k = 0; k < exe.outputs.size(); ++k) check(exe.outputs[k].dim_symbols, Entry("outputs", k));
   for (size_t pc = 0; pc < exe.instructions.size(); ++pc) {
     const VMInstruction& in = exe.instructions[pc];
-    if (in.op == VMOpcode::kAllocTensor || in.op == VMOpcode::kReshapeTensor)
+    if (in.op == VMOpcode::kAllocTensor || in.op == VMOpcode::kReshapeTensor || in.op == VMOpcode::kListStack)
       check(in.dim_symbols, DescribeInstruction(exe, pc));
     if (in.op == VMOpcode::kInvokePacked) check(in.symbols, DescribeInstruction(exe, pc));
   }

@@ -51,6 +51,11 @@ std::string Listing(const nlohmann::json& j) {
       if (in.contains("param")) line += " " + in["param"].get<std::string>();
     } else if (op == "Kill") {
       line += " " + in["regs"].dump();
+    } else if (op == "ListNew" || op == "ListPush" || op == "ListLength" || op == "ListStack") {
+      line += " " + in["dst"].dump();
+      if (in.contains("src")) line += " <- " + in["src"].dump();
+      if (in.contains("value")) line += " + " + in["value"].dump();
+      if (in.contains("shape")) line += " " + in["shape"].dump();
     } else if (op == "Ret") {
       line += " " + in["results"].dump();
     }
@@ -407,6 +412,54 @@ TEST(VMCodegen, ALoopOfTenThousandIterationsReusesItsStorage) {
   EXPECT_EQ(vm.PoolAllocations(), allocations);
   EXPECT_EQ(vm.PoolBytes(), bytes);
   EXPECT_NEAR(out[0].data<float>()[3], LoopReference(x, 10000)[3], 1e-5f);
+}
+
+// LoopProgram with a scan output as the importer writes it: a list carried by the loop (%s), the
+// next value pushed in the tail call, stacked after the loop: y = (v_1, ..., v_m) of [m, n].
+Function LoopWithScanOutput(int64_t n) {
+  Var x = VarNode::make("x", F32({n}));
+  const Type i64 = TensorTypeNode::make(std::vector<int64_t>{}, DataType::Int(64));
+  const Type list = ListTypeNode::make(F32({n}));
+  Var m = VarNode::make("m", i64);
+  Var i = VarNode::make("i", i64), v = VarNode::make("v", F32({n})), l = VarNode::make("s", list);
+  auto one = runtime::NDArray::Empty({}, DataType::Int(64));
+  *one.data<int64_t>() = 1;
+  auto zero = runtime::NDArray::Empty({}, DataType::Int(64));
+  *zero.data<int64_t>() = 0;
+  const Type result = TupleTypeNode::make({F32({n}), list});
+  Var loop = VarNode::make("loop", FuncTypeNode::make({i64, F32({n}), list}, result));
+  Expr next = Call("add", {Call("tanh", {v}), x});
+  Expr body = IfNode::make(Call("less", {i, m}),
+                           CallNode::make(loop, {Call("add", {i, ConstantNode::make(one)}), next,
+                                                 Call("vm.list_push", {l, next})}),
+                           TupleNode::make({v, l}));
+  Expr empty = Call("vm.list_new", {}, Attrs{{"dtype", std::string("float32")}, {"shape", std::vector<int64_t>{n}}});
+  Expr let = LetNode::make(loop, FunctionNode::make({i, v, l}, body, result),
+                           CallNode::make(loop, {ConstantNode::make(zero), x, empty}));
+  return FunctionNode::make({x, m}, Call("vm.list_stack", {TupleGetItemNode::make(let, 1)},
+                                         Attrs{{"length_symbol", std::string("steps")}}));
+}
+
+TEST(VMCodegen, AScanOutputOfALoopIsAListPushedEachIterationAndStackedAfter) {
+  IRModule mod = Fused(LoopWithScanOutput(4));
+  const std::string listing = Listing(nlohmann::json::parse(VMCodegen(mod, {"y"}).graph_json));
+  EXPECT_NE(listing.find("ListNew"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("ListPush"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("ListStack"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("[\"steps\",4]"), std::string::npos) << listing;
+  runtime::VirtualMachine vm(BuildJIT(IRModule::FromMain(LoopWithScanOutput(4)), {"y"}));
+  const runtime::NDArray x = Random({4}, 3, -1.f, 1.f);
+  for (int64_t steps : {0, 1, 5, 300}) {
+    std::vector<runtime::NDArray> out = vm.Invoke({x, Int64Scalar(steps)});
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{steps, 4}));
+    std::vector<float> v(x.data<float>(), x.data<float>() + 4);
+    for (int64_t t = 0; t < steps; ++t) {
+      for (int k = 0; k < 4; ++k) {
+        v[k] = std::tanh(v[k]) + x.data<float>()[k];
+        EXPECT_NEAR(out[0].data<float>()[t * 4 + k], v[k], 1e-5f) << "steps " << steps << " t " << t;
+      }
+    }
+  }
 }
 
 TEST(VMCodegen, RecursionThatIsNotALoopIsRefused) {

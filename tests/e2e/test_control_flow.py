@@ -8,7 +8,8 @@ values of the outer scope used in the branches and the If's outputs used after i
 operand whose value does not change the output type (CumSum's axis) selects among branches the same way.
 Loop with a trip count known at import unrolls; a run-time condition guards each iteration with an If.
 A Loop whose trip count is read at run time, absent, or above the unrolling limit runs as a VM loop (a
-tail-recursive function, driver/vm_codegen.h): zero, one and many iterations, data-dependent exits."""
+tail-recursive function, driver/vm_codegen.h): zero, one and many iterations, data-dependent exits; its
+scan outputs, of a run-time length, accumulate in VM lists of tensors."""
 import numpy as np
 import onnx
 import onnx.reference
@@ -389,16 +390,25 @@ def test_while_loop_without_a_usable_trip_count_runs_in_the_vm(tmp_path, m):
         np.testing.assert_array_equal(got[1], want[1])
 
 
-@pytest.mark.parametrize("case,message", [
-    ("scan_with_m_input", "a Loop with scan outputs and a trip count not known at import or above 256"),
-    ("early_exit_with_scan", "scan outputs (of a run-time length) needs dynamic shapes (Any)")])
-def test_loops_that_need_dynamic_shapes_are_refused(tmp_path, case, message):
-    model = _loop_model(6, False, "data" if case == "early_exit_with_scan" else "true", True,
-                        m_input=case == "scan_with_m_input")
-    onnx.save(model, tmp_path / "m.onnx")
-    proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
-    assert proc.returncode == 1
-    assert message in proc.stderr, proc.stderr
+@pytest.mark.parametrize("m,body_cond", [(None, "true"), (None, "data"), (6, "data"), (0, "true")])
+def test_loop_scan_outputs_of_a_run_time_length_accumulate_in_vm_lists(tmp_path, m, body_cond):
+    # M read at run time (0 to 300 iterations), a data-dependent exit, or no iteration at all: the scan
+    # output's length is known when the loop ends. The VM pushes each iteration's value to a list of
+    # tensors carried by the loop and stacks it after (ListNew / ListPush / ListStack, runtime/vm.h).
+    model = _loop_model(m or 0, False, body_cond, True, m_input=m is None)
+    so = _compile(tmp_path, model)
+    k = 0
+    for trips in ((0, 1, 7, 300) if m is None else (m,)):
+        for scale in (0.1, -1.0, 0.5):
+            feeds = {"x0": (scale * np.arange(3)).astype(np.float32)}
+            if m is None:
+                feeds["M"] = np.array(trips, np.int64)
+            got = _run(tmp_path, so, feeds, f"r{k}", names=("x_final", "ys"))
+            k += 1
+            want = _onnxruntime(model, feeds)
+            assert got[1].shape == want[1].shape, (trips, scale, got[1].shape, want[1].shape)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-4, err_msg=str((trips, scale)))
 
 
 def test_a_loop_carried_value_that_changes_type_is_refused(tmp_path):

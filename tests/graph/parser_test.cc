@@ -351,6 +351,21 @@ TEST(Parser, SymbolicDimsAndVariableNames) {
   RoundTrip(Typed({x, y, z}, body));
 }
 
+// Lists of tensors (the VM's tensor arrays): a List-typed parameter, a push and a stack print as
+// List[...] types and vm.list_* calls and read back the same.
+TEST(Parser, ListsOfTensorsRoundTrip) {
+  Var l = VarNode::make("l", ListTypeNode::make(F32({Dim::Symbolic("n"), 4})));
+  Var x = VarNode::make("x", F32({Dim::Symbolic("n"), 4}));
+  Expr pushed = CallOp("vm.list_push", {l, x});
+  Expr body = TupleNode::make({CallOp("vm.list_stack", {pushed}, Attrs{{"length_symbol", std::string("len")}}),
+                               CallOp("vm.list_length", {pushed})});
+  IRModule m = Typed({l, x}, body);
+  const std::string text = PrintModule(m, kMeta);
+  EXPECT_NE(text.find("%l: List[Tensor[(n, 4), float32]]"), std::string::npos) << text;
+  EXPECT_NE(text.find("Tensor[(len, n, 4), float32]"), std::string::npos) << text;
+  RoundTrip(m);
+}
+
 TEST(Parser, ParseExprReadsFunctionsAndFreeVariables) {
   Var a = VarNode::make("a", F32({2}));
   Expr e = CallOp("add", {CallOp("exp", {a}), a});

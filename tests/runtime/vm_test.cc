@@ -493,6 +493,69 @@ TEST(VirtualMachine, RunTimeChecksNameTheInstruction) {
                     UserError, "instruction 0 (If)", "float32 [4]", "not one scalar element");
 }
 
+// Lists of tensors (vm.h): pushes share the list they extend, ListLength counts, ListStack stacks in
+// order and binds the stacked length's symbol; bad programs fail naming the instruction.
+TEST(VirtualMachine, ListsOfTensorsPushLengthAndStack) {
+  auto program = [](const std::string& instructions) {
+    return R"({"format": "tessera-vm", "version": 2, "num_registers": 8,
+      "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}, {"name": "c", "dtype": "int32", "shape": []}],
+      "outputs": [{"name": "y", "dtype": "float32", "shape": ["n", 4]}, {"name": "len", "dtype": "int64", "shape": []}],
+      "instructions": )" + instructions + "}";
+  };
+  // l1 = [x], l3 = [x, w, x], l2 = [x, x]: l1 is unchanged by the pushes that extend it.
+  TestModel t{program(R"([
+    {"op": "ListNew", "dst": 2}, {"op": "ListPush", "dst": 3, "src": 2, "value": 0},
+    {"op": "LoadConst", "dst": 4, "param": "w"}, {"op": "ListPush", "dst": 5, "src": 3, "value": 4},
+    {"op": "ListPush", "dst": 6, "src": 5, "value": 0}, {"op": "ListPush", "dst": 7, "src": 3, "value": 0},
+    {"op": "Move", "dst": 5, "src": 7}, {"op": "ListLength", "dst": 7, "src": 6},
+    {"op": "ListStack", "dst": 2, "src": 6, "dtype": "float32", "shape": ["n", 4]},
+    {"op": "ListLength", "dst": 3, "src": 5}, {"op": "Kill", "regs": [5, 6]},
+    {"op": "Ret", "results": [2, 3]}])")};
+  VirtualMachine vm(t.module());
+  for (int run = 0; run < 3; ++run) {
+    std::vector<NDArray> out = vm.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(1)});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{3, 4}));
+    EXPECT_EQ(Values(out[0]), (std::vector<float>{1, 2, 3, 4, 10, 20, 30, 40, 1, 2, 3, 4}));
+    EXPECT_EQ(out[1].data<int64_t>()[0], 2);  // [x, x]
+  }
+  // An empty list stacks to [0, 4].
+  TestModel empty{program(R"([{"op": "ListNew", "dst": 2}, {"op": "ListLength", "dst": 3, "src": 2},
+    {"op": "ListStack", "dst": 4, "src": 2, "dtype": "float32", "shape": ["n", 4]}, {"op": "Ret", "results": [4, 3]}])")};
+  VirtualMachine vm_empty(empty.module());
+  std::vector<NDArray> out = vm_empty.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(1)});
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(out[1].data<int64_t>()[0], 0);
+
+  // The programs below end in an unreachable tail that binds "n" (every symbol an output uses must be
+  // bound somewhere).
+  const std::string binds_n = R"(, {"op": "ListNew", "dst": 4},
+    {"op": "ListStack", "dst": 4, "src": 4, "dtype": "float32", "shape": ["n", 4]}, {"op": "Ret", "results": [4, 1]}])";
+  auto run = [&](std::string instructions) {
+    instructions.replace(instructions.rfind(']'), 1, binds_n);
+    TestModel m{program(instructions)};
+    VirtualMachine v(m.module());
+    v.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(1)});
+  };
+  // An element of another type than the stacked one.
+  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2}, {"op": "ListPush", "dst": 3, "src": 2, "value": 1},
+    {"op": "ListLength", "dst": 5, "src": 3},
+    {"op": "ListStack", "dst": 4, "src": 3, "dtype": "float32", "shape": ["n", 4]}, {"op": "Ret", "results": [4, 5]}])"),
+                    UserError, "instruction 3 (ListStack)", "element 0 of the list is int32 []");
+  // A list where a tensor is read, and a tensor where a list is read.
+  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2}, {"op": "Ret", "results": [2, 2]}])"), Error,
+                    "instruction 1 (Ret)", "holds a list");
+  EXPECT_THROW_WITH(run(R"([{"op": "ListLength", "dst": 2, "src": 0}, {"op": "Ret", "results": [0, 2]}])"), Error,
+                    "instruction 0 (ListLength)", "not a list");
+  // At load: a stacked shape whose first dim is no symbol; a push of an unwritten register.
+  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2},
+    {"op": "ListStack", "dst": 4, "src": 2, "dtype": "float32", "shape": [3, 4]}, {"op": "Ret", "results": [4, 1]}])"),
+                    UserError, "instruction 1 (ListStack)", "first dim must be a symbol");
+  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2}, {"op": "ListPush", "dst": 3, "src": 2, "value": 6},
+    {"op": "Ret", "results": [0, 1]}])"),
+                    UserError, "instruction 1 (ListPush)", "reads register 6");
+}
+
 TEST(Executor, MakeExecutorPicksByFormat) {
   TestModel vm_model{Program(kIfProgram)};
   EXPECT_EQ(ProgramFormat(vm_model.module()), "tessera-vm");

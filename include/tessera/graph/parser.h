@@ -25,7 +25,7 @@
 //   meta      := 'meta' '[' 'Constant' ']' '[' INT ']'
 //   tycomment := '/*' 'ty' '=' type '*/'                 (read and dropped: InferType recomputes)
 //   type      := 'Tensor' '[' shape ',' DTYPE ']' | '(' [type {',' type} [',']] ')'
-//              | 'fn' '(' [type {',' type}] ')' '->' type
+//              | 'fn' '(' [type {',' type}] ')' '->' type | 'List' '[' type ']'   (a tensor type)
 //   shape     := '(' [dim {',' dim} [',']] ')'
 //   dim       := an integer >= 0, or a symbolic name: the raw text up to the next ',' or ')'
 //                outside brackets ("batch_size", "?", "x[0]"), trimmed

@@ -1,6 +1,7 @@
 // Types of the graph IR (Relay, arXiv 1904.08368, section 3.2).
 //
-// A Type is an immutable, shared node: TensorType (shape + dtype), TupleType or FuncType.
+// A Type is an immutable, shared node: TensorType (shape + dtype), TupleType, FuncType or ListType
+// (a list of tensors: Relay's tensor array, a List ADT of tensors; the VM's lists, runtime/vm.h).
 // Tensor dimensions are static (an int64 >= 0) or symbolic (a name such as "batch_size";
 // "?" stands for an unknown extent that a type relation could not compute).
 // Types compare structurally with StructuralEqual / operator==.
@@ -56,7 +57,7 @@ std::optional<std::vector<int64_t>> StaticShape(const Shape& shape);
 /// "(1, 3, batch, 224)".
 std::string ShapeStr(const Shape& shape);
 
-enum class TypeKind { kTensor, kTuple, kFunc };
+enum class TypeKind { kTensor, kTuple, kFunc, kList };
 
 class TypeNode;
 using Type = std::shared_ptr<const TypeNode>;
@@ -72,7 +73,8 @@ class TypeNode {
   const T* as() const {
     return kind == T::kKind ? static_cast<const T*>(this) : nullptr;
   }
-  /// Relay-style text: "Tensor[(1, 3), float32]", "(Tensor[...], Tensor[...])", "fn (A) -> B".
+  /// Relay-style text: "Tensor[(1, 3), float32]", "(Tensor[...], Tensor[...])", "fn (A) -> B",
+  /// "List[Tensor[(4,), float32]]".
   std::string str() const;
 };
 
@@ -113,6 +115,18 @@ class FuncTypeNode : public TypeNode {
   const std::vector<Type> arg_types;
   const Type ret_type;
   static Type make(std::vector<Type> arg_types, Type ret_type);
+};
+
+/// A list of tensors of one type (`element`, a TensorType; its symbolic dims are the elements'
+/// extents, the same for every element). Its length is a run-time value: the VM's ListNew /
+/// ListPush build it, ListStack stacks it into one tensor (graph/op/vm.cc vm.list_*).
+class ListTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kList;
+  explicit ListTypeNode(Type element) : TypeNode(kKind), element(std::move(element)) {}
+  const Type element;
+  /// InternalError unless `element` is a TensorType.
+  static Type make(Type element);
 };
 
 /// Whether a tensor type (or a field of a tuple type) has a symbolic dim; false for null.

@@ -96,11 +96,30 @@
 //       instruction and the symbol ("a shape computed at run time has the negative extent -3
 //       (symbol 'd1')"), and binds none of the list.
 //
+// Lists of tensors (Relay's tensor array: a List ADT of tensors, arXiv 1904.08368 §3.3; what an ONNX
+// Loop's scan outputs of run-time length accumulate). A register holds a tensor or a list; lists are
+// immutable and share their elements (a push is O(1) and leaves the list it extends as it was):
+//   {"op": "ListNew", "dst": r}
+//       r = an empty list.
+//   {"op": "ListPush", "dst": r, "src": l, "value": v}
+//       r = the list in l with the tensor in v appended (l unchanged).
+//   {"op": "ListLength", "dst": r, "src": l}
+//       r = a new int64 scalar tensor (from the pool) holding the length of the list in l.
+//   {"op": "ListStack", "dst": r, "src": l, "dtype": "float32", "shape": ["n", 4, "d"]}
+//       binds the shape's first dim, which must be a symbol, to the list's length, then r = a new
+//       tensor (from the pool) of that shape holding the elements stacked along a new axis 0, in
+//       order. Every element must have `dtype` and the rest of the shape (its symbols evaluated):
+//       else a UserError naming the instruction and the element.
+// Move copies a list like a tensor, Kill drops it (its elements' storages go back to the pool when no
+// list or register holds them). A tensor instruction reading a list register, or a list instruction
+// reading a tensor, is a tessera::Error naming the instruction.
+//
 // Validation at load (ParseVMExecutable, vm_executable.h; then the VirtualMachine's constructor for
 // the kernels and params): the fields above; every register < num_registers; every jump lands
 // inside the program; the program cannot fall off its end (the last instruction is a Ret, a Fatal
 // or a Goto); Ret returns as many results as there are outputs; every register read (InvokePacked args,
-// ReshapeTensor / Move / ShapeOf / LoadShape src, If cond, Ret results) is written on every path
+// ReshapeTensor / Move / ShapeOf / LoadShape / List* src, ListPush value, If cond, Ret results) is
+// written on every path
 // reaching the read
 // (inputs are written at entry, Kill unwrites; a forward "definitely assigned" analysis over the
 // control-flow graph; code no path reaches is not checked); no InvokePacked output may hold a

@@ -13,7 +13,8 @@
 namespace tessera::runtime {
 
 enum class VMOpcode {
-  kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal, kShapeOf, kLoadShape
+  kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal, kShapeOf, kLoadShape,
+  kListNew, kListPush, kListLength, kListStack
 };
 
 /// The JSON "op" of `op`: "LoadConst", "InvokePacked", ...
@@ -28,13 +29,14 @@ inline constexpr int64_t kDynamicDim = -1;
 /// [0, num_registers) and every jump target inside the program.
 struct VMInstruction {
   VMOpcode op = VMOpcode::kRet;
-  int dst = -1;   ///< LoadConst, AllocTensor, ReshapeTensor, Move, ShapeOf: the register written
-  int src = -1;   ///< ReshapeTensor, Move, ShapeOf, LoadShape: the register read
+  int dst = -1;   ///< LoadConst, AllocTensor, ReshapeTensor, Move, ShapeOf, List*: the register written
+  int src = -1;   ///< ReshapeTensor, Move, ShapeOf, LoadShape, ListPush / ListLength / ListStack: the register read
+  int value = -1; ///< ListPush: the tensor appended
   int cond = -1;  ///< If: the condition register
   std::string name;             ///< LoadConst: the param; InvokePacked: the kernel; Fatal: the message
-  DataType dtype;               ///< AllocTensor
-  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor (kDynamicDim for a symbolic dim)
-  std::vector<int> dim_symbols; ///< AllocTensor, ReshapeTensor: per dim, its symbol or -1 (empty: static)
+  DataType dtype;               ///< AllocTensor, ListStack
+  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor, ListStack (kDynamicDim for a symbolic dim)
+  std::vector<int> dim_symbols; ///< AllocTensor, ReshapeTensor, ListStack: per dim, its symbol or -1 (empty: static)
   std::vector<int> regs;        ///< InvokePacked: args; Kill: the registers dropped; Ret: results
   int num_outputs = 0;          ///< InvokePacked: the last num_outputs args are written
   std::vector<std::string> checks;  ///< InvokePacked: the model nodes whose run-time checks it makes

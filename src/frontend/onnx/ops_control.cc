@@ -234,12 +234,11 @@ void ConvertScan(NodeContext& ctx) {
 //   };
 //   %loop(0, cond_in, v0_in, ...)
 // Without M the test is %cond alone; without cond_in it starts true. Each loop-carried value keeps
-// its type across iterations (UnsupportedError naming both types otherwise); scan outputs, whose
-// length is then a run-time extent, and sequence-valued loop-carried values are refused.
+// its type across iterations (UnsupportedError naming both types otherwise); sequence-valued
+// loop-carried values are refused. Scan output j is one more carried value, a list of tensors
+// (vm.list_new before the loop, vm.list_push(%s_j, value) in the tail call), stacked after it
+// (vm.list_stack: its length, the iterations run, is a run-time extent).
 void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
-  if (k > 0)
-    ctx.Unsupported("a Loop with scan outputs and a trip count not known at import or above " +
-                    std::to_string(kMaxScanUnroll) + " (the outputs' length is then a run-time extent) is not supported yet");
   const DataType i64 = DataType::Int(64), boolean = DataType::Bool();
   std::optional<Expr> trip_count;
   if (ctx.HasInput(0)) trip_count = ScalarInt64(ctx, ValueOf(ctx.Input(0)), "Loop's trip count M");
@@ -272,6 +271,29 @@ void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
     next.push_back(ExprOf(outs[1 + i]));
     done.push_back(params[2 + i]);
   }
+  // Scan outputs: each accumulates in a list of tensors carried by the loop (Relay's tensor array),
+  // stacked when the loop ends.
+  std::vector<Expr> empty_lists;
+  for (int j = 0; j < k; ++j) {
+    Value& out = outs[1 + n + j];
+    const auto* tt = out.sequence || !out.type ? nullptr : out.type->as<graph::TensorTypeNode>();
+    if (!tt) ctx.Unsupported("scan output " + std::to_string(j) + " is not a tensor (" + graph::TypeStr(out.type) + ")");
+    std::vector<int64_t> dims;
+    std::string names;
+    for (const graph::Dim& d : tt->shape) {
+      dims.push_back(d.is_static() ? d.value() : -1);
+      if (d.is_symbolic()) names += (names.empty() ? "" : ",") + d.name();
+    }
+    Attrs attrs{{"dtype", tt->dtype.str()}, {"shape", dims}};
+    if (!names.empty()) attrs.Set("dim_symbols", names);
+    empty_lists.push_back(ctx.Call("vm.list_new", {}, attrs));
+    graph::Var list = graph::VarNode::make("s" + std::to_string(j), graph::ListTypeNode::make(out.type));
+    params.push_back(list);
+    arg_types.push_back(list->type_annotation);
+    carried_types.push_back(list->type_annotation);
+    next.push_back(ctx.Call("vm.list_push", {list, ExprOf(out)}));
+    done.push_back(list);
+  }
   const graph::Type result_type = graph::TupleTypeNode::make(carried_types);
   graph::Var loop = graph::VarNode::make("loop", graph::FuncTypeNode::make(arg_types, result_type));
   Expr go = trip_count ? ctx.Call("logical_and", {ctx.Call("less", {iter, *trip_count}), cond}) : Expr(cond);
@@ -279,8 +301,12 @@ void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
       params, graph::IfNode::make(go, graph::CallNode::make(loop, next), graph::TupleNode::make(done)), result_type);
   std::vector<Expr> start{ctx.ScalarConst(0, i64), cond_in};
   for (Value& v : init) start.push_back(ExprOf(v));
+  for (Expr& e : empty_lists) start.push_back(e);
   Value result = Typed(ctx, graph::LetNode::make(loop, fn, graph::CallNode::make(loop, start)));
   for (int i = 0; i < n; ++i) ctx.SetOutputValue(i, Typed(ctx, graph::TupleGetItemNode::make(result.expr, i)));
+  for (int j = 0; j < k; ++j)
+    ctx.SetOutput(n + j, ctx.Call("vm.list_stack", {graph::TupleGetItemNode::make(result.expr, n + j)},
+                                  Attrs{{"length_symbol", ctx.OutputSymbol(n + j, 0)}}));
 }
 
 // Loop-1/11/13/16/19/21/23/24/25 with a trip count M known at import (at most kMaxScanUnroll):
@@ -288,9 +314,9 @@ void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
 // condition, the loop-carried values), scan outputs stacked along a new axis 0. A condition
 // known at import that turns false stops the unrolling there. A condition computed at run time
 // guards every iteration with a graph If (run by the VM): once false, the remaining iterations
-// pass the carried values through; scan outputs then have a run-time length (dynamic shapes),
-// which is refused. Without M, with M read at run time or above kMaxScanUnroll, the VM runs the
-// loop (LoopInVM).
+// pass the carried values through. Without M, with M read at run time or above kMaxScanUnroll, and
+// a Loop whose scan outputs have a run-time length (a condition computed at run time) or are empty
+// (no iteration), the VM runs the loop (LoopInVM).
 void ConvertLoop(NodeContext& ctx) {
   const onnx::GraphProto& body = ctx.AttrGraph("body");
   const int n = ctx.NumInputs() - 2;  // loop-carried values
@@ -305,7 +331,7 @@ void ConvertLoop(NodeContext& ctx) {
   if (m_const.NumElements() != 1) ctx.Fail("M must hold one value");
   const int64_t trips = ToInts(m_const)[0];
   if (trips > kMaxScanUnroll) return LoopInVM(ctx, body, n, k);
-  if (trips <= 0 && k > 0) ctx.Unsupported("a Loop of 0 iterations with scan outputs (empty) is not supported");
+  if (trips <= 0 && k > 0) return LoopInVM(ctx, body, n, k);  // empty scan outputs of the body's element types
   // cond: absent = true; a known value; or a run-time bool.
   std::optional<bool> known_cond = true;
   Expr cond;
@@ -343,9 +369,7 @@ void ConvertLoop(NodeContext& ctx) {
       continue;
     }
     // This iteration runs only while the condition holds: If(cond) {body} else {states, false}.
-    if (k > 0)
-      ctx.Unsupported("a Loop whose condition is computed at run time and that has scan outputs (of a run-time "
-                      "length) needs dynamic shapes (Any)");
+    if (k > 0) return LoopInVM(ctx, body, n, k);  // scan outputs of a run-time length (nothing is set yet)
     std::vector<Expr> then_f{ScalarBool(ctx, outs[0], "the body's cond output")}, else_f{ctx.ScalarConst(0, DataType::Bool())};
     for (int i = 0; i < n; ++i) {
       if (!graph::StructuralEqual(outs[1 + i].type, states[i].type))
@@ -358,10 +382,10 @@ void ConvertLoop(NodeContext& ctx) {
     cond = Typed(ctx, graph::TupleGetItemNode::make(node, 0)).expr;
     for (int i = 0; i < n; ++i) states[i] = Typed(ctx, graph::TupleGetItemNode::make(node, 1 + i));
   }
+  if (k > 0 && per_iter[0].empty()) return LoopInVM(ctx, body, n, k);  // no iteration: empty scan outputs
   for (int i = 0; i < n; ++i) ctx.SetOutputValue(i, states[i]);
   for (int j = 0; j < k; ++j) {
     std::vector<Expr> parts = per_iter[j];
-    if (parts.empty()) ctx.Unsupported("a Loop that runs no iteration has empty scan outputs, which are not supported");
     for (Expr& p : parts) p = ctx.Call("expand_dims", {p}, Attrs{{"axis", int64_t{0}}, {"num_newaxis", int64_t{1}}});
     ctx.SetOutputValue(n + j, Typed(ctx, parts.size() == 1 ? parts[0] : Concat(ctx, parts, 0)));
   }

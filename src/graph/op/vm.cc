@@ -74,6 +74,15 @@
 //     "first": each distinct value's first occurrence) or counts (kind "counts") from the inverse
 //     (int64 [n], unique_inverse) and the number of distinct values (int64 [1]), which binds the
 //     symbol (topi::unique_select). Opaque.
+//
+// Lists of tensors (the VM's ListNew / ListPush / ListLength / ListStack instructions, runtime/vm.h;
+// no kernels: VMCodegen emits the instructions):
+//   vm.list_new() -> List[Tensor[shape, dtype]]: an empty list; attrs dtype (string), shape (ints, -1
+//     for a symbolic dim) and dim_symbols (the names of the -1 dims, comma-separated, in order).
+//   vm.list_push(list, x) -> the list's type: the list with x appended (x of its element type).
+//   vm.list_length(list) -> Tensor[(), int64].
+//   vm.list_stack(list) -> Tensor[(length_symbol, element dims...), element dtype]: the elements
+//     stacked along a new axis 0; attr length_symbol names the stacked length, which the VM binds.
 //   vm.resize(x, values, roi, shape) -> Tensor[(symbols...), x.dtype]: topi::resize with run-time
 //     operands: the output extents are `shape`'s values, the scales values (kind "scales") or the
 //     extents over x's (kind "sizes", the policy's single scale); roi (float [2k]: starts, ends) is
@@ -299,6 +308,58 @@ Type UniqueSelectRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(SymbolDims(attrs, TensorArg(args, 1)), DataType::Int(64));
 }
 
+const ListTypeNode& ListArg(const std::vector<Type>& args, size_t i) {
+  TESSERA_CHECK(i < args.size() && args[i], "missing argument ", i);
+  const auto* l = args[i]->as<ListTypeNode>();
+  TESSERA_CHECK(l, "argument ", i, " must be a list of tensors, got ", args[i]->str());
+  return *l;
+}
+
+Type ListNewRel(const std::vector<Type>&, const Attrs& attrs) {
+  const std::vector<int64_t>& dims = attrs.GetInts("shape");
+  std::vector<Dim> names;
+  if (attrs.Has("dim_symbols")) {
+    Attrs renamed;
+    renamed.Set("symbols", attrs.GetString("dim_symbols"));
+    names = SymbolsAttr(renamed);
+  }
+  Shape shape;
+  size_t next = 0;
+  for (int64_t d : dims) {
+    TESSERA_CHECK(d >= -1, "invalid element extent ", d);
+    if (d >= 0) {
+      shape.push_back(Dim(d));
+      continue;
+    }
+    TESSERA_CHECK(next < names.size(), "the element shape has more -1 dims than attr dim_symbols names");
+    shape.push_back(names[next++]);
+  }
+  TESSERA_CHECK(next == names.size(), "attr dim_symbols names more dims than the element shape has -1 dims");
+  return ListTypeNode::make(TensorTypeNode::make(shape, DataType::Parse(attrs.GetString("dtype"))));
+}
+
+Type ListPushRel(const std::vector<Type>& args, const Attrs&) {
+  const ListTypeNode& list = ListArg(args, 0);
+  const TensorTypeNode& x = TensorArg(args, 1);
+  TESSERA_CHECK(StructuralEqual(list.element, TensorTypeNode::make(x.shape, x.dtype)), "the value pushed is ",
+                TensorTypeNode::make(x.shape, x.dtype)->str(), " but the list holds ", list.element->str());
+  return args[0];
+}
+
+Type ListLengthRel(const std::vector<Type>& args, const Attrs&) {
+  ListArg(args, 0);
+  return TensorTypeNode::make(Shape{}, DataType::Int(64));
+}
+
+Type ListStackRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const auto* element = ListArg(args, 0).element->as<TensorTypeNode>();
+  const std::string& length = attrs.GetString("length_symbol");
+  TESSERA_CHECK(!length.empty(), "attr length_symbol must name the stacked length");
+  Shape shape{Dim::Symbolic(length)};
+  shape.insert(shape.end(), element->shape.begin(), element->shape.end());
+  return TensorTypeNode::make(shape, element->dtype);
+}
+
 }  // namespace
 
 void RegisterVMOps(OpRegistry& r) {
@@ -339,6 +400,12 @@ void RegisterVMOps(OpRegistry& r) {
              "ONNX NonZero: int64 [max(rank, 1), count], the coordinates of the non-zero elements. attrs: symbols");
   r.Register("vm.unique_select", 2, kOpaque, UniqueSelectRel,
              "ONNX Unique's indices or counts per distinct value: int64 [count]. attrs: kind (first, counts), symbols");
+  r.Register("vm.list_new", 0, kOpaque, ListNewRel,
+             "an empty list of tensors (the VM's ListNew). attrs: dtype, shape (-1: symbolic), dim_symbols");
+  r.Register("vm.list_push", 2, kOpaque, ListPushRel, "the list with a tensor appended (the VM's ListPush)");
+  r.Register("vm.list_length", 1, kOpaque, ListLengthRel, "the list's length: int64 [] (the VM's ListLength)");
+  r.Register("vm.list_stack", 1, kOpaque, ListStackRel,
+             "the list's tensors stacked along a new axis 0 (the VM's ListStack). attrs: length_symbol");
   r.Register("vm.fatal", 1, kOpaque, FatalRel,
              "fails the run with `message` when reached (an If branch that cannot run). attrs: message, shape, dtype");
 }

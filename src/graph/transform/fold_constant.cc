@@ -34,6 +34,7 @@ class ConstantFinder {
       is_const_.insert(e.get());
     } else if (const auto* c = e->as<CallNode>()) {
       if (!c->op->as<OpNode>()) return;  // calls of functions are left alone
+      if (e->has_checked_type() && e->checked_type()->as<ListTypeNode>()) return;  // a VM list: no kernel
       for (const auto& a : c->args)
         if (!IsConst(a)) return;
       is_const_.insert(e.get());
