@@ -66,9 +66,12 @@ struct VirtualMachine::Impl {
   std::string Where(size_t pc) const { return "module '" + module.origin() + "': " + DescribeInstruction(exe, pc); }
 
   const NDArray& Read(size_t pc, int r) const {
+    if (lists[r].held)  // the JSON gives registers no types: a malformed executable can do this
+      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as a tensor, but it holds a list on the path taken: "
+                    "the executable is inconsistent; rebuild the model");
     if (!regs[r].defined())
-      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds ", lists[r].held ? "a list" : "no tensor",
-                    " on the path taken, not a tensor: the executable is inconsistent; rebuild the model");
+      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds no tensor on the path taken: the "
+                    "executable is inconsistent; rebuild the model");
     return regs[r];
   }
   void Write(int r, NDArray value, bool from_pool) {
@@ -78,8 +81,9 @@ struct VirtualMachine::Impl {
   }
   const TensorList& ReadList(size_t pc, int r) const {
     if (!lists[r].held)
-      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds ", regs[r].defined() ? "a tensor" : "nothing",
-                    " on the path taken, not a list: the executable is inconsistent; rebuild the model");
+      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as a list, but it holds ",
+                    regs[r].defined() ? "a tensor" : "nothing", " on the path taken: the executable is inconsistent; "
+                    "rebuild the model");
     return lists[r];
   }
   void WriteList(int r, TensorList list) {

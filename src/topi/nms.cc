@@ -66,8 +66,8 @@ Tensor non_max_suppression(const Tensor& boxes, const Tensor& scores, const Tens
   CheckScalar(score_threshold, "score_threshold");
   const DataType ft = boxes.dtype() == DataType::Float(64) ? boxes.dtype() : DataType::Float(32);
   const int64_t n = bs[1], classes = ss[1], pairs = ss[0] * ss[1];
-  // Per (batch, class) row: the candidates sorted (the merge sort's buffers), the count of
-  // candidates, then of kept boxes, and a flag for the box being tested.
+  // Per (batch, class) row: the candidates and their scores for the merge sort, and the extents of
+  // the boxes kept so far.
   const MergeSortScratch sort = MergeSortScratch::Make("nms", pairs, n, scores.dtype());
   const Buffer kept_ext = Buffer::make("nms_kept_extents", ft, MakeShape({pairs, std::max<int64_t>(n, 1), 4}));
   auto body = [&](const std::vector<Buffer>& in, const Buffer& out) {
@@ -120,7 +120,7 @@ Tensor non_max_suppression(const Tensor& boxes, const Tensor& scores, const Tens
       Stmt greedy = Loop(t, n_cand, If(ir::cast(kI64, n_kept) < max_out, per_candidate));
       Var z("z", DataType::Int(32));
       return tir::SeqStmtNode::make({Store(state, Index(0), {Index(0)}), Store(state, Index(0), {Index(1)}),
-                                              Loop(z, Index(n), Store(out, Index(0), {b, c, z})), gather, sort_stmt, greedy});
+                                     Loop(z, Index(n), Store(out, Index(0), {b, c, z})), gather, sort_stmt, greedy});
     });
     return Loop(bc, Index(pairs), per_pair, tir::ForKind::kParallel);
   };

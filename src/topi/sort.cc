@@ -1,5 +1,6 @@
 // ONNX TopK's indices (topi/indexing.h topk_indices) as extern stages (te::extern_op): a sorted
-// selection list for a small k, a bottom-up merge sort otherwise; the rows in parallel.
+// selection list for a small k, a bottom-up merge sort otherwise; the rows in parallel. Also the
+// statement builders of sort_util.h (the merge sort, local state) that NMS and Unique share.
 #include <algorithm>
 
 #include "sort_util.h"

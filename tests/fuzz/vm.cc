@@ -52,6 +52,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((in.op == VMOpcode::kIf && (in.offset < 0 || in.false_offset < 0)) || (in.op == VMOpcode::kGoto && in.offset < 0))
       return 0;
     if (in.op == VMOpcode::kAllocTensor) total += TensorBytes(in.shape, in.dtype);
+    // A stacked list holds at most one push per instruction (the program only jumps forward).
+    if (in.op == VMOpcode::kListStack) {
+      const size_t bytes = TensorBytes(in.shape, in.dtype);
+      total += bytes > kMaxBytes / exe.instructions.size() ? kMaxBytes + 1 : bytes * exe.instructions.size();
+    }
     if (total > kMaxBytes) return 0;
   }
   for (const VMTensorInfo& t : exe.inputs) total += TensorBytes(t.shape, t.dtype);

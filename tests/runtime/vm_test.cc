@@ -543,10 +543,10 @@ TEST(VirtualMachine, ListsOfTensorsPushLengthAndStack) {
     {"op": "ListStack", "dst": 4, "src": 3, "dtype": "float32", "shape": ["n", 4]}, {"op": "Ret", "results": [4, 5]}])"),
                     UserError, "instruction 3 (ListStack)", "element 0 of the list is int32 []");
   // A list where a tensor is read, and a tensor where a list is read.
-  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2}, {"op": "Ret", "results": [2, 2]}])"), Error,
-                    "instruction 1 (Ret)", "holds a list");
-  EXPECT_THROW_WITH(run(R"([{"op": "ListLength", "dst": 2, "src": 0}, {"op": "Ret", "results": [0, 2]}])"), Error,
-                    "instruction 0 (ListLength)", "not a list");
+  EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2}, {"op": "Ret", "results": [2, 2]}])"), UserError,
+                    "instruction 1 (Ret)", "as a tensor, but it holds a list");
+  EXPECT_THROW_WITH(run(R"([{"op": "ListLength", "dst": 2, "src": 0}, {"op": "Ret", "results": [0, 2]}])"), UserError,
+                    "instruction 0 (ListLength)", "as a list, but it holds a tensor");
   // At load: a stacked shape whose first dim is no symbol; a push of an unwritten register.
   EXPECT_THROW_WITH(run(R"([{"op": "ListNew", "dst": 2},
     {"op": "ListStack", "dst": 4, "src": 2, "dtype": "float32", "shape": [3, 4]}, {"op": "Ret", "results": [4, 1]}])"),

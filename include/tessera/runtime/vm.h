@@ -112,7 +112,7 @@
 //       else a UserError naming the instruction and the element.
 // Move copies a list like a tensor, Kill drops it (its elements' storages go back to the pool when no
 // list or register holds them). A tensor instruction reading a list register, or a list instruction
-// reading a tensor, is a tessera::Error naming the instruction.
+// reading a tensor (the JSON gives registers no types), is a UserError naming the instruction.
 //
 // Validation at load (ParseVMExecutable, vm_executable.h; then the VirtualMachine's constructor for
 // the kernels and params): the fields above; every register < num_registers; every jump lands

@@ -95,9 +95,9 @@ void ConvertCompress(NodeContext& ctx) {
 }
 
 // NonMaxSuppression-10/11: selected_indices int64 [K, 3] (batch, class, box) per batch and class in
-// order of descending score. An absent or empty max_output_boxes_per_class selects nothing (the
-// reference implementation), as do an absent iou_threshold's 0 and an absent score_threshold's
-// "every box is a candidate" their parts.
+// order of descending score. An absent or empty max_output_boxes_per_class selects nothing (as the
+// reference implementation); an absent iou_threshold is 0, and without a score_threshold every box
+// is a candidate.
 void ConvertNonMaxSuppression(NodeContext& ctx) {
   const std::vector<int64_t> bs = ctx.InputShape(0), ss = ctx.InputShape(1);
   if (bs.size() != 3 || bs[2] != 4)
