@@ -429,3 +429,50 @@ def test_a_loop_carried_value_that_changes_type_is_refused(tmp_path):
     assert proc.returncode == 1
     assert "node 'grow'" in proc.stderr and "loop-carried value 0 changes its type across iterations" in proc.stderr, \
         proc.stderr
+
+
+def _carried_sequence_model(concat):
+    # seq = SequenceEmpty(); for i < M: x = x * 0.9 + i; seq.append(x) (SequenceInsert without a position);
+    # the outputs are ConcatFromSequence(seq) and SequenceLength(seq), as a scripted torch loop that appends
+    # to a list exports. The sequence's length is the run's: the VM carries it as a list of tensors.
+    shape = [1, 3] if concat["new_axis"] == 0 else [3]
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT), helper.make_node("Mul", ["x_in", "k"], ["xk"]),
+         helper.make_node("Add", ["xk", "fi"], ["x_out"]), helper.make_node("SequenceInsert", ["s_in", "x_out"], ["s_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, shape),
+         helper.make_tensor_sequence_value_info("s_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("x_out", TensorProto.FLOAT, shape),
+         helper.make_tensor_sequence_value_info("s_out", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(np.array(0.9, np.float32), "k")])
+    nodes = [helper.make_node("SequenceEmpty", [], ["s0"], dtype=TensorProto.FLOAT),
+             helper.make_node("Loop", ["M", "", "x0", "s0"], ["x_final", "s_final"], body=body),
+             helper.make_node("ConcatFromSequence", ["s_final"], ["y"], **concat),
+             helper.make_node("SequenceLength", ["s_final"], ["n"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, shape),
+                                           helper.make_tensor_value_info("M", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("n", TensorProto.INT64, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), shape
+
+
+@pytest.mark.parametrize("concat", [{"new_axis": 1, "axis": 0}, {"new_axis": 1, "axis": -1}, {"new_axis": 0, "axis": 0}])
+def test_a_loop_carried_sequence_is_a_vm_list(tmp_path, concat):
+    model, shape = _carried_sequence_model(concat)
+    so = _compile(tmp_path, model)
+    for k, m in enumerate((1, 4, 40)):
+        feeds = {"x0": np.arange(3, dtype=np.float32).reshape(shape), "M": np.array(m, np.int64)}
+        got = _run(tmp_path, so, feeds, f"r{k}", names=("y", "n"))
+        want = _onnxruntime(model, feeds)
+        assert got[0].shape == want[0].shape, (m, got[0].shape, want[0].shape)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-4)
+        assert int(got[1]) == int(want[1]) == m
+
+
+def test_concatenating_a_run_time_number_of_tensors_along_a_long_axis_is_refused(tmp_path):
+    # [1, 3] elements concatenated along axis 1: the result's extent would be 3 * length (a dim expression).
+    model, _ = _carried_sequence_model({"new_axis": 0, "axis": 1})
+    onnx.save(model, tmp_path / "m.onnx")
+    proc = run_cli("compile", tmp_path / "m.onnx", "-o", tmp_path / "m.so", check=False)
+    assert proc.returncode == 1 and "ConcatFromSequence" in proc.stderr and "dim expression" in proc.stderr, proc.stderr

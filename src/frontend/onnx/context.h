@@ -157,10 +157,19 @@ class NodeContext {
   /// Sets output i to an already typed value (of a subgraph).
   void SetOutputValue(int i, Value v);
   /// The elements of input i, a sequence (its element type into *dtype when given); Fail when it
-  /// is a tensor.
+  /// is a tensor, UnsupportedError when it is a list (InputIsList).
   const std::vector<Value>& InputSequence(int i, DataType* dtype = nullptr);
   /// Whether input i is a sequence (not a tensor).
   bool InputIsSequence(int i) { return InputValue(i).sequence != nullptr; }
+  /// Input i's value as it is (a tensor, a sequence or a list), marking it read.
+  Value InputAsValue(int i) { return InputValue(i); }
+  /// Whether input i is a sequence of a run-time length: a list of tensors (graph::ListTypeNode; a
+  /// Loop's carried sequence, ops_control.cc), which SequenceInsert (appending), SequenceLength and
+  /// ConcatFromSequence take; InputSequence refuses it.
+  bool InputIsList(int i) {
+    const Value& v = InputValue(i);
+    return v.type && v.type->as<graph::ListTypeNode>() != nullptr;
+  }
   /// Sets output i to a sequence of `elements` (tensors) of element type `dtype`.
   void SetOutputSequence(int i, std::vector<Value> elements, DataType dtype);
   /// UnsupportedError: input i (`what`) must be known at import but is computed at run time.

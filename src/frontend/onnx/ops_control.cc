@@ -226,6 +226,52 @@ void ConvertScan(NodeContext& ctx) {
   for (size_t i = 0; i < outs.size(); ++i) ctx.SetOutputValue(static_cast<int>(i), outs[i]);
 }
 
+// vm.list_new's attrs for an empty list of `element` tensors (graph/op/vm.cc).
+Attrs ListNewAttrs(const graph::TensorTypeNode& element) {
+  std::vector<int64_t> dims;
+  std::string names;
+  for (const graph::Dim& d : element.shape) {
+    dims.push_back(d.is_static() ? d.value() : -1);
+    if (d.is_symbolic()) names += (names.empty() ? "" : ",") + d.name();
+  }
+  Attrs attrs{{"dtype", element.dtype.str()}, {"shape", dims}};
+  if (!names.empty()) attrs.Set("dim_symbols", names);
+  return attrs;
+}
+
+// Per loop-carried value: a list type for a sequence (its length may change across iterations:
+// the VM carries it as a list of tensors), null for a tensor. The element type is the body's:
+// learnt by importing the body once with the sequences as they enter the loop (the elements it
+// appends, or else the ones it starts with). UnsupportedError when neither has an element or the
+// elements differ in type.
+std::vector<graph::Type> CarriedListTypes(NodeContext& ctx, const onnx::GraphProto& body, int n,
+                                          const std::vector<Value>& counters) {
+  std::vector<graph::Type> lists(n);
+  bool any = false;
+  for (int i = 0; i < n; ++i) any = any || ctx.InputIsSequence(2 + i);
+  if (!any) return lists;
+  std::vector<Value> probe = counters;
+  for (int i = 0; i < n; ++i) probe.push_back(ctx.InputAsValue(2 + i));
+  const std::vector<Value> outs = ctx.ImportSubgraph(body, probe);
+  for (int i = 0; i < n; ++i) {
+    if (!ctx.InputIsSequence(2 + i)) continue;
+    graph::Type element;
+    for (const auto* seq : {outs[1 + i].sequence.get(), probe[2 + i].sequence.get()}) {
+      for (const Value& e : seq ? *seq : std::vector<Value>{}) {
+        if (element && !graph::StructuralEqual(element, e.type))
+          ctx.Unsupported("the loop-carried sequence " + std::to_string(i) + " holds tensors of different types (" +
+                          element->str() + ", " + e.type->str() + "), which a Loop the VM runs does not support");
+        element = e.type;
+      }
+    }
+    if (!element)
+      ctx.Unsupported("the loop-carried sequence " + std::to_string(i) + " starts empty and the body appends nothing "
+                      "to it: its element type is unknown");
+    lists[i] = graph::ListTypeNode::make(element);
+  }
+  return lists;
+}
+
 // A Loop the VM runs (Relay's loop, arXiv 1904.08368 §3.2: a tail-recursive local function; the
 // VM codegen turns the tail call into a jump back, driver/vm_codegen.h):
 //   let %loop: fn (int64[], bool[], T0, ...) -> (T0, ...) = fn (%iter, %cond, %v0, ...) {
@@ -234,8 +280,9 @@ void ConvertScan(NodeContext& ctx) {
 //   };
 //   %loop(0, cond_in, v0_in, ...)
 // Without M the test is %cond alone; without cond_in it starts true. Each loop-carried value keeps
-// its type across iterations (UnsupportedError naming both types otherwise); sequence-valued
-// loop-carried values are refused. Scan output j is one more carried value, a list of tensors
+// its type across iterations (UnsupportedError naming both types otherwise); a loop-carried
+// sequence is a list of tensors (CarriedListTypes), which the body's SequenceInsert appends to
+// (ops_sequence.cc). Scan output j is one more carried value, a list of tensors
 // (vm.list_new before the loop, vm.list_push(%s_j, value) in the tail call), stacked after it
 // (vm.list_stack: its length, the iterations run, is a run-time extent).
 void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
@@ -248,11 +295,19 @@ void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
   std::vector<Value> init;
   std::vector<graph::Var> params{iter, cond};
   std::vector<Value> body_inputs{ValueOf(iter), ValueOf(cond)};
+  const std::vector<graph::Type> lists = CarriedListTypes(ctx, body, n, body_inputs);
   for (int i = 0; i < n; ++i) {
-    if (ctx.InputIsSequence(2 + i))
-      ctx.Unsupported("loop-carried value " + std::to_string(i) + " is a sequence (its length may change across "
-                      "iterations), which a Loop the VM runs does not support yet");
-    init.push_back(Typed(ctx, ctx.Input(2 + i)));
+    if (lists[i]) {  // a carried sequence: a list of tensors, its elements pushed before the loop
+      const auto* element = lists[i]->as<graph::ListTypeNode>()->element->as<graph::TensorTypeNode>();
+      Expr list = ctx.Call("vm.list_new", {}, ListNewAttrs(*element));
+      for (const Value& e : ctx.InputSequence(2 + i)) {
+        Value elem = e;
+        list = ctx.Call("vm.list_push", {list, ExprOf(elem)});
+      }
+      init.push_back(Typed(ctx, list));
+    } else {
+      init.push_back(Typed(ctx, ctx.Input(2 + i)));
+    }
     params.push_back(graph::VarNode::make("v" + std::to_string(i), init.back().type));
     body_inputs.push_back(ValueOf(params.back()));
   }
@@ -278,15 +333,7 @@ void LoopInVM(NodeContext& ctx, const onnx::GraphProto& body, int n, int k) {
     Value& out = outs[1 + n + j];
     const auto* tt = out.sequence || !out.type ? nullptr : out.type->as<graph::TensorTypeNode>();
     if (!tt) ctx.Unsupported("scan output " + std::to_string(j) + " is not a tensor (" + graph::TypeStr(out.type) + ")");
-    std::vector<int64_t> dims;
-    std::string names;
-    for (const graph::Dim& d : tt->shape) {
-      dims.push_back(d.is_static() ? d.value() : -1);
-      if (d.is_symbolic()) names += (names.empty() ? "" : ",") + d.name();
-    }
-    Attrs attrs{{"dtype", tt->dtype.str()}, {"shape", dims}};
-    if (!names.empty()) attrs.Set("dim_symbols", names);
-    empty_lists.push_back(ctx.Call("vm.list_new", {}, attrs));
+    empty_lists.push_back(ctx.Call("vm.list_new", {}, ListNewAttrs(*tt)));
     graph::Var list = graph::VarNode::make("s" + std::to_string(j), graph::ListTypeNode::make(out.type));
     params.push_back(list);
     arg_types.push_back(list->type_annotation);

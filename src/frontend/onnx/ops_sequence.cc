@@ -9,7 +9,9 @@
 // (UnsupportedError otherwise), and a position outside the spec's range ([-n, n - 1]; insert:
 // [-n, n]) makes the gather's index out of range, which fails the run naming the node (as
 // Gather's run-time indices, ir::checked_index). A sequence-typed graph input or output is refused
-// (the executors take and return tensors).
+// (the executors take and return tensors). A Loop's carried sequence, whose length the run decides,
+// is a list of tensors instead (graph::ListTypeNode, ops_control.cc): SequenceInsert appends to it
+// (vm.list_push), SequenceLength counts it, ConcatFromSequence stacks it (vm.list_stack).
 #include <algorithm>
 #include <optional>
 
@@ -18,6 +20,7 @@
 #include "graph_build.h"
 #include "run_time_switch.h"
 #include "tensor_convert.h"
+#include "tessera/graph/infer_type.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -90,6 +93,12 @@ void ConvertSequenceConstruct(NodeContext& ctx) {
 }
 
 void ConvertSequenceInsert(NodeContext& ctx) {
+  if (ctx.InputIsList(0)) {  // a sequence of a run-time length: a list of tensors
+    if (ctx.HasInput(2))
+      ctx.Unsupported("SequenceInsert at a position into a sequence of a run-time length (a Loop's carried "
+                      "sequence) is not supported yet; only appending (no position)");
+    return ctx.SetOutput(0, ctx.Call("vm.list_push", {ctx.Input(0), ctx.Input(1)}));
+  }
   DataType dtype;
   std::vector<Value> seq = ctx.InputSequence(0, &dtype);
   if (ctx.InputType(1).dtype != dtype)
@@ -151,6 +160,7 @@ void ConvertSequenceAt(NodeContext& ctx) {
 }
 
 void ConvertSequenceLength(NodeContext& ctx) {
+  if (ctx.InputIsList(0)) return ctx.SetOutput(0, ctx.Call("vm.list_length", {ctx.Input(0)}));
   const int64_t n = static_cast<int64_t>(ctx.InputSequence(0).size());
   ctx.SetOutputConst(0, FromInts({n}, {}, kI64));
 }
@@ -197,7 +207,37 @@ void ConvertSplitToSequence(NodeContext& ctx) {
   ctx.SetOutputSequence(0, std::move(elems), ctx.InputType(0).dtype);
 }
 
+// ConcatFromSequence of a list of tensors (a run-time length): the elements stacked along a new
+// axis 0 (vm.list_stack), moved to `axis`; without new_axis, concatenated along an axis of extent 1
+// in every element (a dim of the run-time length; other extents need a dim expression n * d).
+void ConcatFromList(NodeContext& ctx) {
+  const graph::Expr list = ctx.Input(0);
+  const auto* element = graph::InferExprType(list)->as<graph::ListTypeNode>()->element->as<graph::TensorTypeNode>();
+  const int64_t rank = element->ndim();
+  const bool new_axis = ctx.AttrInt("new_axis", 0) != 0;
+  const int64_t out_rank = rank + (new_axis ? 1 : 0);
+  int64_t axis = ctx.AttrInt("axis");
+  if (axis < -out_rank || axis >= out_rank)
+    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
+  if (axis < 0) axis += out_rank;
+  if (!new_axis && element->shape[axis] != graph::Dim(1))
+    ctx.Unsupported("concatenating a sequence of a run-time length along axis " + std::to_string(axis) + " of extent " +
+                    element->shape[axis].str() + " (the result's extent is the length times it, a dim expression) is "
+                    "not supported yet; stacking (new_axis = 1) or an axis of extent 1 is");
+  Expr stacked = ctx.Call("vm.list_stack", {list}, Attrs{{"length_symbol", ctx.OutputSymbol(0, static_cast<int>(axis))}});
+  if (axis > 0) {  // the new axis 0 to position `axis`
+    std::vector<int64_t> perm;
+    for (int64_t d = 1; d <= axis; ++d) perm.push_back(d);
+    perm.push_back(0);
+    for (int64_t d = axis + 1; d <= rank; ++d) perm.push_back(d);
+    stacked = ctx.Call("transpose", {stacked}, Attrs{{"axes", perm}});
+  }
+  if (!new_axis) stacked = ctx.Call("squeeze", {stacked}, Attrs{{"axis", std::vector<int64_t>{axis + 1}}});
+  ctx.SetOutput(0, stacked);
+}
+
 void ConvertConcatFromSequence(NodeContext& ctx) {
+  if (ctx.InputIsList(0)) return ConcatFromList(ctx);
   std::vector<Value> seq = ctx.InputSequence(0);
   if (seq.empty()) ctx.Fail("ConcatFromSequence of an empty sequence");
   const int64_t rank = seq[0].type->as<graph::TensorTypeNode>()->ndim();
