@@ -480,6 +480,9 @@ class Compiler {
     } else if (name == "vm.list_length") {
       const int src = reg_of(list.args[0]);
       scope.block->push_back(Plain({{"op", "ListLength"}, {"dst", out}, {"src", src}}, {src}, {out}));
+    } else if (name == "vm.list_at") {
+      const int src = reg_of(list.args[0]), index = reg_of(list.args[1]);
+      scope.block->push_back(Plain({{"op", "ListAt"}, {"dst", out}, {"src", src}, {"index", index}}, {src, index}, {out}));
     } else if (name == "vm.list_stack") {
       const int src = reg_of(list.args[0]);
       symbolic_allocs_ = true;  // the stacked length is a symbol: executable version 2

@@ -93,6 +93,7 @@ struct VirtualMachine::Impl {
     lists[r] = std::move(list);
   }
   void ListStack(size_t pc, const VMInstruction& in);
+  void ListAt(size_t pc, const VMInstruction& in);
 
   // The value of symbol `s` for instruction `pc` (UserError when no instruction bound it on the
   // path taken).
@@ -267,6 +268,23 @@ void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
   Write(in.dst, std::move(out), true);
 }
 
+// ListAt: the element at a position (ONNX SequenceAt: in [-length, length), negative from the end);
+// the register shares the element (no copy).
+void VirtualMachine::Impl::ListAt(size_t pc, const VMInstruction& in) {
+  const TensorList& list = ReadList(pc, in.src);
+  const NDArray& index = Read(pc, in.value);
+  TESSERA_CHECK(index.NumElements() == 1 && index.dtype().is_int(), Where(pc), ": the position (register ", in.value,
+                ") is ", index.dtype().str(), " ", ShapeToString(index.shape()), ", not one integer");
+  int64_t p = static_cast<int64_t>(LoadAsDouble(index.raw_data(), 0, index.dtype()));
+  TESSERA_CHECK(p >= -list.length && p < list.length, Where(pc), ": position ", p, " is out of range [", -list.length,
+                ", ", list.length - 1, "] for a list of ", list.length, " tensors: check the model's inputs");
+  if (p < 0) p += list.length;
+  const ListCell* cell = list.last.get();
+  for (int64_t k = list.length - 1; k > p; --k) cell = cell->prev.get();
+  NDArray element = cell->value;
+  Write(in.dst, std::move(element), false);
+}
+
 std::vector<NDArray> VirtualMachine::Impl::Execute() {
   const bool multi_threaded = NumThreads() > 1;
   size_t pc = 0;
@@ -352,6 +370,7 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
         break;
       }
       case VMOpcode::kListStack: ListStack(pc, in); break;
+      case VMOpcode::kListAt: ListAt(pc, in); break;
       case VMOpcode::kIf: {
         const NDArray& cond = Read(pc, in.cond);
         TESSERA_CHECK(cond.NumElements() == 1 && cond.dtype().is_scalar(), Where(pc), ": the condition (register ",

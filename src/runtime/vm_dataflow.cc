@@ -47,6 +47,8 @@ void Apply(const VMInstruction& in, State& s) {
     case VMOpcode::kListPush:
     case VMOpcode::kListLength:
     case VMOpcode::kListStack: s.Write(in.dst, false); break;
+    // An element may be an input or a param pushed: as read-only as a Move of it.
+    case VMOpcode::kListAt: s.Write(in.dst, true); break;
     case VMOpcode::kReshapeTensor:
     case VMOpcode::kMove: s.Write(in.dst, State::Test(s.read_only, in.src)); break;
     case VMOpcode::kKill:
@@ -83,6 +85,7 @@ std::string Check(const VMInstruction& in, const State& s) {
     case VMOpcode::kListLength:
     case VMOpcode::kListStack: return unassigned(in.src);
     case VMOpcode::kListPush:
+    case VMOpcode::kListAt:
       if (std::string e = unassigned(in.src); !e.empty()) return e;
       return unassigned(in.value);
     case VMOpcode::kIf: return unassigned(in.cond);

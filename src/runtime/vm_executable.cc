@@ -23,6 +23,7 @@ constexpr struct {
     {VMOpcode::kShapeOf, "ShapeOf"},       {VMOpcode::kLoadShape, "LoadShape"},
     {VMOpcode::kListNew, "ListNew"},       {VMOpcode::kListPush, "ListPush"},
     {VMOpcode::kListLength, "ListLength"}, {VMOpcode::kListStack, "ListStack"},
+    {VMOpcode::kListAt, "ListAt"},
 };
 
 // The symbols of an executable: names interned into VMExecutable::symbols.
@@ -99,7 +100,7 @@ class InstructionReader {
     if (!known)
       ctx_.Fail(at, "unknown op \"" + op + "\" (expected LoadConst, AllocTensor, InvokePacked, ReshapeTensor, "
                                             "Move, If, Goto, Kill, Ret, Fatal, ShapeOf, LoadShape, ListNew, ListPush, "
-                                            "ListLength or ListStack)");
+                                            "ListLength, ListStack or ListAt)");
     const std::string where = at + " (" + op + ")";
     const int64_t here = static_cast<int64_t>(pc);
     switch (in.op) {
@@ -162,6 +163,11 @@ class InstructionReader {
       case VMOpcode::kListLength:
         in.dst = Register(j, "dst", where);
         in.src = Register(j, "src", where);
+        break;
+      case VMOpcode::kListAt:
+        in.dst = Register(j, "dst", where);
+        in.src = Register(j, "src", where);
+        in.value = Register(j, "index", where);
         break;
       case VMOpcode::kListStack:
         in.dst = Register(j, "dst", where);

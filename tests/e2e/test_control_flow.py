@@ -433,7 +433,7 @@ def test_a_loop_carried_value_that_changes_type_is_refused(tmp_path):
 
 def _carried_sequence_model(concat):
     # seq = SequenceEmpty(); for i < M: x = x * 0.9 + i; seq.append(x) (SequenceInsert without a position);
-    # the outputs are ConcatFromSequence(seq) and SequenceLength(seq), as a scripted torch loop that appends
+    # the outputs are ConcatFromSequence(seq), SequenceLength(seq) and SequenceAt(seq, pos), as a scripted torch loop that appends
     # to a list exports. The sequence's length is the run's: the VM carries it as a list of tensors.
     shape = [1, 3] if concat["new_axis"] == 0 else [3]
     body = helper.make_graph(
@@ -449,11 +449,14 @@ def _carried_sequence_model(concat):
     nodes = [helper.make_node("SequenceEmpty", [], ["s0"], dtype=TensorProto.FLOAT),
              helper.make_node("Loop", ["M", "", "x0", "s0"], ["x_final", "s_final"], body=body),
              helper.make_node("ConcatFromSequence", ["s_final"], ["y"], **concat),
-             helper.make_node("SequenceLength", ["s_final"], ["n"])]
+             helper.make_node("SequenceLength", ["s_final"], ["n"]),
+             helper.make_node("SequenceAt", ["s_final", "pos"], ["at"], name="pick")]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, shape),
-                                           helper.make_tensor_value_info("M", TensorProto.INT64, [])],
+                                           helper.make_tensor_value_info("M", TensorProto.INT64, []),
+                                           helper.make_tensor_value_info("pos", TensorProto.INT64, [])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
-                               helper.make_tensor_value_info("n", TensorProto.INT64, None)])
+                               helper.make_tensor_value_info("n", TensorProto.INT64, None),
+                               helper.make_tensor_value_info("at", TensorProto.FLOAT, None)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), shape
 
 
@@ -461,13 +464,19 @@ def _carried_sequence_model(concat):
 def test_a_loop_carried_sequence_is_a_vm_list(tmp_path, concat):
     model, shape = _carried_sequence_model(concat)
     so = _compile(tmp_path, model)
-    for k, m in enumerate((1, 4, 40)):
-        feeds = {"x0": np.arange(3, dtype=np.float32).reshape(shape), "M": np.array(m, np.int64)}
-        got = _run(tmp_path, so, feeds, f"r{k}", names=("y", "n"))
+    for k, (m, pos) in enumerate(((1, 0), (4, -1), (40, 17))):
+        feeds = {"x0": np.arange(3, dtype=np.float32).reshape(shape), "M": np.array(m, np.int64),
+                 "pos": np.array(pos, np.int64)}
+        got = _run(tmp_path, so, feeds, f"r{k}", names=("y", "n", "at"))
         want = _onnxruntime(model, feeds)
         assert got[0].shape == want[0].shape, (m, got[0].shape, want[0].shape)
         np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-4)
         assert int(got[1]) == int(want[1]) == m
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-5, atol=1e-4)
+    # A position outside [-length, length) fails the run, naming it.
+    feeds = {"x0": np.arange(3, dtype=np.float32).reshape(shape), "M": np.array(4, np.int64), "pos": np.array(4, np.int64)}
+    got, proc = run_outputs(tmp_path, so, feeds, "bad", check=False)
+    assert got is None and proc.returncode == 1 and "position 4 is out of range" in proc.stderr, proc.stderr
 
 
 def test_concatenating_a_run_time_number_of_tensors_along_a_long_axis_is_refused(tmp_path):

@@ -519,6 +519,28 @@ TEST(VirtualMachine, ListsOfTensorsPushLengthAndStack) {
     EXPECT_EQ(Values(out[0]), (std::vector<float>{1, 2, 3, 4, 10, 20, 30, 40, 1, 2, 3, 4}));
     EXPECT_EQ(out[1].data<int64_t>()[0], 2);  // [x, x]
   }
+  // ListAt: the element at a position, negative from the end; outside [-length, length) fails.
+  auto at = [](int position) {
+    return R"({"format": "tessera-vm", "version": 1, "num_registers": 8,
+      "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}, {"name": "c", "dtype": "int32", "shape": []}],
+      "outputs": [{"name": "y", "dtype": "float32", "shape": [4]}], "instructions": [
+      {"op": "ListNew", "dst": 2}, {"op": "ListPush", "dst": 2, "src": 2, "value": 0},
+      {"op": "LoadConst", "dst": 4, "param": "w"}, {"op": "ListPush", "dst": 2, "src": 2, "value": 4},
+      {"op": "ListPush", "dst": 2, "src": 2, "value": 0}, {"op": "LoadConst", "dst": 5, "param": "one"},
+      {"op": "ListAt", "dst": 3, "src": 2, "index": )" + std::string(position == 1 ? "5" : "1") + R"(},
+      {"op": "Ret", "results": [3]}]})";
+  };
+  TestModel at_param{at(1)};  // position: the param "one" = 1 -> w
+  VirtualMachine vm_at(at_param.module());
+  EXPECT_EQ(Values(vm_at.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(0)})[0]), (std::vector<float>{10, 20, 30, 40}));
+  TestModel at_input{at(0)};  // position: the input c
+  VirtualMachine vm_c(at_input.module());
+  EXPECT_EQ(Values(vm_c.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(-2)})[0]), (std::vector<float>{10, 20, 30, 40}));
+  EXPECT_EQ(Values(vm_c.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(2)})[0]), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_THROW_WITH(vm_c.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(3)}), UserError, "instruction 6 (ListAt)",
+                    "position 3 is out of range [-3, 2]");
+  EXPECT_THROW_WITH(vm_c.Invoke({Floats({4}, {1, 2, 3, 4}), Scalar<int32_t>(-4)}), UserError, "position -4");
+
   // An empty list stacks to [0, 4].
   TestModel empty{program(R"([{"op": "ListNew", "dst": 2}, {"op": "ListLength", "dst": 3, "src": 2},
     {"op": "ListStack", "dst": 4, "src": 2, "dtype": "float32", "shape": ["n", 4]}, {"op": "Ret", "results": [4, 3]}])")};

@@ -110,6 +110,10 @@
 //       tensor (from the pool) of that shape holding the elements stacked along a new axis 0, in
 //       order. Every element must have `dtype` and the rest of the shape (its symbols evaluated):
 //       else a UserError naming the instruction and the element.
+//   {"op": "ListAt", "dst": r, "src": l, "index": i}
+//       r = the element of the list in l at the position in i (one integer: in [-length, length),
+//       negative from the end, ONNX SequenceAt; else a UserError naming the instruction). No copy:
+//       r shares the element (as a Move, read-only for kernels).
 // Move copies a list like a tensor, Kill drops it (its elements' storages go back to the pool when no
 // list or register holds them). A tensor instruction reading a list register, or a list instruction
 // reading a tensor (the JSON gives registers no types), is a UserError naming the instruction.
@@ -118,7 +122,7 @@
 // the kernels and params): the fields above; every register < num_registers; every jump lands
 // inside the program; the program cannot fall off its end (the last instruction is a Ret, a Fatal
 // or a Goto); Ret returns as many results as there are outputs; every register read (InvokePacked args,
-// ReshapeTensor / Move / ShapeOf / LoadShape / List* src, ListPush value, If cond, Ret results) is
+// ReshapeTensor / Move / ShapeOf / LoadShape / List* src, ListPush value, ListAt index, If cond, Ret results) is
 // written on every path
 // reaching the read
 // (inputs are written at entry, Kill unwrites; a forward "definitely assigned" analysis over the

@@ -14,7 +14,7 @@ namespace tessera::runtime {
 
 enum class VMOpcode {
   kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal, kShapeOf, kLoadShape,
-  kListNew, kListPush, kListLength, kListStack
+  kListNew, kListPush, kListLength, kListStack, kListAt
 };
 
 /// The JSON "op" of `op`: "LoadConst", "InvokePacked", ...
@@ -31,7 +31,7 @@ struct VMInstruction {
   VMOpcode op = VMOpcode::kRet;
   int dst = -1;   ///< LoadConst, AllocTensor, ReshapeTensor, Move, ShapeOf, List*: the register written
   int src = -1;   ///< ReshapeTensor, Move, ShapeOf, LoadShape, ListPush / ListLength / ListStack: the register read
-  int value = -1; ///< ListPush: the tensor appended
+  int value = -1; ///< ListPush: the tensor appended; ListAt: the position (an integer scalar tensor)
   int cond = -1;  ///< If: the condition register
   std::string name;             ///< LoadConst: the param; InvokePacked: the kernel; Fatal: the message
   DataType dtype;               ///< AllocTensor, ListStack

@@ -295,8 +295,8 @@ const std::vector<Value>& NodeContext::InputSequence(int i, DataType* dtype) {
   Value& v = InputValue(i);
   if (v.type && v.type->as<graph::ListTypeNode>())
     Unsupported("input '" + node_.input(i) + "' is a sequence of a run-time length (a Loop's carried sequence); of "
-                "the sequence operators only SequenceInsert (appending), SequenceLength and ConcatFromSequence take "
-                "one yet");
+                "the sequence operators only SequenceInsert (appending), SequenceAt, SequenceLength and "
+                "ConcatFromSequence take one yet");
   if (!v.sequence) Fail("input '" + node_.input(i) + "' must be a sequence, got a tensor");
   if (dtype) *dtype = v.sequence_dtype;
   return *v.sequence;

@@ -164,8 +164,8 @@ class NodeContext {
   /// Input i's value as it is (a tensor, a sequence or a list), marking it read.
   Value InputAsValue(int i) { return InputValue(i); }
   /// Whether input i is a sequence of a run-time length: a list of tensors (graph::ListTypeNode; a
-  /// Loop's carried sequence, ops_control.cc), which SequenceInsert (appending), SequenceLength and
-  /// ConcatFromSequence take; InputSequence refuses it.
+  /// Loop's carried sequence, ops_control.cc), which SequenceInsert (appending), SequenceAt,
+  /// SequenceLength and ConcatFromSequence take; InputSequence refuses it.
   bool InputIsList(int i) {
     const Value& v = InputValue(i);
     return v.type && v.type->as<graph::ListTypeNode>() != nullptr;

@@ -11,7 +11,8 @@
 // Gather's run-time indices, ir::checked_index). A sequence-typed graph input or output is refused
 // (the executors take and return tensors). A Loop's carried sequence, whose length the run decides,
 // is a list of tensors instead (graph::ListTypeNode, ops_control.cc): SequenceInsert appends to it
-// (vm.list_push), SequenceLength counts it, ConcatFromSequence stacks it (vm.list_stack).
+// (vm.list_push), SequenceAt reads it (vm.list_at), SequenceLength counts it, ConcatFromSequence
+// stacks it (vm.list_stack).
 #include <algorithm>
 #include <optional>
 
@@ -152,6 +153,7 @@ void ConvertSequenceErase(NodeContext& ctx) {
 }
 
 void ConvertSequenceAt(NodeContext& ctx) {
+  if (ctx.InputIsList(0)) return ctx.SetOutput(0, ctx.Call("vm.list_at", {ctx.Input(0), ctx.Input(1)}));
   std::vector<Value> seq = ctx.InputSequence(0);
   const int64_t n = static_cast<int64_t>(seq.size());
   if (n == 0) ctx.Fail("SequenceAt on an empty sequence");

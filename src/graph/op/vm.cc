@@ -81,6 +81,8 @@
 //     for a symbolic dim) and dim_symbols (the names of the -1 dims, comma-separated, in order).
 //   vm.list_push(list, x) -> the list's type: the list with x appended (x of its element type).
 //   vm.list_length(list) -> Tensor[(), int64].
+//   vm.list_at(list, index) -> the element type: the element at `index` (an integer scalar; in
+//     [-length, length), negative from the end).
 //   vm.list_stack(list) -> Tensor[(length_symbol, element dims...), element dtype]: the elements
 //     stacked along a new axis 0; attr length_symbol names the stacked length, which the VM binds.
 //   vm.resize(x, values, roi, shape) -> Tensor[(symbols...), x.dtype]: topi::resize with run-time
@@ -351,6 +353,14 @@ Type ListLengthRel(const std::vector<Type>& args, const Attrs&) {
   return TensorTypeNode::make(Shape{}, DataType::Int(64));
 }
 
+Type ListAtRel(const std::vector<Type>& args, const Attrs&) {
+  const ListTypeNode& list = ListArg(args, 0);
+  const TensorTypeNode& index = TensorArg(args, 1);
+  TESSERA_CHECK(index.dtype.is_int() && index.NumElements() == std::optional<int64_t>(1),
+                "the position must be one integer, got ", index.dtype.str(), " ", ShapeStr(index.shape));
+  return list.element;
+}
+
 Type ListStackRel(const std::vector<Type>& args, const Attrs& attrs) {
   const auto* element = ListArg(args, 0).element->as<TensorTypeNode>();
   const std::string& length = attrs.GetString("length_symbol");
@@ -404,6 +414,7 @@ void RegisterVMOps(OpRegistry& r) {
              "an empty list of tensors (the VM's ListNew). attrs: dtype, shape (-1: symbolic), dim_symbols");
   r.Register("vm.list_push", 2, kOpaque, ListPushRel, "the list with a tensor appended (the VM's ListPush)");
   r.Register("vm.list_length", 1, kOpaque, ListLengthRel, "the list's length: int64 [] (the VM's ListLength)");
+  r.Register("vm.list_at", 2, kOpaque, ListAtRel, "the list's element at a run-time position (the VM's ListAt)");
   r.Register("vm.list_stack", 1, kOpaque, ListStackRel,
              "the list's tensors stacked along a new axis 0 (the VM's ListStack). attrs: length_symbol");
   r.Register("vm.fatal", 1, kOpaque, FatalRel,
