@@ -209,6 +209,15 @@ void ConvertSplitToSequence(NodeContext& ctx) {
   ctx.SetOutputSequence(0, std::move(elems), ctx.InputType(0).dtype);
 }
 
+// ConcatFromSequence's axis attr normalized into [0, rank + new_axis); Fail when out of range.
+int64_t ConcatAxis(NodeContext& ctx, int64_t rank, bool new_axis) {
+  const int64_t out_rank = rank + (new_axis ? 1 : 0);
+  int64_t axis = ctx.AttrInt("axis");
+  if (axis < -out_rank || axis >= out_rank)
+    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
+  return axis < 0 ? axis + out_rank : axis;
+}
+
 // ConcatFromSequence of a list of tensors (a run-time length): the elements stacked along a new
 // axis 0 (vm.list_stack), moved to `axis`; without new_axis, concatenated along an axis of extent 1
 // in every element (a dim of the run-time length; other extents need a dim expression n * d).
@@ -217,11 +226,7 @@ void ConcatFromList(NodeContext& ctx) {
   const auto* element = graph::InferExprType(list)->as<graph::ListTypeNode>()->element->as<graph::TensorTypeNode>();
   const int64_t rank = element->ndim();
   const bool new_axis = ctx.AttrInt("new_axis", 0) != 0;
-  const int64_t out_rank = rank + (new_axis ? 1 : 0);
-  int64_t axis = ctx.AttrInt("axis");
-  if (axis < -out_rank || axis >= out_rank)
-    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
-  if (axis < 0) axis += out_rank;
+  const int64_t axis = ConcatAxis(ctx, rank, new_axis);
   if (!new_axis && element->shape[axis] != graph::Dim(1))
     ctx.Unsupported("concatenating a sequence of a run-time length along axis " + std::to_string(axis) + " of extent " +
                     element->shape[axis].str() + " (the result's extent is the length times it, a dim expression) is "
@@ -244,11 +249,7 @@ void ConvertConcatFromSequence(NodeContext& ctx) {
   if (seq.empty()) ctx.Fail("ConcatFromSequence of an empty sequence");
   const int64_t rank = seq[0].type->as<graph::TensorTypeNode>()->ndim();
   const bool new_axis = ctx.AttrInt("new_axis", 0) != 0;
-  const int64_t out_rank = rank + (new_axis ? 1 : 0);
-  int64_t axis = ctx.AttrInt("axis");
-  if (axis < -out_rank || axis >= out_rank)
-    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
-  if (axis < 0) axis += out_rank;
+  const int64_t axis = ConcatAxis(ctx, rank, new_axis);
   std::vector<Expr> parts;
   for (Value& v : seq) {
     Expr e = ExprOf(v);
