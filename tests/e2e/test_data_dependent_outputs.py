@@ -140,3 +140,4 @@ def test_unique_of_nans_follows_numpy(tmp_path):
     np.testing.assert_array_equal(got["y"], y)
     for name, want in [("indices", indices), ("inverse", inverse), ("counts", counts)]:
         assert np.array_equal(got[name], want), (name, got[name], want)
+

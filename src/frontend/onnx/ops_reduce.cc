@@ -1,12 +1,16 @@
 // ONNX reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (axes an
 // attribute before opset 13 (ReduceSum) / 18 (the others), an optional input from then on;
-// keepdims default 1; noop_with_empty_axes; axes computed at run time: vm.reduce_shape / vm.reduce),
+// keepdims default 1; noop_with_empty_axes; axes computed at run time: vm.reduce_shape / vm.reduce;
+// Sum / Mean / Max / Min / Prod of a known value fold at import),
 // ArgMax / ArgMin (select_last_index from 12),
 // TopK, CumSum / CumProd.
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "const_eval.h"
 #include "context.h"
+#include "fold.h"
 #include "graph_build.h"
 #include "run_time_switch.h"
 #include "tessera/graph/infer_type.h"
@@ -29,6 +33,50 @@ Expr ElementMap(NodeContext& ctx, Kind kind, Expr x) {
   if (kind == Kind::kL1) return ctx.Call("abs", {x});
   if (kind == Kind::kL2 || kind == Kind::kSumSquare) return ctx.Call("multiply", {x, x});
   return x;
+}
+
+// A reduction of a known value, evaluated at import (shape arithmetic: torchvision's image batching
+// pads to the ReduceMax of constant image sizes): sum, mean, max, min and prod over `axes` (empty:
+// all, unless noop) in double (int64 exact for integers), stored in x's dtype.
+runtime::NDArray FoldReduce(const runtime::NDArray& x, Kind kind, std::vector<int64_t> axes, bool keepdims) {
+  const std::vector<int64_t>& xs = x.shape();
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
+  std::vector<int64_t> out_shape, kept_shape;  // kept_shape: with 1 for each reduced dim
+  for (int64_t d = 0; d < rank; ++d) {
+    kept_shape.push_back(reduced[d] ? 1 : xs[d]);
+    if (!reduced[d] || keepdims) out_shape.push_back(reduced[d] ? 1 : xs[d]);
+  }
+  int64_t out_n = 1, count = 1;
+  for (int64_t d = 0; d < rank; ++d) (reduced[d] ? count : out_n) *= xs[d];
+  const bool integer = !x.dtype().is_floating();
+  const std::vector<int64_t> ints = integer ? ToInts(x) : std::vector<int64_t>{};
+  const std::vector<double> reals = integer ? std::vector<double>{} : ToDoubles(x);
+  std::vector<long double> acc(static_cast<size_t>(out_n));
+  for (long double& a : acc)
+    a = kind == Kind::kProd ? 1.0L : kind == Kind::kMax ? -HUGE_VALL : kind == Kind::kMin ? HUGE_VALL : 0.0L;
+  const int64_t n = x.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, out = 0, stride = 1;  // i's output position: its coordinates with reduced dims at 0
+    for (int64_t d = rank; d-- > 0;) {
+      const int64_t c = rest % xs[d];
+      rest /= xs[d];
+      out += (reduced[d] ? 0 : c) * stride;
+      stride *= kept_shape[d];
+    }
+    const long double v = integer ? static_cast<long double>(ints[i]) : static_cast<long double>(reals[i]);
+    long double& a = acc[static_cast<size_t>(out)];
+    a = kind == Kind::kMax ? std::max(a, v) : kind == Kind::kMin ? std::min(a, v) : kind == Kind::kProd ? a * v : a + v;
+  }
+  std::vector<double> values;
+  for (long double a : acc) values.push_back(static_cast<double>(kind == Kind::kMean ? a / std::max<int64_t>(count, 1) : a));
+  if (!integer) return FromDoubles(values, out_shape, x.dtype());
+  std::vector<int64_t> as_ints;
+  for (long double a : acc) as_ints.push_back(static_cast<int64_t>(kind == Kind::kMean ? a / std::max<int64_t>(count, 1) : a));
+  return FromInts(as_ints, out_shape, x.dtype());
 }
 
 // A reduction over axes computed at run time (a data-dependent shape, graph/op/vm.cc): the
@@ -75,6 +123,11 @@ void ConvertReduce(NodeContext& ctx, Kind kind, int64_t axes_input_opset) {
     if (a < 0) a += rank;
   }
   bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
+  const bool plain = kind == Kind::kSum || kind == Kind::kMean || kind == Kind::kMax || kind == Kind::kMin ||
+                     kind == Kind::kProd;
+  if (runtime::NDArray c = ctx.InputConst(0);
+      plain && c.defined() && c.NumElements() <= kMaxFoldElements && !c.dtype().is_storage_only() && !(axes.empty() && noop))
+    return ctx.SetOutputConst(0, FoldReduce(c, kind, axes, keepdims));
   Expr x = ctx.Input(0);
   x = ElementMap(ctx, kind, x);
   if (axes.empty() && noop) {
