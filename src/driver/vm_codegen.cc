@@ -236,28 +236,35 @@ std::vector<std::string> KernelShapeSymbols(const graph::FunctionNode& fn, const
   return out;
 }
 
+/// The call of an op whose name starts with `prefix` that is `fn`'s whole body, its arguments fn's
+/// params (FuseOps gives each opaque VM op its own function over params), or nullptr.
+const graph::CallNode* OpCallOverParams(const graph::FunctionNode* fn, const std::string& prefix) {
+  const auto* c = fn->body->as<graph::CallNode>();
+  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
+  if (!op || op->name.rfind(prefix, 0) != 0) return nullptr;
+  for (const auto& a : c->args)
+    if (!a->as<graph::VarNode>()) return nullptr;
+  return c;
+}
+
+/// The register of `operand`, a param of `fn`, given the registers of fn's arguments in order.
+int ParamRegister(const graph::FunctionNode& fn, const std::vector<int>& args, const graph::Expr& operand) {
+  for (size_t p = 0; p < fn.params.size(); ++p)
+    if (fn.params[p].get() == operand.get()) return args[p];
+  TESSERA_THROW(InternalError, "VM codegen: an operand of a VM op is no param of its primitive function");
+}
+
 /// The call of a VM op whose output's symbolic dims are the values of a shape operand, its last, that is
 /// `fn`'s whole body, or nullptr: graph/op/vm.cc's data-dependent-shape ops, the vm.* ops with attr
 /// "symbols" (vm.reshape, vm.full, vm.reduce, vm.broadcast_to, vm.tile, vm.slice, vm.pad, vm.range,
 /// vm.resize, vm.nonzero).
 const graph::CallNode* ShapeFromValues(const graph::FunctionNode* fn) {
-  const auto* c = fn->body->as<graph::CallNode>();
-  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  if (!op || op->name.rfind("vm.", 0) != 0 || !c->attrs.Has("symbols")) return nullptr;
-  for (const auto& a : c->args)
-    if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
-  return c;
+  const graph::CallNode* c = OpCallOverParams(fn, "vm.");
+  return c && c->attrs.Has("symbols") ? c : nullptr;
 }
 
 /// The vm.list_* call that is `fn`'s whole body (a list instruction of the VM, no kernel), or nullptr.
-const graph::CallNode* ListCall(const graph::FunctionNode* fn) {
-  const auto* c = fn->body->as<graph::CallNode>();
-  const auto* op = c ? c->op->as<graph::OpNode>() : nullptr;
-  if (!op || op->name.rfind("vm.list_", 0) != 0) return nullptr;
-  for (const auto& a : c->args)
-    if (!a->as<graph::VarNode>()) return nullptr;  // FuseOps gives each its own function over params
-  return c;
-}
+const graph::CallNode* ListCall(const graph::FunctionNode* fn) { return OpCallOverParams(fn, "vm.list_"); }
 
 /// The vm.fatal call that is `fn`'s whole body (FuseOps gives the opaque op its own function), or nullptr.
 const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
@@ -415,12 +422,7 @@ class Compiler {
     if (const graph::CallNode* dyn = ShapeFromValues(fn)) {
       // The output's dims are the values of a run-time shape operand: bind its symbols first.
       // The registers of the op's operands: the call's arguments in the order of fn's params.
-      auto reg_of = [&](const graph::Expr& operand) {
-        for (size_t p = 0; p < fn->params.size(); ++p)
-          if (fn->params[p].get() == operand.get()) return args[p];
-        TESSERA_THROW(InternalError, "VM codegen: an operand of ", dyn->op->as<graph::OpNode>()->name,
-                      " is no param of its function");
-      };
+      auto reg_of = [&](const graph::Expr& operand) { return ParamRegister(*fn, args, operand); };
       const bool is_reshape = dyn->op->as<graph::OpNode>()->name == "vm.reshape";
       const int shape_reg = reg_of(dyn->args.back());
       // The operand holds the values of the output's symbolic dims, in order (static dims, as
@@ -465,11 +467,7 @@ class Compiler {
   /// `args` hold the call's arguments in the order of fn's params.
   RegValue CompileListOp(const graph::FunctionNode& fn, const graph::CallNode& list, const std::vector<int>& args,
                          Scope& scope) {
-    auto reg_of = [&](const graph::Expr& operand) {
-      for (size_t p = 0; p < fn.params.size(); ++p)
-        if (fn.params[p].get() == operand.get()) return args[p];
-      TESSERA_THROW(InternalError, "VM codegen: an operand of a list op is no param of its function");
-    };
+    auto reg_of = [&](const graph::Expr& operand) { return ParamRegister(fn, args, operand); };
     const std::string& name = list.op->as<graph::OpNode>()->name;
     const int out = NewReg();
     if (name == "vm.list_new") {

@@ -13,6 +13,16 @@ namespace tessera::tir {
 
 namespace {
 
+// A block iter var's kind as the text form names it: spatial(...), reduce(...), scan(...).
+const char* IterTypeName(IterVarType t) {
+  switch (t) {
+    case IterVarType::kDataPar: return "spatial";
+    case IterVarType::kCommReduce: return "reduce";
+    case IterVarType::kOrdered: return "scan";
+  }
+  return "?";
+}
+
 using namespace tessera::ir;
 
 // Binding strength of an expression's top operator (higher binds tighter).
@@ -206,7 +216,7 @@ class Printer {
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       const IterVar& iv = b->iter_vars[i];
       auto& os = Line(in) << VarName(iv.var.get_var()) << " = "
-                          << (iv.iter_type == IterVarType::kDataPar ? "spatial(" : iv.iter_type == IterVarType::kOrdered ? "scan(" : "reduce(") << Expr(iv.dom.min)
+                          << IterTypeName(iv.iter_type) << "(" << Expr(iv.dom.min)
                           << ", " << Expr(iv.dom.extent);
       if (realize) os << ", " << Expr(realize->iter_values[i]);
       os << ")\n";

@@ -3,7 +3,6 @@
 #include <functional>
 
 #include "sort_util.h"
-#include "tessera/ir/expr.h"
 #include "tessera/topi/tags.h"
 
 namespace tessera::topi {
@@ -19,20 +18,6 @@ constexpr int64_t kChunks = 64;
 // x's extents, a scalar read as one element.
 std::vector<PrimExpr> Extents(const Tensor& x) {
   return x.shape().empty() ? std::vector<PrimExpr>{Index(1)} : x.shape();
-}
-
-// x at row-major position p of its (possibly symbolic) extents.
-PrimExpr ReadFlat(const Tensor& x, PrimExpr p) {
-  std::vector<PrimExpr> idx(x.shape().size());
-  for (size_t d = idx.size(); d-- > 0;) {
-    if (d == 0) {
-      idx[d] = p;
-    } else {
-      idx[d] = ir::floormod(p, x.shape()[d]);
-      p = ir::floordiv(p, x.shape()[d]);
-    }
-  }
-  return x(idx);
 }
 
 PrimExpr IsNonZero(const PrimExpr& v) { return v != ir::make_zero(v.dtype()); }
@@ -71,7 +56,7 @@ Tensor nonzero(const Tensor& x, const PrimExpr& count) {
       Var p("p", DataType::Int(32));
       const PrimExpr begin = PrimExpr(ch) * chunk, end = ir::min(begin + chunk, n);
       const PrimExpr pos = begin + PrimExpr(p);
-      return Loop(p, ir::max(end - begin, Index(0)), per_element(pos, IsNonZero(ReadFlat(x, pos))));
+      return Loop(p, ir::max(end - begin, Index(0)), per_element(pos, IsNonZero(x(Unravel(pos, x.shape())))));
     };
     // 1. Each chunk counts its non-zero elements (in parallel).
     Var ch1("ch", DataType::Int(32));
@@ -98,12 +83,9 @@ Tensor nonzero(const Tensor& x, const PrimExpr& count) {
       const PrimExpr c = Load(col, {Index(0)});
       Stmt per_chunk = over_chunk(ch2, [&](PrimExpr pos, PrimExpr hit) {
         std::vector<Stmt> coords;
-        PrimExpr stride = Index(1);
-        for (int dim = rank; dim-- > 0;) {
-          coords.push_back(Store(out, ir::cast(DataType::Int(64), ir::floormod(ir::floordiv(pos, stride), ext[dim])),
-                                 {Index(dim), c}));
-          stride = stride * ext[dim];
-        }
+        const std::vector<PrimExpr> coord = Unravel(pos, ext);
+        for (int dim = 0; dim < rank; ++dim)
+          coords.push_back(Store(out, ir::cast(DataType::Int(64), coord[dim]), {Index(dim), c}));
         coords.push_back(Store(col, c + Index(1), {Index(0)}));
         return If(hit && c < count, tir::SeqStmtNode::make(coords));
       });

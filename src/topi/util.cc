@@ -89,14 +89,16 @@ int NormalizeAxis(int64_t axis, int ndim, const std::string& op) {
 
 std::vector<PrimExpr> AsExprs(const std::vector<Var>& vars) { return std::vector<PrimExpr>(vars.begin(), vars.end()); }
 
-std::vector<PrimExpr> Unravel(PrimExpr flat, const std::vector<int64_t>& shape) {
+std::vector<PrimExpr> Unravel(PrimExpr flat, const std::vector<int64_t>& shape) { return Unravel(flat, MakeShape(shape)); }
+
+std::vector<PrimExpr> Unravel(PrimExpr flat, const std::vector<PrimExpr>& shape) {
   std::vector<PrimExpr> idx(shape.size());
   for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
     if (i == 0) {
       idx[i] = flat;
     } else {
-      idx[i] = ir::floormod(flat, Index(shape[i]));
-      flat = ir::floordiv(flat, Index(shape[i]));
+      idx[i] = ir::floormod(flat, shape[i]);
+      flat = ir::floordiv(flat, shape[i]);
     }
   }
   return idx;

@@ -51,6 +51,8 @@ int NormalizeAxis(int64_t axis, int ndim, const std::string& op);
 std::vector<PrimExpr> AsExprs(const std::vector<Var>& vars);
 /// Row-major unravel of a flat index into `shape`.
 std::vector<PrimExpr> Unravel(PrimExpr flat, const std::vector<int64_t>& shape);
+/// The same over extents that may be symbolic (shape vars).
+std::vector<PrimExpr> Unravel(PrimExpr flat, const std::vector<PrimExpr>& shape);
 /// Row-major ravel of `indices` in `shape`.
 PrimExpr Ravel(const std::vector<PrimExpr>& indices, const std::vector<int64_t>& shape);
 

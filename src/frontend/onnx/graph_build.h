@@ -11,6 +11,13 @@
 
 namespace tessera::frontend::onnx_import {
 
+/// An ONNX axis attribute normalized into [0, rank); Fail (at the node) when outside [-rank, rank).
+inline int64_t NormAxis(NodeContext& ctx, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
 inline graph::Expr Reshape(NodeContext& ctx, graph::Expr x, std::vector<int64_t> shape) {
   return ctx.Call("reshape", {std::move(x)}, graph::Attrs{{"newshape", std::move(shape)}});
 }

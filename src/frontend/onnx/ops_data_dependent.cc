@@ -12,6 +12,7 @@
 
 #include "const_eval.h"
 #include "context.h"
+#include "graph_build.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -24,6 +25,7 @@ namespace {
 runtime::NDArray NonZeroArray(const runtime::NDArray& a) {
   std::vector<int64_t> shape = a.shape();
   if (shape.empty()) shape = {1};
+  // Every element converted to double: a non-zero integer stays non-zero, a NaN stays NaN.
   const std::vector<double> v = ToDoubles(a);
   std::vector<int64_t> flat;
   for (size_t p = 0; p < v.size(); ++p)
@@ -60,13 +62,7 @@ void ConvertCompress(NodeContext& ctx) {
   if (cond.ndim() != 1 || cond.dtype != DataType::Bool())
     ctx.Fail("the condition must be a 1-D bool tensor, got " + cond.dtype.str() + " " + graph::ShapeStr(cond.shape));
   const bool has_axis = ctx.HasAttr("axis");
-  int64_t axis = ctx.AttrInt("axis", 0);
-  if (has_axis) {
-    if (axis < -x.ndim() || axis >= x.ndim())
-      ctx.Fail("axis " + std::to_string(axis) + " is outside [" + std::to_string(-x.ndim()) + ", " +
-               std::to_string(x.ndim()) + ") for an input of rank " + std::to_string(x.ndim()));
-    if (axis < 0) axis += x.ndim();
-  }
+  const int64_t axis = has_axis ? NormAxis(ctx, ctx.AttrInt("axis"), x.ndim()) : 0;
   // The extent the condition selects from: x's axis, or its element count.
   std::optional<int64_t> extent;
   if (has_axis) {
@@ -84,7 +80,7 @@ void ConvertCompress(NodeContext& ctx) {
   Expr indices;
   if (runtime::NDArray c = ctx.InputConst(1); c.defined()) {
     runtime::NDArray nz = NonZeroArray(c);
-    indices = ctx.Call("reshape", {graph::ConstantNode::make(nz)}, Attrs{{"newshape", std::vector<int64_t>{nz.shape()[1]}}});
+    indices = Reshape(ctx, graph::ConstantNode::make(nz), {nz.shape()[1]});
   } else {
     Expr nz = RunTimeNonZero(ctx, ctx.Input(1), 0);
     indices = ctx.Call("squeeze", {nz}, Attrs{{"axis", std::vector<int64_t>{0}}});
@@ -146,11 +142,7 @@ void ConvertUnique(NodeContext& ctx) {
   int64_t n = 1;
   for (int64_t d : xs) n *= d;
   if (ctx.HasAttr("axis")) {
-    const int64_t r = static_cast<int64_t>(xs.size()), a = ctx.AttrInt("axis");
-    if (a < -r || a >= r)
-      ctx.Fail("axis " + std::to_string(a) + " is outside [" + std::to_string(-r) + ", " + std::to_string(r) +
-               ") for an input of rank " + std::to_string(r));
-    axis = a < 0 ? a + r : a;
+    axis = NormAxis(ctx, ctx.AttrInt("axis"), static_cast<int64_t>(xs.size()));
     attrs.Set("axis", *axis);
     n = xs[static_cast<size_t>(*axis)];
   }

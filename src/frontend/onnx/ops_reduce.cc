@@ -52,9 +52,14 @@ runtime::NDArray FoldReduce(const runtime::NDArray& x, Kind kind, std::vector<in
   }
   int64_t out_n = 1, count = 1;
   for (int64_t d = 0; d < rank; ++d) (reduced[d] ? count : out_n) *= xs[d];
+  // The elements as long double: exact for int64 (ToInts) and for every float dtype (ToDoubles).
   const bool integer = !x.dtype().is_floating();
-  const std::vector<int64_t> ints = integer ? ToInts(x) : std::vector<int64_t>{};
-  const std::vector<double> reals = integer ? std::vector<double>{} : ToDoubles(x);
+  std::vector<long double> elems;
+  if (integer) {
+    for (int64_t v : ToInts(x)) elems.push_back(static_cast<long double>(v));
+  } else {
+    for (double v : ToDoubles(x)) elems.push_back(static_cast<long double>(v));
+  }
   std::vector<long double> acc(static_cast<size_t>(out_n));
   for (long double& a : acc)
     a = kind == Kind::kProd ? 1.0L : kind == Kind::kMax ? -HUGE_VALL : kind == Kind::kMin ? HUGE_VALL : 0.0L;
@@ -67,16 +72,14 @@ runtime::NDArray FoldReduce(const runtime::NDArray& x, Kind kind, std::vector<in
       out += (reduced[d] ? 0 : c) * stride;
       stride *= kept_shape[d];
     }
-    const long double v = integer ? static_cast<long double>(ints[i]) : static_cast<long double>(reals[i]);
+    const long double v = elems[static_cast<size_t>(i)];
     long double& a = acc[static_cast<size_t>(out)];
     a = kind == Kind::kMax ? std::max(a, v) : kind == Kind::kMin ? std::min(a, v) : kind == Kind::kProd ? a * v : a + v;
   }
-  std::vector<double> values;
-  for (long double a : acc) values.push_back(static_cast<double>(kind == Kind::kMean ? a / std::max<int64_t>(count, 1) : a));
-  if (!integer) return FromDoubles(values, out_shape, x.dtype());
-  std::vector<int64_t> as_ints;
-  for (long double a : acc) as_ints.push_back(static_cast<int64_t>(kind == Kind::kMean ? a / std::max<int64_t>(count, 1) : a));
-  return FromInts(as_ints, out_shape, x.dtype());
+  if (kind == Kind::kMean)
+    for (long double& a : acc) a /= static_cast<long double>(std::max<int64_t>(count, 1));
+  if (!integer) return FromDoubles(std::vector<double>(acc.begin(), acc.end()), out_shape, x.dtype());
+  return FromInts(std::vector<int64_t>(acc.begin(), acc.end()), out_shape, x.dtype());
 }
 
 // A reduction over axes computed at run time (a data-dependent shape, graph/op/vm.cc): the

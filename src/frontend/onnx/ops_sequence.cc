@@ -211,11 +211,7 @@ void ConvertSplitToSequence(NodeContext& ctx) {
 
 // ConcatFromSequence's axis attr normalized into [0, rank + new_axis); Fail when out of range.
 int64_t ConcatAxis(NodeContext& ctx, int64_t rank, bool new_axis) {
-  const int64_t out_rank = rank + (new_axis ? 1 : 0);
-  int64_t axis = ctx.AttrInt("axis");
-  if (axis < -out_rank || axis >= out_rank)
-    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
-  return axis < 0 ? axis + out_rank : axis;
+  return NormAxis(ctx, ctx.AttrInt("axis"), rank + (new_axis ? 1 : 0));
 }
 
 // ConcatFromSequence of a list of tensors (a run-time length): the elements stacked along a new
@@ -237,7 +233,7 @@ void ConcatFromList(NodeContext& ctx) {
     for (int64_t d = 1; d <= axis; ++d) perm.push_back(d);
     perm.push_back(0);
     for (int64_t d = axis + 1; d <= rank; ++d) perm.push_back(d);
-    stacked = ctx.Call("transpose", {stacked}, Attrs{{"axes", perm}});
+    stacked = Transpose(ctx, stacked, perm);
   }
   if (!new_axis) stacked = ctx.Call("squeeze", {stacked}, Attrs{{"axis", std::vector<int64_t>{axis + 1}}});
   ctx.SetOutput(0, stacked);

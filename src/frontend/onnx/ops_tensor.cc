@@ -17,13 +17,6 @@ using graph::Expr;
 
 namespace {
 
-int64_t NormAxis(NodeContext& ctx, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    ctx.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
 // Constant-1/9/11/12/13+: value (tensor), value_float(s), value_int(s).
 void ConvertConstant(NodeContext& ctx) {
   const auto& attrs = ctx.node().attribute();

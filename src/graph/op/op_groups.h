@@ -12,9 +12,9 @@ void RegisterReduceOps(OpRegistry& r);     // reduce.cc
 void RegisterLayoutOps(OpRegistry& r);     // layout.cc: NCHWc conv, layout_transform (via RegisterNNOps)
 void RegisterLogicalOps(OpRegistry& r);    // logical.cc: comparisons, logic, where, mod, more math
 void RegisterActivationOps(OpRegistry& r); // activation.cc
-void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax
-void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample
+void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax, topk_indices, unique_inverse
+void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample, vision.nms, vision.nms_indices
 void RegisterAnnotationOps(OpRegistry& r);  // annotation.cc: BYOC compiler_begin / compiler_end
-void RegisterVMOps(OpRegistry& r);          // vm.cc: vm.fatal
+void RegisterVMOps(OpRegistry& r);          // vm.cc: vm.fatal, the data-dependent-shape ops, vm.list_*
 
 }  // namespace tessera::graph::op

@@ -86,13 +86,13 @@ Type IdentityRel(const std::vector<Type>& args, const Attrs&) {
   return TensorTypeNode::make(t.shape, t.dtype);
 }
 
-std::vector<Dim> SymbolsAttr(const Attrs& attrs) {
-  const std::string& names = attrs.GetString("symbols");
+std::vector<Dim> SymbolsAttr(const Attrs& attrs, const std::string& key) {
+  const std::string& names = attrs.GetString(key);
   std::vector<Dim> out;
   for (size_t at = 0; !names.empty() && at <= names.size();) {
     size_t comma = names.find(',', at);
     if (comma == std::string::npos) comma = names.size();
-    TESSERA_CHECK(comma > at, "attr symbols '", names, "' has an empty name");
+    TESSERA_CHECK(comma > at, "attr ", key, " '", names, "' has an empty name");
     out.push_back(Dim::Symbolic(names.substr(at, comma - at)));
     at = comma + 1;
   }

@@ -19,9 +19,9 @@ Dim BroadcastDim(const Dim& a, const Dim& b);
 /// numpy broadcasting of two shapes (right-aligned).
 Shape BroadcastShapes(const Shape& a, const Shape& b);
 
-/// The symbolic dims named by a comma-separated attr "symbols" (reshape, the vm.* data-dependent
-/// ops); UserError for an empty name.
-std::vector<Dim> SymbolsAttr(const Attrs& attrs);
+/// The symbolic dims named by a comma-separated attr `key` ("symbols": reshape, the vm.* data-dependent
+/// ops; "dim_symbols": vm.list_new's element); UserError for an empty name.
+std::vector<Dim> SymbolsAttr(const Attrs& attrs, const std::string& key = "symbols");
 
 /// Maps a possibly negative axis into [0, ndim); UserError when out of range.
 int64_t NormalizeAxis(int64_t axis, int64_t ndim);

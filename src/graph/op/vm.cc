@@ -319,12 +319,7 @@ const ListTypeNode& ListArg(const std::vector<Type>& args, size_t i) {
 
 Type ListNewRel(const std::vector<Type>&, const Attrs& attrs) {
   const std::vector<int64_t>& dims = attrs.GetInts("shape");
-  std::vector<Dim> names;
-  if (attrs.Has("dim_symbols")) {
-    Attrs renamed;
-    renamed.Set("symbols", attrs.GetString("dim_symbols"));
-    names = SymbolsAttr(renamed);
-  }
+  const std::vector<Dim> names = attrs.Has("dim_symbols") ? SymbolsAttr(attrs, "dim_symbols") : std::vector<Dim>{};
   Shape shape;
   size_t next = 0;
   for (int64_t d : dims) {

@@ -105,9 +105,7 @@ BlockRV Schedule::decompose_padding(const BlockRV& block, const LoopRV& loop) {
     TESSERA_THROW(ScheduleError, kPrim, ": block '", name, "' is not a padding block out[v] = select(in_bounds, value, "
                   "pad_value): ", why...);
   };
-  bool reduction = b->init.defined();
-  for (const auto& iv : b->iter_vars) reduction |= iv.iter_type != IterVarType::kDataPar;
-  if (reduction) not_padding("it is a reduction");
+  if (const char* kind = NonSpatialKind(b)) not_padding("it is ", kind);
   auto* store = b->body.as<BufferStoreNode>();
   if (!store) not_padding("its body is not a single BufferStore");
   // Store indices: distinct iter vars with constant domains.
