@@ -80,4 +80,55 @@ Function FunctionNode::make(std::vector<Var> params, Expr body, Type ret_type, A
                                               std::move(attrs));
 }
 
+GlobalVar GlobalVarNode::make(std::string name) {
+  TESSERA_ICHECK(!name.empty(), "GlobalVar without a name");
+  return std::make_shared<const GlobalVarNode>(std::move(name));
+}
+
+Constructor ConstructorNode::make(TypeData type_data, int tag) {
+  TESSERA_ICHECK(type_data != nullptr, "Constructor of a null TypeData");
+  TESSERA_ICHECK(tag >= 0 && tag < static_cast<int>(type_data->constructors.size()), "constructor tag ", tag,
+                 " out of range for type ", type_data->name);
+  return std::make_shared<const ConstructorNode>(std::move(type_data), tag);
+}
+
+ClausePattern ClausePatternNode::Wildcard() {
+  return std::make_shared<const ClausePatternNode>(ClausePatternKind::kWildcard, nullptr, nullptr, std::vector<ClausePattern>{});
+}
+
+ClausePattern ClausePatternNode::Bind(Var var) {
+  TESSERA_ICHECK(var != nullptr, "PatternVar of a null variable");
+  return std::make_shared<const ClausePatternNode>(ClausePatternKind::kVar, std::move(var), nullptr, std::vector<ClausePattern>{});
+}
+
+ClausePattern ClausePatternNode::Ctor(Constructor ctor, std::vector<ClausePattern> fields) {
+  TESSERA_ICHECK(ctor != nullptr, "PatternConstructor of a null constructor");
+  TESSERA_ICHECK(fields.size() == ctor->def().fields.size(), "pattern ", ctor->name(), " has ", fields.size(),
+                 " sub-patterns for ", ctor->def().fields.size(), " fields");
+  for (const auto& f : fields) TESSERA_ICHECK(f != nullptr, "null sub-pattern of ", ctor->name());
+  return std::make_shared<const ClausePatternNode>(ClausePatternKind::kConstructor, nullptr, std::move(ctor), std::move(fields));
+}
+
+ClausePattern ClausePatternNode::Tuple(std::vector<ClausePattern> fields) {
+  for (const auto& f : fields) TESSERA_ICHECK(f != nullptr, "null sub-pattern of a tuple pattern");
+  return std::make_shared<const ClausePatternNode>(ClausePatternKind::kTuple, nullptr, nullptr, std::move(fields));
+}
+
+std::vector<Var> ClausePatternNode::BoundVars() const {
+  std::vector<Var> out;
+  if (kind == ClausePatternKind::kVar) out.push_back(var);
+  for (const auto& f : fields) {
+    std::vector<Var> inner = f->BoundVars();
+    out.insert(out.end(), inner.begin(), inner.end());
+  }
+  return out;
+}
+
+Match MatchNode::make(Expr data, std::vector<MatchClause> clauses) {
+  TESSERA_ICHECK(data != nullptr, "Match of a null value");
+  TESSERA_ICHECK(!clauses.empty(), "Match without a clause");
+  for (const auto& c : clauses) TESSERA_ICHECK(c.pattern && c.rhs, "Match clause with a null pattern or result");
+  return std::make_shared<const MatchNode>(std::move(data), std::move(clauses));
+}
+
 }  // namespace tessera::graph

@@ -17,6 +17,17 @@ void ExprVisitor::VisitExpr(const Expr& e) {
     case ExprKind::kLet: return VisitLet_(e->as<LetNode>());
     case ExprKind::kIf: return VisitIf_(e->as<IfNode>());
     case ExprKind::kFunction: return VisitFunction_(e->as<FunctionNode>());
+    case ExprKind::kGlobalVar: return VisitGlobalVar_(e->as<GlobalVarNode>());
+    case ExprKind::kConstructor: return VisitConstructor_(e->as<ConstructorNode>());
+    case ExprKind::kMatch: return VisitMatch_(e->as<MatchNode>());
+  }
+}
+
+void ExprVisitor::VisitMatch_(const MatchNode* op) {
+  VisitExpr(op->data);
+  for (const MatchClause& c : op->clauses) {
+    for (const Var& v : c.pattern->BoundVars()) VisitExpr(v);
+    VisitExpr(c.rhs);
   }
 }
 
@@ -61,6 +72,9 @@ Expr ExprMutator::Mutate(const Expr& e) {
     case ExprKind::kLet: out = MutateLet_(Downcast<LetNode>(e)); break;
     case ExprKind::kIf: out = MutateIf_(Downcast<IfNode>(e)); break;
     case ExprKind::kFunction: out = MutateFunction_(Downcast<FunctionNode>(e)); break;
+    case ExprKind::kGlobalVar: out = MutateGlobalVar_(Downcast<GlobalVarNode>(e)); break;
+    case ExprKind::kConstructor: out = MutateConstructor_(Downcast<ConstructorNode>(e)); break;
+    case ExprKind::kMatch: out = MutateMatch_(Downcast<MatchNode>(e)); break;
   }
   memo_[e.get()] = out;
   return out;
@@ -125,6 +139,46 @@ Expr ExprMutator::MutateFunction_(const Function& op) {
   if (!changed) return op;
   // The return type may change with the body: InferType recomputes it.
   return FunctionNode::make(std::move(params), body, nullptr, op->attrs);
+}
+
+namespace {
+/// `p` with its variables mutated by `mutate`; `changed` is set when one is replaced.
+ClausePattern MutatePattern(const ClausePattern& p, const std::function<Expr(const Expr&)>& mutate, bool* changed) {
+  switch (p->kind) {
+    case ClausePatternKind::kWildcard: return p;
+    case ClausePatternKind::kVar: {
+      Var v = Downcast<VarNode>(mutate(p->var));
+      TESSERA_ICHECK(v != nullptr, "a pattern variable was mutated into a non-Var");
+      if (v == p->var) return p;
+      *changed = true;
+      return ClausePatternNode::Bind(v);
+    }
+    case ClausePatternKind::kConstructor:
+    case ClausePatternKind::kTuple: {
+      bool inner = false;
+      std::vector<ClausePattern> fields;
+      for (const auto& f : p->fields) fields.push_back(MutatePattern(f, mutate, &inner));
+      if (!inner) return p;
+      *changed = true;
+      return p->kind == ClausePatternKind::kTuple ? ClausePatternNode::Tuple(std::move(fields))
+                                            : ClausePatternNode::Ctor(p->ctor, std::move(fields));
+    }
+  }
+  return p;
+}
+}  // namespace
+
+Expr ExprMutator::MutateMatch_(const Match& op) {
+  Expr data = Mutate(op->data);
+  bool changed = data != op->data;
+  std::vector<MatchClause> clauses;
+  for (const MatchClause& c : op->clauses) {
+    ClausePattern p = MutatePattern(c.pattern, [this](const Expr& e) { return Mutate(e); }, &changed);
+    Expr rhs = Mutate(c.rhs);
+    changed |= rhs != c.rhs;
+    clauses.push_back({p, rhs});
+  }
+  return changed ? MatchNode::make(data, std::move(clauses)) : op;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <algorithm>
 #include <unordered_map>
 
 #include "tessera/graph/infer_type.h"
@@ -39,18 +40,63 @@ class Parser {
 
   IRModule Module() {
     ReadMetadata();
-    IRModule mod;
     while (lex_.Peek().kind != TokenKind::kEnd) {
-      const Token def = Expect("def", "'def'");
+      if (lex_.Peek().IsIdent("type")) {
+        TypeDef();
+        continue;
+      }
+      const Token def = Expect("def", "'def' or 'type'");
       const Token name = lex_.Next();
       if (name.kind != TokenKind::kGlobal) Fail(name, "expected a function name '@name' after 'def'");
-      if (mod.Contains(name.text)) lex_.Fail(name.offset, "function @" + name.text + " is defined twice");
-      mod.Add(name.text, FunctionRest(def.offset));
+      if (mod_.Contains(name.text)) lex_.Fail(name.offset, "function @" + name.text + " is defined twice");
+      forward_globals_ = false;
+      mod_.Add(name.text, FunctionRest(def.offset));
     }
+    for (const auto& [at, name] : global_uses_)
+      if (!mod_.Contains(name)) lex_.Fail(at, "unknown global function @" + name);
     try {
-      return InferType(mod);
+      return InferType(mod_);
     } catch (const UserError& e) {
       TESSERA_THROW(UserError, lex_.source(), ": ", e.what());
+    }
+  }
+
+  // 'type' NAME ['[' IDENT {',' IDENT} ']'] '{' ctor {',' ctor} [','] '}', ctor := NAME ['(' type {',' type} ')']
+  void TypeDef() {
+    const Token start = lex_.Next();
+    const Token name = lex_.Next();
+    if (name.kind != TokenKind::kIdent) Fail(name, "expected a type name after 'type'");
+    std::vector<std::string> params;
+    if (Accept("[")) {
+      do {
+        const Token p = lex_.Next();
+        if (p.kind != TokenKind::kIdent) Fail(p, "expected a type parameter name");
+        params.push_back(p.text);
+      } while (Accept(","));
+      ExpectPunct("]");
+    }
+    defining_ = {name.text, params};
+    std::vector<ConstructorDef> ctors;
+    ExpectPunct("{");
+    while (!lex_.Peek().IsPunct("}")) {
+      const Token c = lex_.Next();
+      if (c.kind != TokenKind::kIdent) Fail(c, "expected a constructor name");
+      ConstructorDef def{c.text, {}};
+      if (Accept("(")) {
+        do {
+          def.fields.push_back(ParseType());
+        } while (Accept(","));
+        ExpectPunct(")");
+      }
+      ctors.push_back(std::move(def));
+      if (!Accept(",")) break;
+    }
+    ExpectPunct("}");
+    defining_ = {};
+    try {
+      mod_.AddTypeDef(TypeDataNode::make(name.text, std::move(params), std::move(ctors)));
+    } catch (const UserError& e) {
+      lex_.Fail(start.offset, e.what());
     }
   }
 
@@ -122,11 +168,12 @@ class Parser {
 
   // ---- type checking --------------------------------------------------------------------------
 
-  // Types `e` (when type-checking) and reports a failure at `offset`.
+  // Types `e` (when type-checking) and reports a failure at `offset`. Not in a function that names
+  // a global defined after it (or itself): ParseModule's InferType checks that one whole.
   Type Check(const Expr& e, size_t offset) {
-    if (!type_check_) return nullptr;
+    if (!type_check_ || forward_globals_) return nullptr;
     try {
-      return InferExprType(e);
+      return InferExprType(e, &mod_);
     } catch (const UserError& err) {
       lex_.Fail(offset, err.what());
     } catch (const std::exception& err) {
@@ -317,6 +364,12 @@ class Parser {
     const Token t = lex_.Peek();
     switch (t.kind) {
       case TokenKind::kLocal: lex_.Next(); return Resolve(t);
+      case TokenKind::kGlobal: {
+        lex_.Next();
+        if (!mod_.Contains(t.text)) forward_globals_ = true;
+        global_uses_.emplace_back(t.offset, t.text);
+        return GlobalVarNode::make(t.text);
+      }
       case TokenKind::kNumber: {
         lex_.Next();
         auto a = text::ParseScalarLiteral(t.text, t.suffix);
@@ -352,6 +405,8 @@ class Parser {
       return IfNode::make(std::move(cond), std::move(then_branch), Braced());
     }
     if (t.text == "let") lex_.Fail(t.offset, "'let' starts a line of a block ('let %x = value;'), not an operand");
+    if (t.text == "match") return MatchRest();
+    if (Constructor ctor = mod_.FindConstructor(t.text)) return ctor;
     const OpInfo* info = OpRegistry::Global().Find(t.text);
     if (!info) lex_.Fail(t.offset, "unknown operator '" + t.text + "'");
     Op op = OpNode::Get(t.text);
@@ -363,6 +418,73 @@ class Parser {
                               std::to_string(args.size()));
     }
     return CallNode::make(op, std::move(args), std::move(attrs));
+  }
+
+  // '(' expr ')' '{' clause {',' clause} [','] '}', clause := pattern '=>' expr, after 'match'.
+  Expr MatchRest() {
+    ExpectPunct("(");
+    const size_t data_at = lex_.Peek().offset;
+    Expr data = ParseExpr();
+    const Type data_type = Check(data, data_at);
+    ExpectPunct(")");
+    ExpectPunct("{");
+    std::vector<MatchClause> clauses;
+    while (!lex_.Peek().IsPunct("}")) {
+      scopes_.emplace_back();  // the pattern's variables, seen by the clause's result only
+      const size_t pattern_at = lex_.Peek().offset;
+      ClausePattern pattern = Pattern();
+      if (data_type) {  // the variables' types, for the checks of the clause's bindings
+        try {
+          InferPatternTypes(*pattern, data_type);
+        } catch (const UserError& err) {
+          lex_.Fail(pattern_at, err.what());
+        }
+      }
+      ExpectPunct("=>");
+      Expr rhs = ParseExpr();
+      scopes_.pop_back();
+      clauses.push_back({std::move(pattern), std::move(rhs)});
+      if (!Accept(",")) break;
+    }
+    const Token close = ExpectPunct("}");
+    if (clauses.empty()) lex_.Fail(close.offset, "a match needs at least one clause");
+    return MatchNode::make(std::move(data), std::move(clauses));
+  }
+
+  // '_' | LOCAL [':' type] | CTOR ['(' pattern {',' pattern} ')'] | '(' [pattern {',' pattern} [',']] ')'
+  ClausePattern Pattern() {
+    const Token t = lex_.Next();
+    DepthGuard guard(this, t.offset);
+    if (t.IsIdent("_")) return ClausePatternNode::Wildcard();
+    if (t.kind == TokenKind::kLocal) {
+      Var v = VarNode::make(t.text, Accept(":") ? ParseType() : nullptr);
+      Define(t, v);
+      return ClausePatternNode::Bind(v);
+    }
+    if (t.IsPunct("(")) {
+      std::vector<ClausePattern> fields;
+      while (!lex_.Peek().IsPunct(")")) {
+        fields.push_back(Pattern());
+        if (!Accept(",")) break;
+      }
+      ExpectPunct(")");
+      return ClausePatternNode::Tuple(std::move(fields));
+    }
+    Constructor ctor = t.kind == TokenKind::kIdent ? mod_.FindConstructor(t.text) : nullptr;
+    if (!ctor) Fail(t, "expected a pattern ('_', '%x', a constructor such as Cons(%h, %t), or a tuple '(%a, %b)')");
+    std::vector<ClausePattern> fields;
+    if (Accept("(")) {
+      do {
+        fields.push_back(Pattern());
+      } while (Accept(","));
+      ExpectPunct(")");
+    }
+    if (fields.size() != ctor->def().fields.size()) {
+      lex_.Fail(t.offset, "pattern " + ctor->name() + " has " + std::to_string(fields.size()) +
+                              " sub-pattern(s); the constructor has " + std::to_string(ctor->def().fields.size()) +
+                              " field(s)");
+    }
+    return ClausePatternNode::Ctor(ctor, std::move(fields));
   }
 
   Expr Braced() {
@@ -502,13 +624,35 @@ class Parser {
       ExpectPunct("]");
       return TensorTypeNode::make(std::move(shape), dtype);
     }
-    if (t.IsIdent("List")) {
+    if (t.IsIdent("TensorArray")) {
       ExpectPunct("[");
       const Token at = lex_.Peek();
       Type element = ParseType();
-      if (!element->as<TensorTypeNode>()) Fail(at, "a List's element type must be a tensor type");
+      if (!element->as<TensorTypeNode>()) Fail(at, "a TensorArray's element type must be a tensor type");
       ExpectPunct("]");
       return ListTypeNode::make(std::move(element));
+    }
+    if (t.IsIdent("_")) return IncompleteTypeNode::make();
+    if (t.kind == TokenKind::kIdent && t.text != "fn") {
+      const auto& params = defining_.second;
+      if (std::find(params.begin(), params.end(), t.text) != params.end()) return TypeVarNode::make(t.text);
+      size_t arity = 0;
+      if (t.text == defining_.first) arity = params.size();
+      else if (TypeData data = mod_.FindTypeDef(t.text)) arity = data->type_params.size();
+      else lex_.Fail(t.offset, "unknown type '" + t.text + "' (define it first: type " + t.text + " { ... })");
+      std::vector<Type> args;
+      if (arity > 0 && lex_.Peek().IsPunct("[")) {
+        ExpectPunct("[");
+        do {
+          args.push_back(ParseType());
+        } while (Accept(","));
+        ExpectPunct("]");
+      }
+      if (args.size() != arity) {
+        lex_.Fail(t.offset, "type " + t.text + " takes " + std::to_string(arity) + " type argument(s), got " +
+                                std::to_string(args.size()));
+      }
+      return ADTTypeNode::make(t.text, std::move(args));
     }
     if (t.IsPunct("(")) {
       std::vector<Type> fields;
@@ -535,7 +679,8 @@ class Parser {
       Type ret = ParseType();
       return FuncTypeNode::make(std::move(args), std::move(ret));
     }
-    Fail(t, "expected a type (Tensor[(1, 3), float32], List[Tensor[...]], a tuple type or fn (...) -> ...)");
+    Fail(t, "expected a type (Tensor[(1, 3), float32], TensorArray[Tensor[...]], a tuple type, fn (...) -> ..., an "
+            "ADT such as List[T], or _)");
   }
 
   DataType DType() {
@@ -597,6 +742,10 @@ class Parser {
 
   text::Lexer lex_;
   bool type_check_;
+  IRModule mod_;                                        // the types and functions read so far
+  std::pair<std::string, std::vector<std::string>> defining_;  // the type being defined and its params
+  bool forward_globals_ = false;                        // the current def names a global not yet defined
+  std::vector<std::pair<size_t, std::string>> global_uses_;  // every @name used, where
   bool has_metadata_ = false;
   std::vector<Constant> constants_;
   std::vector<std::unordered_map<std::string, Binding>> scopes_;

@@ -11,7 +11,8 @@ namespace tessera::graph {
 namespace {
 
 bool IsLeaf(const ExprNode* e) {
-  return e->kind == ExprKind::kVar || e->kind == ExprKind::kConstant || e->kind == ExprKind::kOp;
+  return e->kind == ExprKind::kVar || e->kind == ExprKind::kConstant || e->kind == ExprKind::kOp ||
+         e->kind == ExprKind::kGlobalVar || e->kind == ExprKind::kConstructor;
 }
 
 // The non-leaf nodes the scope whose result is `root` evaluates on every path: reachable from
@@ -40,6 +41,8 @@ std::unordered_set<const ExprNode*> ScopeNodes(const Expr& root) {
       push(g->tuple);
     } else if (auto* i = e->as<IfNode>()) {
       push(i->cond);
+    } else if (auto* m = e->as<MatchNode>()) {
+      push(m->data);  // each clause is a scope of its own
     } else if (auto* l = e->as<LetNode>(); l && tail_lets.count(e)) {
       push(l->value);
       push(l->body);
@@ -134,6 +137,8 @@ class Printer {
   std::string Leaf(const Expr& e) {
     if (auto* v = e->as<VarNode>()) return VarName(v);
     if (auto* o = e->as<OpNode>()) return o->name;
+    if (auto* g = e->as<GlobalVarNode>()) return "@" + g->name;
+    if (auto* c = e->as<ConstructorNode>()) return c->name();
     return ConstantText(e->as<ConstantNode>());
   }
 
@@ -216,7 +221,27 @@ class Printer {
     return s + " " + Block(f->body);
   }
 
-  // The defining text of a call, tuple, tuple access, if or function.
+  // A match clause's pattern: `_`, `%x` (with `: T` when annotated), `Cons(%h, _)`, `Nil`, `(%a, _)`.
+  std::string PatternText(const ClausePatternNode& p) {
+    auto fields = [&] {
+      std::string out = "(";
+      for (size_t i = 0; i < p.fields.size(); ++i) out += (i ? ", " : "") + PatternText(*p.fields[i]);
+      return out + (p.kind == ClausePatternKind::kTuple && p.fields.size() == 1 ? ",)" : ")");
+    };
+    switch (p.kind) {
+      case ClausePatternKind::kWildcard: return "_";
+      case ClausePatternKind::kVar: {
+        std::string s = DefineVar(p.var.get());
+        if (p.var->type_annotation) s += ": " + p.var->type_annotation->str();
+        return s;
+      }
+      case ClausePatternKind::kConstructor: return p.ctor->name() + (p.fields.empty() ? "" : fields());
+      case ClausePatternKind::kTuple: return fields();
+    }
+    return "";
+  }
+
+  // The defining text of a call, tuple, tuple access, if, match or function.
   std::string Define(const Expr& e) {
     std::string s;
     if (auto* c = e->as<CallNode>()) {
@@ -240,6 +265,13 @@ class Printer {
       s = "if (" + cond + ") " + then_block + " else " + Block(i->false_branch);
     } else if (auto* f = e->as<FunctionNode>()) {
       s = "fn " + FunctionText(f);
+    } else if (auto* m = e->as<MatchNode>()) {
+      s = "match (" + Operand(m->data) + ") {\n";
+      for (const MatchClause& c : m->clauses) {
+        const std::string pattern = PatternText(*c.pattern);  // defines its variables before the rhs
+        s += Indent(pattern + " => " + Block(c.rhs)) + ",\n";
+      }
+      s += "}";
     } else {
       TESSERA_ICHECK(false, "printer: no definition for expression kind ", static_cast<int>(e->kind));
     }
@@ -261,6 +293,10 @@ class Printer {
 std::string PrintModule(const IRModule& mod, const PrintOptions& options) {
   Printer p(options);
   std::string out;
+  for (const auto& [name, data] : mod.type_defs()) {
+    if (!out.empty()) out += "\n\n";
+    out += data->str();
+  }
   for (const auto& [name, f] : mod.functions()) {
     if (!out.empty()) out += "\n\n";
     out += p.FunctionDef(name, f.get());

@@ -125,7 +125,7 @@ Token Lexer::Lex() {
     return t;
   }
   t.kind = TokenKind::kPunct;
-  for (std::string_view two : {"->", "/*", "*/"}) {
+  for (std::string_view two : {"->", "=>", "/*", "*/"}) {
     if (c == two[0] && next == two[1]) {
       pos_ += 2;
       t.text = two;

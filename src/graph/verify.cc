@@ -12,7 +12,8 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(std::string fn_name, const VerifyOptions& options) : fn_(std::move(fn_name)), options_(options) {}
+  Verifier(std::string fn_name, const IRModule& mod, const VerifyOptions& options)
+      : fn_(std::move(fn_name)), mod_(mod), options_(options) {}
 
   void VerifyFunction(const FunctionNode* f, bool inside_primitive) {
     const bool primitive = f->attrs.GetInt("Primitive", 0) == 1;
@@ -73,6 +74,11 @@ class Verifier {
           }
         } else {
           if (primitive) Fail("a primitive function calls a non-op");
+          if (const auto* ctor = c->op->as<ConstructorNode>();
+              ctor && c->args.size() != ctor->def().fields.size()) {
+            Fail("constructor " + ctor->name() + " called with " + std::to_string(c->args.size()) + " fields, defined with " +
+                 std::to_string(ctor->def().fields.size()));
+          }
           if (const auto* f = c->op->as<FunctionNode>()) {
             VerifyFunction(f, primitive);
             visited_.insert(c->op.get());
@@ -132,15 +138,54 @@ class Verifier {
       case ExprKind::kFunction:
         VerifyFunction(e->as<FunctionNode>(), primitive);
         return;
+      case ExprKind::kGlobalVar: {
+        const std::string& name = e->as<GlobalVarNode>()->name;
+        if (!mod_.Contains(name)) Fail("@" + name + " names no function of the module");
+        if (primitive) Fail("a primitive function names the global @" + name);
+        return;
+      }
+      case ExprKind::kConstructor: {
+        const auto* c = e->as<ConstructorNode>();
+        if (primitive) Fail("a primitive function uses the constructor " + c->name());
+        if (mod_.FindTypeDef(c->type_data->name) != c->type_data)
+          Fail("constructor " + c->name() + " of type " + c->type_data->name + ", which the module does not define");
+        return;
+      }
+      case ExprKind::kMatch: {
+        const auto* m = e->as<MatchNode>();
+        if (primitive) Fail("a primitive function contains a match");
+        Visit(m->data, primitive);
+        for (const MatchClause& c : m->clauses) {
+          std::unordered_set<const VarNode*> seen;
+          for (const Var& v : c.pattern->BoundVars()) {
+            if (!seen.insert(v.get()).second) Fail("pattern binds %" + v->name_hint + " twice");
+            bound_.insert(v.get());
+            CheckTyped(v.get(), "pattern variable %" + v->name_hint);
+          }
+          CheckPatternCtors(*c.pattern);
+          Visit(c.rhs, primitive);
+        }
+        CheckTyped(e.get(), "a match");
+        return;
+      }
     }
+  }
+
+  void CheckPatternCtors(const ClausePatternNode& p) {
+    if (p.kind == ClausePatternKind::kConstructor && mod_.FindTypeDef(p.ctor->type_data->name) != p.ctor->type_data)
+      Fail("pattern " + p.ctor->name() + " of type " + p.ctor->type_data->name + ", which the module does not define");
+    for (const auto& f : p.fields) CheckPatternCtors(*f);
   }
 
   static std::string CalleeName(const CallNode* c) {
     if (const auto* op = c->op->as<OpNode>()) return op->name;
+    if (const auto* g = c->op->as<GlobalVarNode>()) return "@" + g->name;
+    if (const auto* ctor = c->op->as<ConstructorNode>()) return ctor->name();
     return "a function";
   }
 
   std::string fn_;
+  const IRModule& mod_;
   const VerifyOptions& options_;
   std::unordered_set<const ExprNode*> bound_;
   std::unordered_set<const ExprNode*> visited_;
@@ -155,7 +200,7 @@ std::vector<std::string> VerifyModule(const IRModule& mod, const VerifyOptions& 
       problems.push_back("@" + name + ": null function");
       continue;
     }
-    Verifier v(name, options);
+    Verifier v(name, mod, options);
     v.VerifyFunction(fn.get(), false);
     problems.insert(problems.end(), v.problems.begin(), v.problems.end());
   }

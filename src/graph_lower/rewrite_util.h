@@ -16,7 +16,7 @@ template <class Mutator, class... Args>
 graph::IRModule MutateEachFunction(const graph::IRModule& input, const Args&... args) {
   RegisterComputes();
   graph::IRModule mod = graph::InferType(input);
-  graph::IRModule out;
+  graph::IRModule out = graph::IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions())
     out.Add(name, std::static_pointer_cast<const graph::FunctionNode>(Mutator(args...).Mutate(fn)));
   return graph::InferType(out);

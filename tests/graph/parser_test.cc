@@ -352,7 +352,7 @@ TEST(Parser, SymbolicDimsAndVariableNames) {
 }
 
 // Lists of tensors (the VM's tensor arrays): a List-typed parameter, a push and a stack print as
-// List[...] types and vm.list_* calls and read back the same.
+// TensorArray[...] types and vm.list_* calls and read back the same.
 TEST(Parser, ListsOfTensorsRoundTrip) {
   Var l = VarNode::make("l", ListTypeNode::make(F32({Dim::Symbolic("n"), 4})));
   Var x = VarNode::make("x", F32({Dim::Symbolic("n"), 4}));
@@ -361,7 +361,7 @@ TEST(Parser, ListsOfTensorsRoundTrip) {
                                CallOp("vm.list_length", {pushed})});
   IRModule m = Typed({l, x}, body);
   const std::string text = PrintModule(m, kMeta);
-  EXPECT_NE(text.find("%l: List[Tensor[(n, 4), float32]]"), std::string::npos) << text;
+  EXPECT_NE(text.find("%l: TensorArray[Tensor[(n, 4), float32]]"), std::string::npos) << text;
   EXPECT_NE(text.find("Tensor[(len, n, 4), float32]"), std::string::npos) << text;
   RoundTrip(m);
 }

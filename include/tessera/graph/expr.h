@@ -19,7 +19,7 @@
 
 namespace tessera::graph {
 
-enum class ExprKind { kVar, kConstant, kCall, kTuple, kTupleGetItem, kLet, kIf, kFunction, kOp };
+enum class ExprKind { kVar, kConstant, kCall, kTuple, kTupleGetItem, kLet, kIf, kFunction, kOp, kGlobalVar, kConstructor, kMatch };
 
 class ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
@@ -87,7 +87,37 @@ class OpNode : public ExprNode {
 };
 using Op = std::shared_ptr<const OpNode>;
 
-/// A call of an Op (with attrs), a Function, or a Var of function type.
+/// A reference to a global function of the module by name (`@f`): called (`@f(x)`, recursion and
+/// mutual recursion between globals) or used as a value (a closure without captures). Its type is
+/// the function's (InferType looks it up in the module; a global without a return type annotation
+/// that is called before its own type is known, i.e. recursively, is a UserError asking for one).
+class GlobalVarNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kGlobalVar;
+  explicit GlobalVarNode(std::string name) : ExprNode(kKind), name(std::move(name)) {}
+  const std::string name;
+  static std::shared_ptr<const GlobalVarNode> make(std::string name);
+};
+using GlobalVar = std::shared_ptr<const GlobalVarNode>;
+
+/// A constructor of an algebraic data type (Relay's Constructor, arXiv 1904.08368 §3.3): called with
+/// its fields, `Cons(%x, %xs)`, it builds a value of the ADT; in a Match pattern it tests for it.
+/// `tag` is its index in `type_data` (the VM's ADT tag).
+class ConstructorNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kConstructor;
+  ConstructorNode(TypeData type_data, int tag) : ExprNode(kKind), type_data(std::move(type_data)), tag(tag) {}
+  const TypeData type_data;
+  const int tag;
+  const ConstructorDef& def() const { return type_data->constructors[tag]; }
+  const std::string& name() const { return def().name; }
+  /// InternalError unless `tag` indexes a constructor of `type_data`.
+  static std::shared_ptr<const ConstructorNode> make(TypeData type_data, int tag);
+};
+using Constructor = std::shared_ptr<const ConstructorNode>;
+
+/// A call of an Op (with attrs), a Function, a Var of function type (a closure), a GlobalVar, or a
+/// Constructor (an ADT value).
 class CallNode : public ExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;
@@ -169,5 +199,52 @@ class FunctionNode : public ExprNode {
                                                   Type ret_type = nullptr, Attrs attrs = {});
 };
 using Function = std::shared_ptr<const FunctionNode>;
+
+/// A pattern of a Match clause (Relay's Pattern): `_` (PatternWildcard), `%x` (PatternVar: binds the
+/// matched value), `Cons(%h, _)` (PatternConstructor: the value was built by that constructor, and
+/// each field matches its sub-pattern) or `(%a, _)` (PatternTuple).
+enum class ClausePatternKind { kWildcard, kVar, kConstructor, kTuple };
+
+class ClausePatternNode;
+using ClausePattern = std::shared_ptr<const ClausePatternNode>;
+
+class ClausePatternNode {
+ public:
+  static ClausePattern Wildcard();
+  static ClausePattern Bind(Var var);
+  /// InternalError unless there is one sub-pattern per field of the constructor.
+  static ClausePattern Ctor(Constructor ctor, std::vector<ClausePattern> fields);
+  static ClausePattern Tuple(std::vector<ClausePattern> fields);
+
+  ClausePatternNode(ClausePatternKind kind, Var var, Constructor ctor, std::vector<ClausePattern> fields)
+      : kind(kind), var(std::move(var)), ctor(std::move(ctor)), fields(std::move(fields)) {}
+  const ClausePatternKind kind;
+  const Var var;                            ///< kVar
+  const Constructor ctor;                   ///< kConstructor
+  const std::vector<ClausePattern> fields;   ///< kConstructor, kTuple
+  /// The variables the pattern binds, left to right.
+  std::vector<Var> BoundVars() const;
+};
+
+/// One clause of a Match: when `pattern` matches, its variables are bound and `rhs` is the result.
+struct MatchClause {
+  ClausePattern pattern;
+  Expr rhs;
+};
+
+/// match (data) { pattern => rhs, ... } (Relay's Match): the first clause whose pattern matches gives
+/// the result; when none does, the program stops with an error (the VM's Fatal "no clause matches").
+/// Every clause's rhs has the same type (unified).
+class MatchNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kMatch;
+  MatchNode(Expr data, std::vector<MatchClause> clauses)
+      : ExprNode(kKind), data(std::move(data)), clauses(std::move(clauses)) {}
+  const Expr data;
+  const std::vector<MatchClause> clauses;
+  /// InternalError on a null data, pattern or rhs, or no clause.
+  static std::shared_ptr<const MatchNode> make(Expr data, std::vector<MatchClause> clauses);
+};
+using Match = std::shared_ptr<const MatchNode>;
 
 }  // namespace tessera::graph

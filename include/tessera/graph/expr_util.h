@@ -15,6 +15,15 @@ namespace tessera::graph {
 /// A call of the registered op `name` (InternalError when no op of that name is registered).
 Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs = {});
 
+/// The variables `fn` uses that it does not bind (its params, its lets, its match patterns, and
+/// those of functions nested in it), in order of first use: what a closure of `fn` captures
+/// (Relay's FreeVars).
+std::vector<Var> FreeVars(const FunctionNode& fn);
+
+/// The field types of constructor `ctor` in a value of the ADT type `adt` (its type params
+/// substituted by adt's args): Cons's (T, List[T]) in a List[T].
+std::vector<Type> ConstructorFieldTypes(const ConstructorNode& ctor, const ADTTypeNode& adt);
+
 /// The tensor type of a typed expression (after type inference), else nullptr.
 const TensorTypeNode* TensorTypeOf(const Expr& e);
 

@@ -35,6 +35,10 @@ class ExprVisitor {
   virtual void VisitLet_(const LetNode* op);
   virtual void VisitIf_(const IfNode* op);
   virtual void VisitFunction_(const FunctionNode* op);
+  virtual void VisitGlobalVar_(const GlobalVarNode* op) {}
+  virtual void VisitConstructor_(const ConstructorNode* op) {}
+  /// The data, then each clause's pattern variables and rhs.
+  virtual void VisitMatch_(const MatchNode* op);
 
  private:
   std::unordered_set<const ExprNode*> visited_;
@@ -59,6 +63,11 @@ class ExprMutator {
   virtual Expr MutateLet_(const Let& op);
   virtual Expr MutateIf_(const If& op);
   virtual Expr MutateFunction_(const Function& op);
+  virtual Expr MutateGlobalVar_(const GlobalVar& op) { return op; }
+  virtual Expr MutateConstructor_(const Constructor& op) { return op; }
+  /// Rewrites the data and each rhs; a pattern's variables are mutated as Vars (a non-Var result
+  /// is an InternalError), so a renaming pass renames them too.
+  virtual Expr MutateMatch_(const Match& op);
 
   std::unordered_map<const ExprNode*, Expr> memo_;
 };

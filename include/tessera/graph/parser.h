@@ -4,7 +4,9 @@
 //
 // Grammar (the printer's output; `//` and other `/* */` comments may appear between tokens):
 //
-//   module    := def* metadata?
+//   module    := (typedef | def)* metadata?
+//   typedef   := 'type' IDENT ['[' IDENT {',' IDENT} ']'] '{' ctor {',' ctor} [','] '}'
+//   ctor      := IDENT ['(' type {',' type} ')']
 //   def       := 'def' GLOBAL function
 //   function  := '(' [param {',' param}] ')' ['->' type] [fnattrs] '{' block '}'
 //   param     := LOCAL ':' type
@@ -13,10 +15,14 @@
 //   stmt      := LOCAL '=' expr                      a %N binding (no variable: the name stands for expr)
 //              | 'let' LOCAL [':' type] '=' expr     the rest of the block is the let's body
 //   expr      := primary {'.' INT | '(' args ')' | tycomment}
-//   primary   := LOCAL | scalar | meta | OPNAME ['(' args ')']
+//   primary   := LOCAL | GLOBAL | CTOR | scalar | meta | OPNAME ['(' args ')']
 //              | '(' ')' | '(' expr ')' | '(' expr ',' [expr {',' expr} [',']] ')'    tuples
 //              | 'if' '(' expr ')' '{' block '}' 'else' '{' block '}'
 //              | 'fn' function | '{' block '}'
+//              | 'match' '(' expr ')' '{' clause {',' clause} [','] '}'
+//   clause    := pattern '=>' expr                   (the pattern's variables are seen by expr only)
+//   pattern   := '_' | LOCAL [':' type] | CTOR ['(' pattern {',' pattern} ')']
+//              | '(' [pattern {',' pattern} [',']] ')'
 //   args      := [arg {',' arg}], positional arguments before attrs
 //   arg       := expr | attr
 //   attr      := IDENT '=' value
@@ -25,7 +31,9 @@
 //   meta      := 'meta' '[' 'Constant' ']' '[' INT ']'
 //   tycomment := '/*' 'ty' '=' type '*/'                 (read and dropped: InferType recomputes)
 //   type      := 'Tensor' '[' shape ',' DTYPE ']' | '(' [type {',' type} [',']] ')'
-//              | 'fn' '(' [type {',' type}] ')' '->' type | 'List' '[' type ']'   (a tensor type)
+//              | 'fn' '(' [type {',' type}] ')' '->' type | 'TensorArray' '[' type ']'   (a tensor type)
+//              | ADT ['[' type {',' type} ']']   (as many args as the type has params) | '_'
+//              | TYPEPARAM                        (inside a typedef: one of its params)
 //   shape     := '(' [dim {',' dim} [',']] ')'
 //   dim       := an integer >= 0, or a symbolic name: the raw text up to the next ',' or ')'
 //                outside brackets ("batch_size", "?", "x[0]"), trimmed
@@ -35,7 +43,10 @@
 // exponent) a double; a list holds ints or doubles, not both; `[]` reads as an empty int list
 // (which GetDoubles accepts too). Strings use the escapes of text_format.h.
 //
-// Semantics. Names resolve innermost scope first: a block sees the bindings, lets and
+// Semantics. A type is defined before it is used (a typedef may name itself: List[A] in Cons); a
+// CTOR is a constructor name of a type defined above (it takes precedence over an op of the same
+// name); a GLOBAL (@f) may name a function defined anywhere in the text (mutual recursion): one
+// that names no def is an error at the end. Names resolve innermost scope first: a block sees the bindings, lets and
 // parameters of the blocks and functions around it (a nested fn may use the enclosing
 // function's names), and a name may be defined once per block. Every %N binding stands for one
 // node, so a node used twice in the text is one shared node. `meta[Constant][i]` is the i-th
@@ -46,8 +57,8 @@
 // The function attrs comment becomes the FunctionNode's attrs (Primitive, Compiler,
 // global_symbol, Composite ...).
 //
-// ParseModule type-checks as it reads (each binding's expression with InferExprType) and runs
-// InferType on the result: a type error names the line of the binding it is in. Type
+// ParseModule type-checks as it reads (each binding's expression with InferExprType; not in a
+// function that names a global defined after it or itself) and runs InferType on the result: a type error names the line of the binding it is in. Type
 // relations read attrs with typed getters meant for attrs that passes build; here the text
 // builds them, so any failure there is reported as a UserError too.
 //

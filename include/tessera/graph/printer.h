@@ -23,6 +23,25 @@
 // result line writes its root out (not bound) unless an enclosing scope binds it. A let whose
 // body is the scope's result (a let chain) is printed as lines of that scope.
 //
+// Functions and types. A module prints its type definitions first (`type List[A] {\n  Cons(A,
+// List[A]),\n  Nil,\n}`, in name order), then its functions (`def @name`, in name order). A global
+// function is named `@name` (called `@f(%x)`), a constructor by its name (`Cons(%x, %xs)`, `Nil()`), a
+// match as
+//
+//   %4 = match (%xs) {
+//     Cons(%h, %t) => {
+//       ...
+//     },
+//     Nil => {
+//       ...
+//     },
+//   } /* ty=... */;
+//
+// each clause a scope of its own (pattern variables are defined there: `%h`, with `: T` when
+// annotated; `_` matches anything, `(%a, _)` a tuple, `Nil` a constructor without fields).
+// Types: Tensor[(1, 3), float32], tuples (T, U), fn (T) -> U, TensorArray[Tensor[...]] (the VM's
+// tensor list), ADT types List[T] / Option[T] / Tree, `_` (an ADT type argument inference left open).
+//
 // Leaves. Variables print as %name: name_hint with characters outside [A-Za-z0-9_] made '_', a
 // 'v' before a leading digit, and _1, _2 ... added to repeats (also when one variable is defined
 // twice, as the parameter of a function node printed in two places). Rank-0 constants print inline

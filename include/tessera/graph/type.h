@@ -1,7 +1,11 @@
 // Types of the graph IR (Relay, arXiv 1904.08368, section 3.2).
 //
-// A Type is an immutable, shared node: TensorType (shape + dtype), TupleType, FuncType or ListType
-// (a list of tensors: Relay's tensor array, a List ADT of tensors; the VM's lists, runtime/vm.h).
+// A Type is an immutable, shared node: TensorType (shape + dtype), TupleType, FuncType, ListType
+// (a list of tensors: Relay's tensor array; the VM's lists, runtime/vm.h; printed TensorArray[...]),
+// an algebraic data type ADTType (Relay's TypeCall of a global type: `List[Tensor[(2,), float32]]`,
+// defined by a TypeData, arXiv 1904.08368 §3.3), a TypeVar (a type parameter, only inside a TypeData's
+// constructors) or IncompleteType (`_`: an ADT's type argument that inference has not determined,
+// as the A of a bare `Nil()`; Unify below refines it).
 // Tensor dimensions are static (an int64 >= 0) or symbolic (a name such as "batch_size";
 // "?" stands for an unknown extent that a type relation could not compute).
 // Types compare structurally with StructuralEqual / operator==.
@@ -57,7 +61,7 @@ std::optional<std::vector<int64_t>> StaticShape(const Shape& shape);
 /// "(1, 3, batch, 224)".
 std::string ShapeStr(const Shape& shape);
 
-enum class TypeKind { kTensor, kTuple, kFunc, kList };
+enum class TypeKind { kTensor, kTuple, kFunc, kList, kADT, kTypeVar, kIncomplete };
 
 class TypeNode;
 using Type = std::shared_ptr<const TypeNode>;
@@ -74,7 +78,7 @@ class TypeNode {
     return kind == T::kKind ? static_cast<const T*>(this) : nullptr;
   }
   /// Relay-style text: "Tensor[(1, 3), float32]", "(Tensor[...], Tensor[...])", "fn (A) -> B",
-  /// "List[Tensor[(4,), float32]]".
+  /// "TensorArray[Tensor[(4,), float32]]", "Option[Tensor[(), int64]]", "A", "_".
   std::string str() const;
 };
 
@@ -118,8 +122,9 @@ class FuncTypeNode : public TypeNode {
 };
 
 /// A list of tensors of one type (`element`, a TensorType; its symbolic dims are the elements'
-/// extents, the same for every element). Its length is a run-time value: the VM's ListNew /
-/// ListPush build it, ListStack stacks it into one tensor (graph/op/vm.cc vm.list_*).
+/// extents, the same for every element): Relay's tensor array, printed `TensorArray[Tensor[...]]`
+/// (the prelude's `List[A]` is an ADT, graph/prelude.h). Its length is a run-time value: the VM's
+/// ListNew / ListPush build it, ListStack stacks it into one tensor (graph/op/vm.cc vm.list_*).
 class ListTypeNode : public TypeNode {
  public:
   static constexpr TypeKind kKind = TypeKind::kList;
@@ -128,6 +133,76 @@ class ListTypeNode : public TypeNode {
   /// InternalError unless `element` is a TensorType.
   static Type make(Type element);
 };
+
+/// An algebraic data type: the TypeData named `name` applied to `args` (one per type parameter),
+/// e.g. List[Tensor[(), float32]]. Two ADT types are equal when their names and args are.
+class ADTTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kADT;
+  ADTTypeNode(std::string name, std::vector<Type> args) : TypeNode(kKind), name(std::move(name)), args(std::move(args)) {}
+  const std::string name;
+  const std::vector<Type> args;
+  static Type make(std::string name, std::vector<Type> args = {});
+};
+
+/// A type parameter of a TypeData ("A" in `type List[A] { Cons(A, List[A]), Nil }`); appears only in
+/// its constructors' field types, replaced by the ADT type's args (Substitute) wherever a value is typed.
+class TypeVarNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTypeVar;
+  explicit TypeVarNode(std::string name) : TypeNode(kKind), name(std::move(name)) {}
+  const std::string name;
+  static Type make(std::string name);
+};
+
+/// A type inference has not determined yet (printed `_`): only as an ADT type's argument (the
+/// element type of `Nil()`, the payload of `None()`). Unify refines it from the context.
+class IncompleteTypeNode : public TypeNode {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kIncomplete;
+  IncompleteTypeNode() : TypeNode(kKind) {}
+  static Type make();
+};
+
+/// One constructor of a TypeData: its name, its tag (its index in the TypeData, the VM's ADT tag) and
+/// its field types, which may name the TypeData's type params.
+struct ConstructorDef {
+  std::string name;
+  std::vector<Type> fields;
+};
+
+/// The definition of an algebraic data type (Relay's TypeData, arXiv 1904.08368 §3.3):
+///   type List[A] { Cons(A, List[A]), Nil }
+/// Constructor names are unique within a module (IRModule::AddTypeDef checks it).
+class TypeDataNode {
+ public:
+  TypeDataNode(std::string name, std::vector<std::string> type_params, std::vector<ConstructorDef> constructors)
+      : name(std::move(name)), type_params(std::move(type_params)), constructors(std::move(constructors)) {}
+  const std::string name;
+  const std::vector<std::string> type_params;
+  const std::vector<ConstructorDef> constructors;
+  /// The index (the tag) of the constructor `name`, or -1.
+  int Tag(const std::string& constructor) const;
+  /// UserError unless: a name, unique type params, at least one constructor, unique constructor
+  /// names, and field types that name only these type params and ADTs (this one applied to as many args
+  /// as it has params, or another).
+  static std::shared_ptr<const TypeDataNode> make(std::string name, std::vector<std::string> type_params,
+                                                  std::vector<ConstructorDef> constructors);
+  /// "type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}" (the text form, printer.h).
+  std::string str() const;
+};
+using TypeData = std::shared_ptr<const TypeDataNode>;
+
+/// `type` with every TypeVar named in `subst` replaced (a TypeVar not named stays).
+Type Substitute(const Type& type, const std::vector<std::pair<std::string, Type>>& subst);
+
+/// The most specific type that is both `a` and `b`, where IncompleteType matches anything (Relay's
+/// unification, restricted to the holes of ADT type args); nullptr when they differ (two tensor
+/// types of other shapes, other ADTs, ...). Unify(a, b) == a when both are complete and equal.
+Type Unify(const Type& a, const Type& b);
+
+/// Whether `type` has an IncompleteType in it.
+bool IsIncomplete(const Type& type);
 
 /// Whether a tensor type (or a field of a tuple type) has a symbolic dim; false for null.
 bool HasSymbolicDims(const Type& type);

@@ -8,6 +8,10 @@
 //   - a function with attribute Primitive = 1 calls only ops (no functions, no nested
 //     functions, no let / if) — what FuseOps produces and the lowering expects;
 //   - a TupleGetItem index is within its tuple's arity (a literal tuple, or a typed one);
+//   - every GlobalVar names a function of the module, every constructor (called or in a pattern)
+//     belongs to a type the module defines and is called with one argument per field; a match
+//     pattern binds each variable once, and its variables are bound in its clause's result;
+//     a primitive function names no global, constructor or match;
 //   - with `require_types` (after InferType): every expression but op references carries a
 //     checked type, and a literal tuple's type has as many fields as the tuple.
 #pragma once

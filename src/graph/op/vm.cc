@@ -77,7 +77,7 @@
 //
 // Lists of tensors (the VM's ListNew / ListPush / ListLength / ListStack instructions, runtime/vm.h;
 // no kernels: VMCodegen emits the instructions):
-//   vm.list_new() -> List[Tensor[shape, dtype]]: an empty list; attrs dtype (string), shape (ints, -1
+//   vm.list_new() -> TensorArray[Tensor[shape, dtype]]: an empty list; attrs dtype (string), shape (ints, -1
 //     for a symbolic dim) and dim_symbols (the names of the -1 dims, comma-separated, in order).
 //   vm.list_push(list, x) -> the list's type: the list with x appended (x of its element type).
 //   vm.list_length(list) -> Tensor[(), int64].

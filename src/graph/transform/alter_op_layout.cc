@@ -354,7 +354,7 @@ bool Supported(const Function& fn) {
 
 IRModule AlterOpLayout(const IRModule& input, const AlterOpLayoutOptions& options) {
   IRModule mod = InferType(input);
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     if (fn->attrs.GetInt("Primitive", 0) != 0 || !Supported(fn)) {
       out.Add(name, fn);

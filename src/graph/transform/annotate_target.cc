@@ -47,7 +47,7 @@ class Annotator : public ExprMutator {
 
 IRModule AnnotateTarget(const IRModule& mod, const std::vector<ExternalBackend>& backends) {
   IRModule typed = InferType(mod);  // backends decide on checked types
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : typed.functions()) {
     Annotator a(backends);
     Expr body = a.Mutate(fn->body);

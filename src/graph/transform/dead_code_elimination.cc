@@ -44,7 +44,7 @@ class DeadCode : public ExprMutator {
 }  // namespace
 
 IRModule DeadCodeElimination(const IRModule& mod) {
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Expr body = fn->body;
     for (bool changed = true; changed;) {

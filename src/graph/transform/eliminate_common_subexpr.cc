@@ -61,7 +61,7 @@ class CSE : public ExprMutator {
 }  // namespace
 
 IRModule EliminateCommonSubexpr(const IRModule& mod) {
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     CSE cse;
     Expr body = cse.Mutate(fn->body);

@@ -91,7 +91,7 @@ IRModule FoldConstant(const IRModule& input, const ConstantEvaluator& evaluate) 
                    " arrays for ", roots.size(), " expressions");
     for (size_t i = 0; i < roots.size(); ++i) folded[roots[i].get()] = ConstantNode::make(values[i]);
   }
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Replacer r(folded);
     Expr body = r.Mutate(fn->body);

@@ -182,7 +182,7 @@ class ScaleFolder : public ExprMutator {
 
 IRModule FoldScaleAxis(const IRModule& input) {
   IRModule mod = InferType(input);
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     ScaleFolder folder(fn->body);
     Expr body = folder.Mutate(fn->body);

@@ -91,6 +91,10 @@ class GroupPlanner {
       use(l->value), use(l->body);
     } else if (const auto* f = n->as<FunctionNode>()) {
       use(f->body);
+    } else if (const auto* m = n->as<MatchNode>()) {
+      // As an If: the matched value and each clause's result are read whole.
+      use(m->data);
+      for (const auto& c : m->clauses) use(c.rhs);
     }
   }
 
@@ -216,9 +220,11 @@ class FuseRewriter : public ExprMutator {
 }  // namespace
 
 IRModule FuseOps(const IRModule& mod, const FuseOpsOptions& options) {
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
-    if (name != "main") {
+    // Every global function of the program (main, and those it calls: vm_codegen.h); a primitive or
+    // external function is a kernel already.
+    if (fn->attrs.GetInt("Primitive", 0) == 1 || IsExternalFunction(*fn)) {
       out.Add(name, fn);
       continue;
     }

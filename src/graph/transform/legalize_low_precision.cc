@@ -89,7 +89,7 @@ class Legalizer : public ExprMutator {
 
 IRModule LegalizeLowPrecision(const IRModule& input) {
   IRModule mod = InferType(input);
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Legalizer l;
     Expr body = l.Mutate(fn->body);

@@ -106,7 +106,7 @@ class Merger : public ExprMutator {
 }  // namespace
 
 IRModule MergeCompilerRegions(const IRModule& mod) {
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Regions r = Analyze(fn->body);
     Merger m(r);

@@ -61,7 +61,7 @@ class BindScalars : public ExprMutator {
 
 IRModule MergeComposite(const IRModule& mod, const std::vector<CompositePattern>& patterns) {
   IRModule typed = InferType(mod);  // the patterns' type checks and the params' types need them
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : typed.functions()) {
     Expr body = fn->body;
     for (const CompositePattern& p : patterns) {

@@ -172,7 +172,7 @@ class Partitioner : public ExprMutator {
 
 IRModule PartitionGraph(const IRModule& mod) {
   IRModule typed = InferType(mod);  // the params are typed as the region's inputs
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : typed.functions()) {
     RegionFinder f(fn->body);
     Partitioner p(f);
@@ -249,7 +249,7 @@ class Inliner : public ExprMutator {
 }  // namespace
 
 IRModule InlineExternalFunctions(const IRModule& mod, const std::function<bool(const FunctionNode&)>& keep) {
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Inliner inliner(keep);
     Expr body = inliner.Mutate(fn->body);

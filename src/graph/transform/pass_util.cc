@@ -23,7 +23,8 @@ std::string OpName(const Expr& e) {
 
 void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
   if (const auto* c = e->as<CallNode>()) {
-    if (c->op->as<FunctionNode>() || c->op->as<VarNode>()) use(c->op);  // a Var: a let-bound function (a loop)
+    // A Var: a let-bound function (a loop) or a closure. GlobalVars and Constructors are leaves.
+    if (c->op->as<FunctionNode>() || c->op->as<VarNode>()) use(c->op);
     for (const auto& a : c->args) use(a);
   } else if (const auto* t = e->as<TupleNode>()) {
     for (const auto& f : t->fields) use(f);
@@ -38,6 +39,9 @@ void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
     use(i->false_branch);
   } else if (const auto* f = e->as<FunctionNode>()) {
     use(f->body);
+  } else if (const auto* m = e->as<MatchNode>()) {
+    use(m->data);
+    for (const auto& c : m->clauses) use(c.rhs);
   }
 }
 

@@ -87,7 +87,7 @@ class Simplifier : public ExprMutator {
 
 IRModule SimplifyInference(const IRModule& input) {
   IRModule mod = InferType(input);
-  IRModule out;
+  IRModule out = IRModule::WithTypesOf(mod);
   for (const auto& [name, fn] : mod.functions()) {
     Simplifier s;
     Expr body = s.Mutate(fn->body);

@@ -14,7 +14,9 @@
 // one output (its last call) and grouping never creates a cycle. A group holds at most
 // `max_fuse_depth` calls.
 //
-// After the pass, main's body calls only functions with attribute "Primitive" = 1, whose
+// Every global function is fused (main and the functions it calls, each on its own; primitive and
+// external functions stay as they are). After the pass, their bodies call ops only through
+// functions with attribute "Primitive" = 1, whose
 // parameters are the group's external inputs (graph inputs, constants, other groups'
 // outputs) in first-use order. Requires types (run InferType first); the result needs
 // InferType again. An If stays as it is: its condition and each branch's result are used by it
@@ -23,7 +25,8 @@
 // then runs only when the branch is taken). A let-bound function (a loop the VM runs, importer's
 // Loop and driver/vm_codegen.h) stays: the calls in its body are grouped likewise (a producer outside
 // used only in one of its groups joins it, and is then computed per iteration); a call of the
-// function's Var is no group.
+// function's Var is no group. A match stays, as an If: the matched value and each clause's result
+// are read as a whole; calls of globals, closures and constructors are no group.
 #pragma once
 
 #include "tessera/graph/module.h"
