@@ -10,6 +10,7 @@
 #include "executor_common.h"
 #include "launch_calibration.h"
 #include "storage_pool.h"
+#include "vm_value.h"
 #include "tessera/runtime/float_formats.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/runtime/vm_executable.h"
@@ -17,14 +18,19 @@
 
 namespace tessera::runtime {
 
+using vm::Value;
+using vm::ValueKind;
+
 struct VirtualMachine::Impl {
   explicit Impl(Module m) : module(std::move(m)) {}
 
   Module module;
   VMExecutable exe;
   std::map<std::string, NDArray> params;
-  // Per instruction, prepared at load: InvokePacked's kernel and argument pointers (filled at
+  // Per instruction of main and of every function (its site: site_base[func + 1] + pc, main's
+  // instructions first), prepared at load: InvokePacked's kernel and argument pointers (filled at
   // each call), LoadConst's param.
+  std::vector<size_t> site_base;
   std::vector<TesseraKernelFn> kernels;
   std::vector<std::vector<void*>> args;
   std::vector<NDArray> consts;
@@ -40,60 +46,86 @@ struct VirtualMachine::Impl {
   std::vector<std::pair<int, int>> symbol_origins;
   std::vector<int64_t> shape_scratch;  // a symbolic shape evaluated
   StoragePool pool;
-  // Per InvokePacked (by pc): serial or parallel launches (launch_calibration.h).
+  // Per InvokePacked (by site): serial or parallel launches (launch_calibration.h).
   LaunchCalibration calibration;
-  // The register file, empty between runs; pooled[r]: regs[r] is a view of a pool storage.
-  std::vector<NDArray> regs;
-  std::vector<uint8_t> pooled;
-  // Lists of tensors (ListNew, ListPush): immutable cons cells, so a push is O(1) and shares the
-  // list it extends (Relay's tensor array, a List ADT). lists[r].held: register r holds a list
-  // (then regs[r] is empty).
-  struct ListCell {
-    NDArray value;
-    std::shared_ptr<const ListCell> prev;
+  // The frames of the run, main's first (empty between runs): each function call pushes one, its
+  // Ret pops it. A frame's registers are stack[base, base + its function's num_registers); while a
+  // callee runs, the caller's pc is its Invoke / InvokeClosure, whose "dst" takes the results.
+  struct Frame {
+    int func = kMainFunction;
+    size_t base = 0;
+    size_t pc = 0;
   };
-  struct TensorList {
-    bool held = false;
-    std::shared_ptr<const ListCell> last;
-    int64_t length = 0;
-  };
-  std::vector<TensorList> lists;
+  std::vector<Frame> frames;
+  std::vector<Value> stack;
+  std::vector<Value> results;  // a function's results between its Ret and the caller's dst
+  // The running frame: its function, its first register in `stack`, its instructions.
+  int func = kMainFunction;
+  size_t base = 0;
+  const VMInstruction* code = nullptr;
   // The Executor interface: the inputs set and the outputs of the last successful Run().
   std::vector<NDArray> set_inputs, last_outputs;
   bool has_outputs = false;
 
-  // "module 'm': instruction 3 (If)", for messages.
-  std::string Where(size_t pc) const { return "module '" + module.origin() + "': " + DescribeInstruction(exe, pc); }
+  // "module 'm': instruction 3 (If)" (" of function 'f'"), for messages.
+  std::string WhereIn(int f, size_t pc) const {
+    return "module '" + module.origin() + "': " + DescribeInstruction(exe, f, pc);
+  }
+  std::string Where(size_t pc) const { return WhereIn(func, pc); }
+  size_t Site(size_t pc) const { return site_base[func + 1] + pc; }
 
-  const NDArray& Read(size_t pc, int r) const {
-    if (lists[r].held)  // the JSON gives registers no types: a malformed executable can do this
-      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as a tensor, but it holds a list on the path taken: "
-                    "the executable is inconsistent; rebuild the model");
-    if (!regs[r].defined())
-      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds no tensor on the path taken: the "
+  Value& Reg(int r) { return stack[base + r]; }
+  // The value of register r, of any kind (tessera::Error when it holds none: impossible after
+  // validation).
+  const Value& ReadAny(size_t pc, int r) const {
+    const Value& v = stack[base + r];
+    if (v.kind == ValueKind::kNone)
+      TESSERA_THROW(Error, Where(pc), " reads register ", r, ", which holds no value on the path taken: the "
                     "executable is inconsistent; rebuild the model");
-    return regs[r];
+    return v;
   }
-  void Write(int r, NDArray value, bool from_pool) {
-    regs[r] = std::move(value);
-    pooled[r] = from_pool;
-    lists[r] = TensorList();
+  const NDArray& Read(size_t pc, int r) const {
+    const Value& v = ReadAny(pc, r);
+    if (v.kind != ValueKind::kTensor)  // the JSON gives registers no types: a malformed executable can do this
+      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as a tensor, but it holds ", vm::KindName(v.kind),
+                    " on the path taken: the executable is inconsistent; rebuild the model");
+    return v.tensor;
   }
-  const TensorList& ReadList(size_t pc, int r) const {
-    if (!lists[r].held)
-      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as a list, but it holds ",
-                    regs[r].defined() ? "a tensor" : "nothing", " on the path taken: the executable is inconsistent; "
-                    "rebuild the model");
-    return lists[r];
+  // The list / ADT / closure in register r (UserError when it holds another kind).
+  const Value& ReadAs(size_t pc, int r, ValueKind kind) const {
+    const Value& v = stack[base + r];
+    if (v.kind != kind)
+      TESSERA_THROW(UserError, Where(pc), " reads register ", r, " as ", vm::KindName(kind), ", but it holds ",
+                    vm::KindName(v.kind), " on the path taken: the executable is inconsistent; rebuild the model");
+    return v;
   }
-  void WriteList(int r, TensorList list) {
-    regs[r] = NDArray();
-    pooled[r] = 0;
-    list.held = true;
-    lists[r] = std::move(list);
+  void Write(int r, NDArray value, bool from_pool) { Reg(r) = Value::Tensor(std::move(value), from_pool); }
+  // The values of `regs` (AllocADT fields, AllocClosure captures).
+  std::vector<Value> Gather(size_t pc, const std::vector<int>& regs) const {
+    std::vector<Value> out;
+    out.reserve(regs.size());
+    for (int r : regs) out.push_back(ReadAny(pc, r));
+    return out;
   }
   void ListStack(size_t pc, const VMInstruction& in);
   void ListAt(size_t pc, const VMInstruction& in);
+  void InvokePacked(size_t pc, const VMInstruction& in, bool multi_threaded);
+  void GetField(size_t pc, const VMInstruction& in);
+
+  // Function calls (vm.h "Functions, closures and ADTs").
+  void Enter(int f, size_t frame_base) {
+    func = f;
+    base = frame_base;
+    code = exe.Code(f).data();
+  }
+  // Pushes a frame for function `callee` called by instruction `pc` (Invoke / InvokeClosure `in`),
+  // its params the closure's captured values (if any) then the args; runs it from its pc 0.
+  void Call(size_t pc, const VMInstruction& in, int callee, const vm::Object* closure);
+  const vm::Object& Closure(size_t pc, const VMInstruction& in);
+  // Ret `ret` of a function: pops its frame, writes its results into the caller's dst; the pc to go on at.
+  size_t ReturnToCaller(const VMInstruction& ret);
+  // Drops every frame and value of the run (the pool keeps its storage).
+  void ClearFrames();
 
   // The value of symbol `s` for instruction `pc` (UserError when no instruction bound it on the
   // path taken).
@@ -147,19 +179,20 @@ std::vector<NDArray> VirtualMachine::Impl::Invoke(const std::vector<NDArray>& in
     const int i = exe.guards[g].input;
     CheckGuard(origin, exe.inputs[i].name, inputs[i], guard_values[g]);
   }
-  // Whatever happens, the run leaves no tensor in the registers: their storages go back to the
-  // pool and the next run starts clean.
+  // Whatever happens, the run leaves no frame and no value in the registers: their storages go
+  // back to the pool and the next run starts clean.
   // Then the pool frees what this run left idle (vm.h "Memory").
   pool.BeginRun();
   struct ClearRegisters {
     Impl& m;
     ~ClearRegisters() {
-      std::fill(m.regs.begin(), m.regs.end(), NDArray());
-      std::fill(m.pooled.begin(), m.pooled.end(), 0);
-      std::fill(m.lists.begin(), m.lists.end(), TensorList());
+      m.ClearFrames();
       m.pool.EndRun();
     }
   } clear{*this};
+  frames.push_back(Frame());
+  stack.resize(static_cast<size_t>(exe.num_registers));
+  Enter(kMainFunction, 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (Aligned(inputs[i])) {
       Write(static_cast<int>(i), inputs[i], false);
@@ -247,7 +280,7 @@ void VirtualMachine::Impl::LoadShape(size_t pc, const VMInstruction& in) {
 // ListStack: the list's elements stacked along a new axis 0 (each must have the instruction's dtype
 // and the rest of its shape); binds the shape's first symbol to the length.
 void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
-  const TensorList list = ReadList(pc, in.src);  // a copy: dst may be src
+  const Value list = ReadAs(pc, in.src, ValueKind::kList);  // a copy: dst may be src
   TESSERA_CHECK(list.length <= kMaxSymbolValue, Where(pc), ": a list of ", list.length,
                 " tensors, over 2^31 - 1: kernels compiled for symbolic extents index with 32 bits");
   symbol_values[in.dim_symbols[0]] = list.length;
@@ -256,7 +289,7 @@ void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
   NDArray out = pool.Alloc(shape, in.dtype);
   const size_t bytes = static_cast<size_t>(NumElementsOf(element) * in.dtype.bytes());
   int64_t k = list.length;
-  for (const ListCell* cell = list.last.get(); cell; cell = cell->prev.get()) {
+  for (const vm::ListCell* cell = list.list.get(); cell; cell = cell->prev.get()) {
     --k;
     const NDArray& v = cell->value;
     TESSERA_CHECK(v.dtype() == in.dtype && v.shape() == element, Where(pc), ": element ", k, " of the list is ",
@@ -271,7 +304,7 @@ void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
 // ListAt: the element at a position (ONNX SequenceAt: in [-length, length), negative from the end);
 // the register shares the element (no copy).
 void VirtualMachine::Impl::ListAt(size_t pc, const VMInstruction& in) {
-  const TensorList& list = ReadList(pc, in.src);
+  const Value& list = ReadAs(pc, in.src, ValueKind::kList);
   const NDArray& index = Read(pc, in.value);
   TESSERA_CHECK(index.NumElements() == 1 && index.dtype().is_int(), Where(pc), ": the position (register ", in.value,
                 ") is ", index.dtype().str(), " ", ShapeToString(index.shape()), ", not one integer");
@@ -279,47 +312,119 @@ void VirtualMachine::Impl::ListAt(size_t pc, const VMInstruction& in) {
   TESSERA_CHECK(p >= -list.length && p < list.length, Where(pc), ": position ", p, " is out of range [", -list.length,
                 ", ", list.length - 1, "] for a list of ", list.length, " tensors: check the model's inputs");
   if (p < 0) p += list.length;
-  const ListCell* cell = list.last.get();
+  const vm::ListCell* cell = list.list.get();
   for (int64_t k = list.length - 1; k > p; --k) cell = cell->prev.get();
   NDArray element = cell->value;
   Write(in.dst, std::move(element), false);
+}
+
+void VirtualMachine::Impl::InvokePacked(size_t pc, const VMInstruction& in, bool multi_threaded) {
+  const size_t site = Site(pc);
+  std::vector<void*>& a = args[site];
+  for (size_t k = 0; k < in.regs.size(); ++k) a[k] = Read(pc, in.regs[k]).raw_data();
+  if (!in.symbols.empty()) {  // kernel_abi.h: args[num_buffers] points to the shape variables
+    std::vector<int64_t>& values = shape_args[site];
+    for (size_t k = 0; k < in.symbols.size(); ++k) values[k] = Symbol(pc, in.symbols[k]);
+    a[in.regs.size()] = values.data();
+  }
+  const LaunchCalibration::Call call = calibration.Next(site, multi_threaded);
+  int32_t status;
+  if (call.calibrating) {
+    ScopedSerialLaunches serial(call.serial);
+    const auto t0 = std::chrono::steady_clock::now();
+    status = kernels[site](a.data());
+    calibration.Done(site, call, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  } else {
+    ScopedSerialLaunches serial(call.serial);
+    status = kernels[site](a.data());
+  }
+  if (status != kKernelOk)
+    ThrowKernelFailure(status,
+                       "instruction " + std::to_string(pc) + " (InvokePacked, kernel '" + in.name + "')" +
+                           (func == kMainFunction ? "" : " of function '" + exe.functions[func].name + "'") +
+                           " of module '" + module.origin() + "'",
+                       in.checks);
+}
+
+// GetField: the register shares the field (no copy).
+void VirtualMachine::Impl::GetField(size_t pc, const VMInstruction& in) {
+  const vm::Object& adt = *ReadAs(pc, in.src, ValueKind::kADT).object;
+  TESSERA_CHECK(in.index < static_cast<int64_t>(adt.fields.size()), Where(pc), ": field ", in.index,
+                " is out of range: the ADT in register ", in.src, " (tag ", adt.tag, ") has ", adt.fields.size(),
+                " fields. The executable is inconsistent; rebuild the model");
+  Value field = adt.fields[static_cast<size_t>(in.index)];  // a copy: dst may be src
+  Reg(in.dst) = std::move(field);
+}
+
+// InvokeClosure: the closure in "closure", whose function must take its captured values and the
+// args as params, and return as many results as "dst" takes.
+const vm::Object& VirtualMachine::Impl::Closure(size_t pc, const VMInstruction& in) {
+  const vm::Object& closure = *ReadAs(pc, in.src, ValueKind::kClosure).object;
+  const VMFunction& f = exe.functions[static_cast<size_t>(closure.tag)];
+  const size_t captured = closure.fields.size();
+  TESSERA_CHECK(captured + in.regs.size() == static_cast<size_t>(f.num_params) &&
+                    in.dsts.size() == static_cast<size_t>(f.num_results),
+                Where(pc), ": the closure in register ", in.src, " is function '", f.name, "' with ", captured,
+                " captured values, called with ", in.regs.size(), " args and ", in.dsts.size(),
+                " results in \"dst\", but function '", f.name, "' takes ", f.num_params,
+                " params (num_params) and returns ", f.num_results,
+                " results (num_results). The executable is inconsistent; rebuild the model");
+  return closure;
+}
+
+void VirtualMachine::Impl::Call(size_t pc, const VMInstruction& in, int callee, const vm::Object* closure) {
+  const VMFunction& f = exe.functions[static_cast<size_t>(callee)];
+  TESSERA_CHECK(frames.size() <= static_cast<size_t>(kMaxVMCallDepth), Where(pc), ": call depth exceeds ",
+                kMaxVMCallDepth, " (unbounded recursion?) calling function '", f.name, "'");
+  TESSERA_CHECK(stack.size() + static_cast<size_t>(f.num_registers) <= kMaxVMStackRegisters, Where(pc),
+                ": the registers of ", frames.size(), " nested frames exceed ", kMaxVMStackRegisters,
+                " calling function '", f.name, "' (", f.num_registers, " registers; unbounded recursion?)");
+  const size_t callee_base = stack.size();
+  stack.resize(callee_base + static_cast<size_t>(f.num_registers));
+  size_t param = callee_base;
+  if (closure)
+    for (const Value& v : closure->fields) stack[param++] = v;
+  for (int r : in.regs) stack[param++] = ReadAny(pc, r);
+  frames.back().pc = pc;
+  frames.push_back({callee, callee_base, 0});
+  Enter(callee, callee_base);
+}
+
+size_t VirtualMachine::Impl::ReturnToCaller(const VMInstruction& ret) {
+  results.clear();
+  for (int r : ret.regs) results.push_back(Reg(r));  // copies of handles: a register may be returned twice
+  stack.resize(base);  // the callee's registers go
+  frames.pop_back();
+  const Frame& caller = frames.back();
+  Enter(caller.func, caller.base);
+  const VMInstruction& call = code[caller.pc];
+  for (size_t k = 0; k < call.dsts.size(); ++k) Reg(call.dsts[k]) = std::move(results[k]);
+  results.clear();
+  return caller.pc + 1;
+}
+
+void VirtualMachine::Impl::ClearFrames() {
+  results.clear();
+  stack.clear();
+  frames.clear();
+  // A deep recursion's frames leave large buffers: give them back.
+  constexpr size_t kKeep = 1 << 16;
+  if (stack.capacity() > std::max(kKeep, static_cast<size_t>(exe.num_registers))) std::vector<Value>().swap(stack);
+  if (frames.capacity() > kKeep) std::vector<Frame>().swap(frames);
+  Enter(kMainFunction, 0);
 }
 
 std::vector<NDArray> VirtualMachine::Impl::Execute() {
   const bool multi_threaded = NumThreads() > 1;
   size_t pc = 0;
   for (;;) {
-    const VMInstruction& in = exe.instructions[pc];
+    const VMInstruction& in = code[pc];
     switch (in.op) {
-      case VMOpcode::kLoadConst: Write(in.dst, consts[pc], false); break;
+      case VMOpcode::kLoadConst: Write(in.dst, consts[Site(pc)], false); break;
       case VMOpcode::kAllocTensor:
         Write(in.dst, pool.Alloc(Evaluate(pc, in.shape, in.dim_symbols, in.dtype), in.dtype), true);
         break;
-      case VMOpcode::kInvokePacked: {
-        std::vector<void*>& a = args[pc];
-        for (size_t k = 0; k < in.regs.size(); ++k) a[k] = Read(pc, in.regs[k]).raw_data();
-        if (!in.symbols.empty()) {  // kernel_abi.h: args[num_buffers] points to the shape variables
-          std::vector<int64_t>& values = shape_args[pc];
-          for (size_t k = 0; k < in.symbols.size(); ++k) values[k] = Symbol(pc, in.symbols[k]);
-          a[in.regs.size()] = values.data();
-        }
-        const LaunchCalibration::Call call = calibration.Next(pc, multi_threaded);
-        int32_t status;
-        if (call.calibrating) {
-          ScopedSerialLaunches serial(call.serial);
-          const auto t0 = std::chrono::steady_clock::now();
-          status = kernels[pc](a.data());
-          calibration.Done(pc, call, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        } else {
-          ScopedSerialLaunches serial(call.serial);
-          status = kernels[pc](a.data());
-        }
-        if (status != kKernelOk)
-          ThrowKernelFailure(status, "instruction " + std::to_string(pc) + " (InvokePacked, kernel '" + in.name +
-                                         "') of module '" + module.origin() + "'",
-                             in.checks);
-        break;
-      }
+      case VMOpcode::kInvokePacked: InvokePacked(pc, in, multi_threaded); break;
       case VMOpcode::kReshapeTensor: {
         const NDArray& src = Read(pc, in.src);
         const std::vector<int64_t>& shape = Evaluate(pc, in.shape, in.dim_symbols, DataType::UInt(8));
@@ -332,7 +437,7 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
                           ? ". The executable is inconsistent; rebuild the model"
                           : " (a shape computed at run time, e.g. an ONNX Reshape's shape input, does not fit the "
                             "tensor: check the model's inputs)");
-        Write(in.dst, src.CreateView(shape), pooled[in.src] != 0);
+        Write(in.dst, src.CreateView(shape), Reg(in.src).pooled);
         break;
       }
       case VMOpcode::kShapeOf: {
@@ -344,26 +449,18 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
       }
       case VMOpcode::kLoadShape: LoadShape(pc, in); break;
       case VMOpcode::kMove: {
-        if (lists[in.src].held) {
-          TensorList list = lists[in.src];
-          WriteList(in.dst, std::move(list));
-          break;
-        }
-        NDArray src = Read(pc, in.src);
-        Write(in.dst, std::move(src), pooled[in.src] != 0);
+        Value v = ReadAny(pc, in.src);  // any kind
+        Reg(in.dst) = std::move(v);
         break;
       }
-      case VMOpcode::kListNew: WriteList(in.dst, TensorList()); break;
+      case VMOpcode::kListNew: Reg(in.dst) = Value::EmptyList(); break;
       case VMOpcode::kListPush: {
-        const TensorList& src = ReadList(pc, in.src);
-        TensorList pushed;
-        pushed.last = std::make_shared<const ListCell>(ListCell{Read(pc, in.value), src.last});
-        pushed.length = src.length + 1;
-        WriteList(in.dst, std::move(pushed));
+        Value pushed = Value::Push(ReadAs(pc, in.src, ValueKind::kList), Read(pc, in.value));
+        Reg(in.dst) = std::move(pushed);
         break;
       }
       case VMOpcode::kListLength: {
-        const int64_t length = ReadList(pc, in.src).length;
+        const int64_t length = ReadAs(pc, in.src, ValueKind::kList).length;
         NDArray out = pool.Alloc({}, DataType::Int(64));
         out.data<int64_t>()[0] = length;
         Write(in.dst, std::move(out), true);
@@ -382,10 +479,39 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
       }
       case VMOpcode::kGoto: pc = static_cast<size_t>(static_cast<int64_t>(pc) + in.offset); continue;
       case VMOpcode::kKill:
-        for (int r : in.regs) Write(r, NDArray(), false);
+        for (int r : in.regs) Reg(r) = Value();
         break;
-      case VMOpcode::kRet: return Return(pc, in);
+      case VMOpcode::kRet:
+        if (frames.size() == 1) return Return(pc, in);
+        pc = ReturnToCaller(in);
+        continue;
       case VMOpcode::kFatal: TESSERA_THROW(UserError, in.name, " (", Where(pc), ")");
+      case VMOpcode::kInvoke:
+        Call(pc, in, in.func, nullptr);
+        pc = 0;
+        continue;
+      case VMOpcode::kInvokeClosure: {
+        const vm::Object& closure = Closure(pc, in);
+        Call(pc, in, static_cast<int>(closure.tag), &closure);  // the caller's register keeps it alive
+        pc = 0;
+        continue;
+      }
+      case VMOpcode::kAllocClosure: {
+        Value closure = Value::Closure(in.func, Gather(pc, in.regs));
+        Reg(in.dst) = std::move(closure);
+        break;
+      }
+      case VMOpcode::kAllocADT: {
+        Value adt = Value::ADT(in.tag, Gather(pc, in.regs));
+        Reg(in.dst) = std::move(adt);
+        break;
+      }
+      case VMOpcode::kGetField: GetField(pc, in); break;
+      case VMOpcode::kIfTag: {
+        const int64_t tag = ReadAs(pc, in.src, ValueKind::kADT).object->tag;
+        pc = static_cast<size_t>(static_cast<int64_t>(pc) + (tag == in.tag ? in.offset : in.false_offset));
+        continue;
+      }
     }
     ++pc;
   }
@@ -408,7 +534,7 @@ std::vector<NDArray> VirtualMachine::Impl::Return(size_t pc, const VMInstruction
                   ". The executable is inconsistent; rebuild the model");
     const bool shared = std::any_of(outputs.begin(), outputs.end(),
                                     [&](const NDArray& earlier) { return earlier.SharesStorageWith(a); });
-    outputs.push_back(pooled[r] && !shared ? a : a.Clone());
+    outputs.push_back(Reg(r).pooled && !shared ? a : a.Clone());
   }
   return outputs;
 }
@@ -418,30 +544,37 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
   Impl& m = *impl_;
   const std::string& origin = m.module.origin();
   m.exe = ParseVMExecutable(m.module.GraphJson(), origin);
-  m.calibration = LaunchCalibration(m.exe.instructions.size());
   m.params = LoadModuleParams(m.module);
-  const size_t n = m.exe.instructions.size();
-  m.kernels.resize(n);
-  m.args.resize(n);
-  m.consts.resize(n);
-  m.shape_args.resize(n);
+  const int num_functions = static_cast<int>(m.exe.functions.size());
+  m.site_base.push_back(0);
+  for (int f = kMainFunction; f < num_functions; ++f) m.site_base.push_back(m.site_base.back() + m.exe.Code(f).size());
+  const size_t sites = m.site_base.back();
+  m.calibration = LaunchCalibration(sites);
+  m.kernels.resize(sites);
+  m.args.resize(sites);
+  m.consts.resize(sites);
+  m.shape_args.resize(sites);
   m.symbol_values.assign(m.exe.symbols.size(), Impl::kUnbound);
   m.symbol_origins.assign(m.exe.symbols.size(), {-1, -1});
-  for (size_t pc = 0; pc < n; ++pc) {
-    const VMInstruction& in = m.exe.instructions[pc];
-    if (in.op == VMOpcode::kLoadConst) {
-      auto it = m.params.find(in.name);
-      TESSERA_CHECK(it != m.params.end(), m.Where(pc), " loads parameter '", in.name,
-                    "', which the params blob does not contain; rebuild the model");
-      m.consts[pc] = it->second;
-    } else if (in.op == VMOpcode::kInvokePacked) {
-      try {
-        m.kernels[pc] = m.module.GetKernel(in.name);
-      } catch (const UserError& e) {
-        TESSERA_THROW(UserError, m.Where(pc), ": ", e.what());
+  for (int f = kMainFunction; f < num_functions; ++f) {
+    const std::vector<VMInstruction>& code = m.exe.Code(f);
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      const VMInstruction& in = code[pc];
+      const size_t site = m.site_base[f + 1] + pc;
+      if (in.op == VMOpcode::kLoadConst) {
+        auto it = m.params.find(in.name);
+        TESSERA_CHECK(it != m.params.end(), m.WhereIn(f, pc), " loads parameter '", in.name,
+                      "', which the params blob does not contain; rebuild the model");
+        m.consts[site] = it->second;
+      } else if (in.op == VMOpcode::kInvokePacked) {
+        try {
+          m.kernels[site] = m.module.GetKernel(in.name);
+        } catch (const UserError& e) {
+          TESSERA_THROW(UserError, m.WhereIn(f, pc), ": ", e.what());
+        }
+        m.args[site].resize(in.regs.size() + (in.symbols.empty() ? 0 : 1));
+        m.shape_args[site].resize(in.symbols.size());
       }
-      m.args[pc].resize(in.regs.size() + (in.symbols.empty() ? 0 : 1));
-      m.shape_args[pc].resize(in.symbols.size());
     }
   }
   for (const VMGuard& g : m.exe.guards) {
@@ -452,9 +585,7 @@ VirtualMachine::VirtualMachine(Module module, int num_threads) : impl_(std::make
                   "', which the params blob lacks or holds with another type; rebuild the model");
     m.guard_values.push_back(it->second);
   }
-  m.regs.resize(static_cast<size_t>(m.exe.num_registers));
-  m.lists.resize(m.regs.size());
-  m.pooled.resize(m.regs.size(), 0);
+  m.Enter(kMainFunction, 0);
   m.set_inputs.resize(m.exe.inputs.size());
 }
 

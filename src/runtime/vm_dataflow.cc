@@ -47,8 +47,16 @@ void Apply(const VMInstruction& in, State& s) {
     case VMOpcode::kListPush:
     case VMOpcode::kListLength:
     case VMOpcode::kListStack: s.Write(in.dst, false); break;
-    // An element may be an input or a param pushed: as read-only as a Move of it.
-    case VMOpcode::kListAt: s.Write(in.dst, true); break;
+    case VMOpcode::kAllocClosure:
+    case VMOpcode::kAllocADT: s.Write(in.dst, false); break;
+    // An element may be an input or a param pushed: as read-only as a Move of it. So may a field
+    // or a function's result.
+    case VMOpcode::kListAt:
+    case VMOpcode::kGetField: s.Write(in.dst, true); break;
+    case VMOpcode::kInvoke:
+    case VMOpcode::kInvokeClosure:
+      for (int r : in.dsts) s.Write(r, true);
+      break;
     case VMOpcode::kReshapeTensor:
     case VMOpcode::kMove: s.Write(in.dst, State::Test(s.read_only, in.src)); break;
     case VMOpcode::kKill:
@@ -69,6 +77,11 @@ std::string Check(const VMInstruction& in, const State& s) {
            ", which is not written on every path reaching it (read before any instruction writes it, or after a "
            "Kill)";
   };
+  auto all_assigned = [&](const std::vector<int>& regs) -> std::string {
+    for (int r : regs)
+      if (std::string e = unassigned(r); !e.empty()) return e;
+    return "";
+  };
   switch (in.op) {
     case VMOpcode::kInvokePacked:
       for (size_t k = 0; k < in.regs.size(); ++k) {
@@ -83,24 +96,34 @@ std::string Check(const VMInstruction& in, const State& s) {
     case VMOpcode::kShapeOf:
     case VMOpcode::kLoadShape:
     case VMOpcode::kListLength:
-    case VMOpcode::kListStack: return unassigned(in.src);
+    case VMOpcode::kListStack:
+    case VMOpcode::kGetField:
+    case VMOpcode::kIfTag: return unassigned(in.src);
     case VMOpcode::kListPush:
     case VMOpcode::kListAt:
       if (std::string e = unassigned(in.src); !e.empty()) return e;
       return unassigned(in.value);
     case VMOpcode::kIf: return unassigned(in.cond);
+    case VMOpcode::kInvokeClosure:
+      if (std::string e = unassigned(in.src); !e.empty()) return e;
+      return all_assigned(in.regs);
     case VMOpcode::kRet:
-      for (int r : in.regs)
-        if (std::string e = unassigned(r); !e.empty()) return e;
-      return "";
+    case VMOpcode::kInvoke:
+    case VMOpcode::kAllocClosure:
+    case VMOpcode::kAllocADT: return all_assigned(in.regs);
     default: return "";
   }
 }
 
-}  // namespace
+bool IsJump(VMOpcode op) { return op == VMOpcode::kIf || op == VMOpcode::kIfTag; }
 
-std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
-  const auto& code = exe.instructions;
+// The first violation of function `func` (kMainFunction: main), in program order.
+std::optional<DataflowError> FindDataflowError(const VMExecutable& exe, int func) {
+  const auto& code = exe.Code(func);
+  const int num_registers = exe.NumRegisters(func);
+  // Registers assigned (and read-only: the caller's values) at entry: main's inputs, a function's params.
+  const size_t entry_values =
+      func == kMainFunction ? exe.inputs.size() : static_cast<size_t>(exe.functions[func].num_params);
   const int64_t n = static_cast<int64_t>(code.size());
   if (n == 0) return std::nullopt;
   // Basic blocks: they start at 0, at every jump target and after every jump or Ret.
@@ -108,9 +131,9 @@ std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
   leader[0] = 1;
   for (int64_t pc = 0; pc < n; ++pc) {
     const VMInstruction& in = code[pc];
-    if (in.op == VMOpcode::kIf) leader[pc + in.offset] = leader[pc + in.false_offset] = 1;
+    if (IsJump(in.op)) leader[pc + in.offset] = leader[pc + in.false_offset] = 1;
     if (in.op == VMOpcode::kGoto) leader[pc + in.offset] = 1;
-    if (in.op == VMOpcode::kIf || in.op == VMOpcode::kGoto || in.op == VMOpcode::kRet || in.op == VMOpcode::kFatal)
+    if (IsJump(in.op) || in.op == VMOpcode::kGoto || in.op == VMOpcode::kRet || in.op == VMOpcode::kFatal)
       leader[pc + 1] = 1;
   }
   std::vector<int64_t> starts;      // block b covers [starts[b], starts[b + 1])
@@ -122,18 +145,18 @@ std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
     }
   starts.push_back(n);
   const size_t num_blocks = starts.size() - 1;
-  const size_t words = (static_cast<size_t>(exe.num_registers) + 63) / 64;
+  const size_t words = (static_cast<size_t>(num_registers) + 63) / 64;
   if (words > 0 && num_blocks > kMaxStateWords / (2 * words))
-    return DataflowError{"the program", std::to_string(num_blocks) + " basic blocks of " +
-                                            std::to_string(exe.num_registers) +
-                                            " registers are too many to validate"};
+    return DataflowError{DescribeFunction(exe, func), std::to_string(num_blocks) + " basic blocks of " +
+                                                          std::to_string(num_registers) +
+                                                          " registers are too many to validate"};
 
   // The successors of block b (by the jumps of its last instruction).
   auto successors = [&](size_t b) {
     const int64_t last = starts[b + 1] - 1;
     const VMInstruction& in = code[last];
     std::vector<int> out;
-    if (in.op == VMOpcode::kIf) out = {block_at[last + in.offset], block_at[last + in.false_offset]};
+    if (IsJump(in.op)) out = {block_at[last + in.offset], block_at[last + in.false_offset]};
     else if (in.op == VMOpcode::kGoto) out = {block_at[last + in.offset]};
     else if (in.op != VMOpcode::kRet && in.op != VMOpcode::kFatal)
       out = {block_at[last + 1]};  // the last instruction is a Ret, Fatal or Goto
@@ -144,7 +167,7 @@ std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
   std::vector<State> entry(num_blocks);
   std::vector<uint8_t> reached(num_blocks, 0), queued(num_blocks, 0);
   entry[0] = {std::vector<uint64_t>(words, 0), std::vector<uint64_t>(words, 0)};
-  for (size_t i = 0; i < exe.inputs.size(); ++i) entry[0].Write(static_cast<int>(i), true);
+  for (size_t i = 0; i < entry_values; ++i) entry[0].Write(static_cast<int>(i), true);
   reached[0] = queued[0] = 1;
   std::deque<size_t> work{0};
   while (!work.empty()) {
@@ -173,10 +196,19 @@ std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
     State s = entry[b];
     for (int64_t pc = starts[b]; pc < starts[b + 1]; ++pc) {
       if (std::string what = Check(code[pc], s); !what.empty())
-        return DataflowError{DescribeInstruction(exe, static_cast<size_t>(pc)), what};
+        return DataflowError{DescribeInstruction(exe, func, static_cast<size_t>(pc)), what};
       Apply(code[pc], s);
     }
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<DataflowError> FindDataflowError(const VMExecutable& exe) {
+  const int num_functions = static_cast<int>(exe.functions.size());
+  for (int func = kMainFunction; func < num_functions; ++func)
+    if (auto error = FindDataflowError(exe, func)) return error;
   return std::nullopt;
 }
 

@@ -7,9 +7,10 @@
 // params blob, kernels, target record and content hash. MakeExecutor (executor.h) picks the
 // executor by the JSON's "format".
 //
-// VM executable JSON, version 1 or 2 (this runtime reads both, with the same fields; a writer
-// that uses a dynamic-shape field below, symbols, "shape_args", ShapeOf or LoadShape, writes 2, so
-// that a runtime from before them refuses the executable by its version):
+// VM executable JSON, version 1, 2 or 3 (this runtime reads all three, with the same fields; a
+// writer that uses a dynamic-shape field below, symbols, "shape_args", ShapeOf or LoadShape, writes
+// 2, one that uses "functions" or an instruction of "Functions, closures and ADTs" writes 3, so that
+// a runtime from before them refuses the executable by its version):
 //
 //   {"format": "tessera-vm", "version": 1,
 //    "num_registers": 12,
@@ -118,8 +119,68 @@
 // list or register holds them). A tensor instruction reading a list register, or a list instruction
 // reading a tensor (the JSON gives registers no types), is a UserError naming the instruction.
 //
+// Functions, closures and ADTs (version 3; the Relay VM's Invoke / InvokeClosure / AllocClosure /
+// AllocADT / GetField, arXiv 2006.03031 §4, with its GetTag + If fused as IfTag). A version-3
+// executable may have a top-level list of functions besides main (main is the top-level program:
+// "inputs", "outputs", "instructions", "num_registers"; it is not in "functions"):
+//
+//   "functions": [
+//     {"name": "sum", "num_params": 1, "num_results": 1, "num_registers": 7, "instructions": [...]},
+//     ...]
+//
+// Function k (its index in the list) runs in a frame of its own with num_registers registers
+// (num_params <= num_registers <= 2^20; num_params, num_results >= 0); its params are registers
+// 0..num_params-1 at entry. Names are non-empty and unique. Every instruction above works in a
+// function as in main, on the frame's registers; offsets are relative and stay inside the
+// function's instructions, which cannot fall off their end either. In a function, Ret's "results"
+// are exactly num_results registers; it returns their values (of any kind) to the caller's "dst"
+// registers and pops the frame (its registers go; no tensor is copied). Ret in main is as above
+// (results are tensors: another kind is a UserError naming the instruction). The new instructions,
+// on registers of the current frame:
+//   {"op": "Invoke", "func": k, "args": [r, ...], "dst": [r, ...]}
+//       calls functions[k] in a new frame whose params are the values of "args" (as many as its
+//       num_params); when it returns, its results go to "dst" (as many as its num_results, distinct
+//       registers). The args are read (the caller keeps them), dst are written.
+//   {"op": "AllocClosure", "dst": r, "func": k, "captured": [r, ...]}
+//       r = a closure: function k with the values of "captured" (at most its num_params).
+//   {"op": "InvokeClosure", "closure": c, "args": [r, ...], "dst": [r, ...]}
+//       calls the closure in c with params = its captured values then the args; the captured
+//       values and args must be as many as the function's num_params and "dst" as many as its
+//       num_results (else a UserError naming the instruction, the function and the counts). dst
+//       registers are distinct.
+//   {"op": "AllocADT", "dst": r, "tag": t, "fields": [r, ...]}
+//       r = an ADT value (Relay's ADT object): constructor tag t (an integer >= 0) and the values of
+//       "fields" (any kinds, possibly none). Immutable, shared by reference.
+//   {"op": "GetField", "dst": r, "src": s, "index": i}
+//       r = field i (an integer >= 0) of the ADT in s (shared, no copy). i not below the ADT's field
+//       count is a UserError naming the instruction, the tag and the field count.
+//   {"op": "IfTag", "src": s, "tag": t, "true_offset": a, "false_offset": b}
+//       pc += a when the tag of the ADT in s is t (>= 0), else pc += b (jumps validated as If's).
+// A register holds a tensor, a list, an ADT or a closure; ADT fields and closure captures hold any
+// of them. An instruction reading a tensor (InvokePacked, ReshapeTensor, ShapeOf, LoadShape, If,
+// ListPush's value, ListAt's index, main's Ret) from a register of another kind, a list instruction,
+// GetField / IfTag (ADT) or InvokeClosure (closure) reading another kind is a UserError naming the
+// instruction, the register and the kind found. Move and Kill take every kind. Symbols are global
+// to the run: a function binds and reads main's symbols.
+// At load, per function as for main: registers below its num_registers, jumps inside it, no fall
+// off its end, definite assignment (its params are assigned at entry; Invoke / InvokeClosure write
+// their "dst"; AllocClosure / AllocADT / GetField write "dst"; they read "args", "closure",
+// "captured", "fields", "src"), no InvokePacked output that may hold one of its params; "func"
+// indices in range; Invoke's args / dst counts; AllocClosure's captured count; tags and indices >= 0;
+// every symbol used is bound somewhere in main or a function. An executable of version 1 or 2 with
+// "functions" or one of these instructions is a UserError naming "functions" / the instruction.
+// Messages name the function: "instruction 3 (GetField) of function 'sum'" (main's instructions
+// are named as before).
+// Run time: calls do not recurse on the C++ stack (the VM keeps a stack of frames). More than
+// kMaxVMCallDepth (100,000) nested calls is a UserError naming the instruction ("call depth exceeds
+// 100000 (unbounded recursion?)"), and so are frames that would hold more than
+// kMaxVMStackRegisters registers in all (2^23, about 64 bytes each). On any error every frame is
+// dropped (as the registers: see below). Dropping the last handle to a long chain of ADTs or list
+// cells (a million Cons cells) frees it in a loop, never by nested destructor calls. InvokePacked
+// calibrates its launches per instruction of each function as in main.
+//
 // Validation at load (ParseVMExecutable, vm_executable.h; then the VirtualMachine's constructor for
-// the kernels and params): the fields above; every register < num_registers; every jump lands
+// the kernels and params; for functions see above): the fields above; every register < num_registers; every jump lands
 // inside the program; the program cannot fall off its end (the last instruction is a Ret, a Fatal
 // or a Goto); Ret returns as many results as there are outputs; every register read (InvokePacked args,
 // ReshapeTensor / Move / ShapeOf / LoadShape / List* src, ListPush value, ListAt index, If cond, Ret results) is
@@ -127,7 +188,8 @@
 // reaching the read
 // (inputs are written at entry, Kill unwrites; a forward "definitely assigned" analysis over the
 // control-flow graph; code no path reaches is not checked); no InvokePacked output may hold a
-// param or an input on any path; every kernel exists in the module (Module::GetKernel, looked up
+// param or an input on any path (nor a call's result, a GetField's field or a ListAt's element,
+// which may be one); every kernel exists in the module (Module::GetKernel, looked up
 // once), every LoadConst and guard param exists in the blob (a guard's with its input's type);
 // every symbol used is bound somewhere (see Shapes).
 // A malformed executable is a UserError naming the module and the instruction (index and op:
@@ -145,11 +207,12 @@
 // shape is not its output's (its symbolic dims evaluated), a ReshapeTensor to another element
 // count, an If condition that is no single scalar, a symbol used where it is not bound, a LoadShape
 // value that is negative or a LoadShape source of another dtype, rank or element count, an
-// AllocTensor whose evaluated shape is over 2^63 bytes. A register read that holds no tensor (impossible after validation) is a
-// tessera::Error naming the instruction. A kernel failure is reported as the graph executor's
+// AllocTensor whose evaluated shape is over 2^63 bytes (and those of "Functions, closures and
+// ADTs"). A register read that holds no value (impossible after validation) is a tessera::Error
+// naming the instruction. A kernel failure is reported as the graph executor's
 // (UserError for kKernelIndexOutOfRange naming `checks`, and kKernelOutOfMemory; tessera::Error
 // for other statuses), naming the instruction and its kernel ("instruction 5 (InvokePacked,
-// kernel 'k') of module 'm'"). On any error the registers are cleared, the pool keeps its
+// kernel 'k') of module 'm'"). On any error the frames and registers are cleared, the pool keeps its
 // storage, and the VM can run again.
 //
 // Launches: with more than one thread, each InvokePacked's first calls calibrate whether its
@@ -168,8 +231,9 @@
 //   PoolBytes() <= 2 * B(previous run) + B(this run) + the bytes of earlier outputs still held
 // where B(run) is the sum over the run's allocations of their bytes rounded up to 64 (a storage
 // kept from the previous run was taken by one of its allocations, at most twice its size; a new
-// one is exactly its allocation's size). For a program without loops, B is at most the bytes its
-// AllocTensors ask for at the largest shapes it runs with. PoolBytes() / PoolAllocations() report
+// one is exactly its allocation's size). For a program without loops or recursion, B is at most the
+// bytes its AllocTensors ask for at the largest shapes it runs with. Storages held by ADT fields,
+// closure captures and list elements are in use until the last handle to them goes. PoolBytes() / PoolAllocations() report
 // it (tests).
 //
 // Threads: a VirtualMachine is not thread-safe, as GraphExecutor (one Invoke at a time); kernels'
@@ -186,6 +250,11 @@
 #include "tessera/runtime/ndarray.h"
 
 namespace tessera::runtime {
+
+/// The most nested function calls a run may make (vm.h "Functions, closures and ADTs").
+inline constexpr int kMaxVMCallDepth = 100000;
+/// The most registers the frames of a run may hold together (main's and every active call's).
+inline constexpr size_t kMaxVMStackRegisters = size_t{1} << 23;
 
 class VirtualMachine final : public Executor {
  public:
@@ -224,7 +293,7 @@ class VirtualMachine final : public Executor {
   /// since the VM was built.
   size_t PoolBytes() const;
   int64_t PoolAllocations() const;
-  /// Number of instructions of the program.
+  /// Number of instructions of the program (main's).
   int NumInstructions() const;
   /// The symbols the program names (vm.h "Shapes"), in order of first appearance.
   const std::vector<std::string>& Symbols() const;
