@@ -98,8 +98,8 @@
 //       (symbol 'd1')"), and binds none of the list.
 //
 // Lists of tensors (Relay's tensor array: a List ADT of tensors, arXiv 1904.08368 §3.3; what an ONNX
-// Loop's scan outputs of run-time length accumulate). A register holds a tensor or a list; lists are
-// immutable and share their elements (a push is O(1) and leaves the list it extends as it was):
+// Loop's scan outputs of run-time length accumulate). A register holds a tensor or a list (or, in
+// version 3, an ADT or a closure: below); lists are immutable and share their elements (a push is O(1) and leaves the list it extends as it was):
 //   {"op": "ListNew", "dst": r}
 //       r = an empty list.
 //   {"op": "ListPush", "dst": r, "src": l, "value": v}
@@ -117,7 +117,8 @@
 //       r shares the element (as a Move, read-only for kernels).
 // Move copies a list like a tensor, Kill drops it (its elements' storages go back to the pool when no
 // list or register holds them). A tensor instruction reading a list register, or a list instruction
-// reading a tensor (the JSON gives registers no types), is a UserError naming the instruction.
+// reading a tensor (the JSON gives registers no types), is a UserError naming the instruction and
+// the kind found ("reads register 2 as a list, but it holds a tensor").
 //
 // Functions, closures and ADTs (version 3; the Relay VM's Invoke / InvokeClosure / AllocClosure /
 // AllocADT / GetField, arXiv 2006.03031 §4, with its GetTag + If fused as IfTag). A version-3
@@ -165,7 +166,8 @@
 // At load, per function as for main: registers below its num_registers, jumps inside it, no fall
 // off its end, definite assignment (its params are assigned at entry; Invoke / InvokeClosure write
 // their "dst"; AllocClosure / AllocADT / GetField write "dst"; they read "args", "closure",
-// "captured", "fields", "src"), no InvokePacked output that may hold one of its params; "func"
+// "captured", "fields", "src"), no InvokePacked output that may hold one of its params, a call's
+// result or a GetField's field (in main too: any of them may be an input or a param); "func"
 // indices in range; Invoke's args / dst counts; AllocClosure's captured count; tags and indices >= 0;
 // every symbol used is bound somewhere in main or a function. An executable of version 1 or 2 with
 // "functions" or one of these instructions is a UserError naming "functions" / the instruction.
