@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "primitive_call.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/graph/functor.h"
 #include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
@@ -36,7 +37,8 @@ struct Item {
   Kind kind = kPlain;
   json instr;                    // kPlain
   std::vector<int> reads, writes;
-  int cond = -1;                 // kIf
+  int cond = -1;                 // kIf: the condition register (with tag >= 0: the ADT tested)
+  int tag = -1;                  // kIf: >= 0 for an IfTag (cond holds an ADT of that constructor tag)
   Block then_block, else_block;  // kIf
   Block body;                    // kLoop
 };
@@ -157,8 +159,11 @@ void Flatten(const Block& block, json& code, std::vector<std::pair<size_t, std::
         code.push_back(json{});
         const size_t else_start = code.size();
         Flatten(item.else_block, code, loops);
-        code[at_if] = {{"op", "If"}, {"cond", item.cond}, {"true_offset", 1},
-                       {"false_offset", static_cast<int64_t>(else_start - at_if)}};
+        const auto false_offset = static_cast<int64_t>(else_start - at_if);
+        code[at_if] = item.tag >= 0 ? json{{"op", "IfTag"}, {"src", item.cond}, {"tag", item.tag}, {"true_offset", 1},
+                                           {"false_offset", false_offset}}
+                                    : json{{"op", "If"}, {"cond", item.cond}, {"true_offset", 1},
+                                           {"false_offset", false_offset}};
         code[at_goto] = GotoTo(at_goto, code.size());
         break;
       }
@@ -182,6 +187,8 @@ std::unordered_set<const ExprNode*> NeededOutsideBranches(const Expr& root) {
       stack.push_back(g->tuple.get());
     } else if (const auto* i = e->as<graph::IfNode>()) {
       stack.push_back(i->cond.get());
+    } else if (const auto* m = e->as<graph::MatchNode>()) {
+      stack.push_back(m->data.get());  // each clause runs only when it matches
     } else if (const auto* l = e->as<graph::LetNode>()) {
       stack.push_back(l->body.get());  // a let-bound function's body runs where it is called
     }
@@ -273,6 +280,81 @@ const graph::CallNode* FatalCall(const graph::FunctionNode* fn) {
   return op && op->name == "vm.fatal" ? c : nullptr;
 }
 
+/// The registers of `v`, its tuple fields flattened left to right (how functions take and return
+/// values, and ADTs and closures hold them: the VM has no tuples).
+void Flat(const RegValue& v, std::vector<int>& out) {
+  if (v.reg >= 0) {
+    out.push_back(v.reg);
+    return;
+  }
+  for (const RegValue& f : v.fields) Flat(f, out);
+}
+
+std::vector<int> Flat(const RegValue& v) {
+  std::vector<int> out;
+  Flat(v, out);
+  return out;
+}
+
+/// Whether every use of `var` in `e` is the callee of a call, in tail position of `e` when
+/// `tail_only` (`in_tail`: `e` itself is in tail position); none may be inside a nested function.
+/// What makes a let-bound function a loop (vm_codegen.h).
+bool OnlyCallsOf(const Expr& e, const graph::VarNode* var, bool tail_only, bool in_tail,
+                 std::map<std::pair<const ExprNode*, bool>, bool>& memo) {
+  if (auto it = memo.find({e.get(), in_tail}); it != memo.end()) return it->second;
+  bool ok = true;
+  auto all = [&](const std::vector<Expr>& es) {
+    for (const Expr& x : es) ok = ok && OnlyCallsOf(x, var, tail_only, false, memo);
+  };
+  if (e.get() == var) {
+    ok = false;  // a use as a value
+  } else if (const auto* c = e->as<graph::CallNode>()) {
+    if (c->op.get() == var) ok = !tail_only || in_tail;
+    else ok = OnlyCallsOf(c->op, var, tail_only, false, memo);
+    all(c->args);
+  } else if (const auto* t = e->as<graph::TupleNode>()) {
+    all(t->fields);
+  } else if (const auto* g = e->as<graph::TupleGetItemNode>()) {
+    ok = OnlyCallsOf(g->tuple, var, tail_only, false, memo);
+  } else if (const auto* i = e->as<graph::IfNode>()) {
+    ok = OnlyCallsOf(i->cond, var, tail_only, false, memo) && OnlyCallsOf(i->true_branch, var, tail_only, in_tail, memo) &&
+         OnlyCallsOf(i->false_branch, var, tail_only, in_tail, memo);
+  } else if (const auto* l = e->as<graph::LetNode>()) {
+    ok = OnlyCallsOf(l->value, var, tail_only, false, memo) && OnlyCallsOf(l->body, var, tail_only, in_tail, memo);
+  } else if (const auto* m = e->as<graph::MatchNode>()) {
+    ok = OnlyCallsOf(m->data, var, tail_only, false, memo);
+    for (const auto& clause : m->clauses) ok = ok && OnlyCallsOf(clause.rhs, var, tail_only, false, memo);
+  } else if (const auto* f = e->as<graph::FunctionNode>()) {
+    if (f->attrs.GetInt("Primitive", 0) != 1 && !graph::IsExternalFunction(*f)) {
+      const std::vector<graph::Var> free = graph::FreeVars(*f);
+      ok = std::none_of(free.begin(), free.end(), [&](const graph::Var& v) { return v.get() == var; });
+    }
+  }
+  memo[{e.get(), in_tail}] = ok;
+  return ok;
+}
+
+/// Whether the let-bound function of `let` is a loop: it calls itself only in tail position, and
+/// the let's body only calls it (never passes it as a value or captures it in a closure).
+bool IsLoopFunction(const graph::LetNode& let) {
+  const auto* fn = let.value->as<graph::FunctionNode>();
+  if (!fn) return false;
+  std::map<std::pair<const ExprNode*, bool>, bool> in_fn, in_body;
+  return OnlyCallsOf(fn->body, let.var.get(), true, true, in_fn) &&
+         OnlyCallsOf(let.body, let.var.get(), false, false, in_body);
+}
+
+/// A VM function to compile (runtime/vm.h "Functions, closures and ADTs"): a global function of the
+/// module, or a function value lifted to one (Relay's LambdaLift): its free variables come first in
+/// its params, and `self` (the let var a recursive closure names itself by) is the closure rebuilt
+/// from them at entry.
+struct FunctionJob {
+  std::string name;
+  const graph::FunctionNode* fn = nullptr;
+  std::vector<graph::Var> captured;
+  const graph::VarNode* self = nullptr;
+};
+
 /// A block being compiled: what it has computed, what it needs on every path, and its enclosing
 /// block's scope.
 struct Scope {
@@ -298,14 +380,20 @@ struct Scope {
 
 class Compiler {
  public:
-  ExecutorPlan Build(const graph::Function& main, const std::vector<std::string>& output_names,
+  explicit Compiler(const graph::IRModule& mod) : mod_(mod) {}
+
+  ExecutorPlan Build(const std::vector<std::string>& output_names,
                      const std::map<std::string, runtime::NDArray>& input_guards) {
+    const graph::Function& main = mod_.main();
     guards_ = GuardParams(main, input_guards, params_);
     Block root_block;
     Scope root{nullptr, &root_block, NeededOutsideBranches(main->body), {}};
     json inputs = json::array();
     for (const auto& p : main->params) {
       const std::string what = "graph input '" + p->name_hint + "'";
+      if (!p->checked_type()->as<graph::TensorTypeNode>())
+        TESSERA_THROW(UnsupportedError, what, " has the type ", p->checked_type()->str(),
+                      ": a program's inputs are tensors (pass an ADT or a closure to a function it calls)");
       inputs.push_back({{"name", p->name_hint},
                         {"dtype", DTypeOf(p->checked_type()).str()},
                         {"shape", ShapeJson(p->checked_type(), what)}});
@@ -319,10 +407,12 @@ class Compiler {
     std::vector<int> results;
     json outputs = json::array();
     for (size_t i = 0; i < result_exprs.size(); ++i) {
-      const RegValue v = Compile(result_exprs[i], root);
-      TESSERA_ICHECK(v.reg >= 0, "output '", output_names[i], "' is a tuple");
-      results.push_back(v.reg);
       const graph::Type& t = result_exprs[i]->checked_type();
+      if (!t->as<graph::TensorTypeNode>())
+        TESSERA_THROW(UnsupportedError, "output '", output_names[i], "' has the type ", t->str(),
+                      ": a program's outputs are tensors");
+      const RegValue v = Compile(result_exprs[i], root);
+      results.push_back(v.reg);
       outputs.push_back({{"name", output_names[i]},
                          {"dtype", DTypeOf(t).str()},
                          {"shape", ShapeJson(t, "output '" + output_names[i] + "'")}});
@@ -333,14 +423,19 @@ class Compiler {
 
     json j;
     j["format"] = "tessera-vm";
-    // Version 2 names symbols (dynamic shapes); a static program stays readable by older runtimes.
-    j["version"] = HasSymbols(inputs) || HasSymbols(outputs) || symbolic_allocs_ ? 2 : 1;
     j["num_registers"] = num_regs_;
     j["inputs"] = std::move(inputs);
     j["outputs"] = std::move(outputs);
     j["instructions"] = json::array();
     std::vector<std::pair<size_t, std::vector<size_t>>> no_enclosing_loops;
     Flatten(root_block, j["instructions"], no_enclosing_loops);
+    // The functions main calls, and those they call, ... (each compiled once, in order of first use).
+    json functions = json::array();
+    for (size_t k = 0; k < jobs_.size(); ++k) functions.push_back(CompileFunction(static_cast<int>(k)));
+    if (!functions.empty()) j["functions"] = std::move(functions);
+    // Version 3 has functions, closures and ADTs; 2 names symbols (dynamic shapes); a program with
+    // neither stays readable by older runtimes.
+    j["version"] = uses_v3_ || !jobs_.empty() ? 3 : HasSymbols(j["inputs"]) || HasSymbols(j["outputs"]) || symbolic_allocs_ ? 2 : 1;
     if (!guards_.empty()) {
       j["guards"] = json::array();
       for (const auto& [input, param] : guards_) j["guards"].push_back({{"input", input}, {"param", param}});
@@ -357,6 +452,196 @@ class Compiler {
 
  private:
   int NewReg() { return num_regs_++; }
+
+  /// The VM function of job k: its params (captured values, then the function's own) in registers
+  /// 0.., its body, a Ret of its result's registers.
+  json CompileFunction(int k) {
+    const FunctionJob job = jobs_[k];  // a copy: compiling may add jobs
+    num_regs_ = 0;
+    loop_functions_.clear();
+    loops_.clear();
+    Block root_block;
+    Scope root{nullptr, &root_block, NeededOutsideBranches(job.fn->body), {}};
+    std::vector<int> captured_regs;
+    for (const graph::Var& v : job.captured) {
+      root.memo[v.get()] = JoinRegisters(v->checked_type());
+      Flat(root.memo[v.get()], captured_regs);
+    }
+    for (const graph::Var& p : job.fn->params) root.memo[p.get()] = JoinRegisters(p->checked_type());
+    const int num_params = num_regs_;
+    if (job.self) {  // the closure itself, for the recursive calls of its body
+      const int self = NewReg();
+      root_block.push_back(
+          Plain({{"op", "AllocClosure"}, {"dst", self}, {"func", k}, {"captured", captured_regs}}, captured_regs, {self}));
+      root.memo[job.self] = RegValue{self, {}};
+    }
+    const std::vector<int> results = Flat(Compile(job.fn->body, root));
+    root_block.push_back(Plain({{"op", "Ret"}, {"results", results}}, results, {}));
+    std::vector<LoopLiveness> no_loops;
+    InsertKills(root_block, {}, no_loops);
+    json f;
+    f["name"] = job.name;
+    f["num_params"] = num_params;
+    f["num_results"] = results.size();
+    f["num_registers"] = num_regs_;
+    f["instructions"] = json::array();
+    std::vector<std::pair<size_t, std::vector<size_t>>> no_enclosing_loops;
+    Flatten(root_block, f["instructions"], no_enclosing_loops);
+    return f;
+  }
+
+  /// The VM function index of global function `name` (compiled after main).
+  int GlobalIndex(const std::string& name) {
+    if (name == "main") TESSERA_THROW(UnsupportedError, "VM codegen: @main is called; call another function instead");
+    auto [it, added] = function_index_.try_emplace("@" + name, static_cast<int>(jobs_.size()));
+    if (added) {
+      const graph::Function& fn = mod_.Lookup(name);
+      if (fn->attrs.GetInt("Primitive", 0) == 1 || graph::IsExternalFunction(*fn))
+        TESSERA_THROW(UnsupportedError, "VM codegen: @", name, " is a primitive or external function called by name");
+      jobs_.push_back({name, fn.get(), {}, nullptr});
+    }
+    return it->second;
+  }
+
+  /// A closure of function value `fn` (Relay's AllocClosure after LambdaLift): the VM function of
+  /// `fn` with its free variables as first params, and their registers captured. `self`: the let
+  /// var fn names itself by, or null.
+  RegValue CompileClosure(const graph::FunctionNode* fn, const graph::VarNode* self, Scope& scope) {
+    std::vector<graph::Var> captured;
+    for (const graph::Var& v : graph::FreeVars(*fn))
+      if (v.get() != self) captured.push_back(v);
+    std::vector<int> regs;
+    for (const graph::Var& v : captured) {
+      if (loop_functions_.count(v.get()))
+        TESSERA_THROW(UnsupportedError, "VM codegen: a function value uses the loop function %", v->name_hint);
+      Flat(Compile(v, scope), regs);
+    }
+    const std::string key = "fn" + std::to_string(reinterpret_cast<uintptr_t>(fn));
+    auto [it, added] = function_index_.try_emplace(key, static_cast<int>(jobs_.size()));
+    if (added) {
+      const std::string hint = self ? self->name_hint : "lambda";
+      jobs_.push_back({hint + "_" + std::to_string(jobs_.size()), fn, captured, self});
+    }
+    uses_v3_ = true;
+    const int out = NewReg();
+    scope.block->push_back(
+        Plain({{"op", "AllocClosure"}, {"dst", out}, {"func", it->second}, {"captured", regs}}, regs, {out}));
+    return RegValue{out, {}};
+  }
+
+  /// A call of a function (a global: Invoke; a closure: InvokeClosure) with its result in fresh registers.
+  RegValue CompileInvoke(const graph::CallNode* call, Scope& scope) {
+    std::vector<int> args;
+    for (const auto& a : call->args) Flat(Compile(a, scope), args);
+    const RegValue result = JoinRegisters(call->checked_type());
+    const std::vector<int> dst = Flat(result);
+    std::vector<int> reads = args;
+    json instr;
+    if (const auto* g = call->op->as<graph::GlobalVarNode>()) {
+      instr = {{"op", "Invoke"}, {"func", GlobalIndex(g->name)}, {"args", args}, {"dst", dst}};
+    } else {
+      const RegValue closure = Compile(call->op, scope);
+      TESSERA_ICHECK(closure.reg >= 0, "a closure is a tuple");
+      instr = {{"op", "InvokeClosure"}, {"closure", closure.reg}, {"args", args}, {"dst", dst}};
+      reads.push_back(closure.reg);
+    }
+    uses_v3_ = true;
+    scope.block->push_back(Plain(std::move(instr), reads, dst));
+    return result;
+  }
+
+  /// `Cons(x, xs)`: an AllocADT of the constructor's tag over its fields' registers (flattened).
+  RegValue CompileConstructorCall(const graph::CallNode* call, const graph::ConstructorNode& ctor, Scope& scope) {
+    std::vector<int> fields;
+    for (const auto& a : call->args) Flat(Compile(a, scope), fields);
+    const int out = NewReg();
+    uses_v3_ = true;
+    scope.block->push_back(
+        Plain({{"op", "AllocADT"}, {"dst", out}, {"tag", ctor.tag}, {"fields", fields}}, fields, {out}));
+    return RegValue{out, {}};
+  }
+
+  /// A pattern still to test: the pattern, the value's registers and its type.
+  struct PendingTest {
+    const graph::ClausePatternNode* pattern;
+    RegValue value;
+    graph::Type type;
+  };
+
+  /// Emits into `scope` the tests of `todo[i...]` (each an IfTag whose then block holds the tests
+  /// after it, a failed one falling through to what follows); when all pass, binds the patterns'
+  /// variables and calls `success` in the innermost block.
+  void EmitPatternTests(std::vector<PendingTest> todo, size_t i, Scope& scope, const std::function<void(Scope&)>& success) {
+    if (i == todo.size()) return success(scope);
+    const PendingTest test = todo[i];
+    switch (test.pattern->kind) {
+      case graph::ClausePatternKind::kWildcard: return EmitPatternTests(std::move(todo), i + 1, scope, success);
+      case graph::ClausePatternKind::kVar:
+        scope.memo[test.pattern->var.get()] = test.value;
+        return EmitPatternTests(std::move(todo), i + 1, scope, success);
+      case graph::ClausePatternKind::kTuple: {
+        const auto* tt = test.type->as<graph::TupleTypeNode>();
+        TESSERA_ICHECK(tt && tt->fields.size() == test.pattern->fields.size(), "a tuple pattern of another arity");
+        std::vector<PendingTest> fields;
+        for (size_t f = 0; f < tt->fields.size(); ++f)
+          fields.push_back({test.pattern->fields[f].get(), test.value.fields[f], tt->fields[f]});
+        todo.erase(todo.begin() + static_cast<std::ptrdiff_t>(i));
+        todo.insert(todo.begin() + static_cast<std::ptrdiff_t>(i), fields.begin(), fields.end());
+        return EmitPatternTests(std::move(todo), i, scope, success);
+      }
+      case graph::ClausePatternKind::kConstructor: {
+        const graph::ConstructorNode& ctor = *test.pattern->ctor;
+        const auto* adt = test.type->as<graph::ADTTypeNode>();
+        TESSERA_ICHECK(adt != nullptr && test.value.reg >= 0, "a constructor pattern on a value of type ", test.type->str());
+        Item item = ItemOf(Item::kIf);
+        item.cond = test.value.reg;
+        item.tag = ctor.tag;
+        Scope inner{&scope, &item.then_block, {}, {}};
+        std::vector<PendingTest> fields;
+        int index = 0;
+        const std::vector<graph::Type> field_types = graph::ConstructorFieldTypes(ctor, *adt);
+        for (size_t f = 0; f < field_types.size(); ++f) {
+          const RegValue value = JoinRegisters(field_types[f]);
+          const bool used = test.pattern->fields[f]->kind != graph::ClausePatternKind::kWildcard;
+          for (int reg : Flat(value)) {
+            if (used)
+              item.then_block.push_back(Plain({{"op", "GetField"}, {"dst", reg}, {"src", test.value.reg}, {"index", index}},
+                                              {test.value.reg}, {reg}));
+            ++index;
+          }
+          if (used) fields.push_back({test.pattern->fields[f].get(), value, field_types[f]});
+        }
+        todo.erase(todo.begin() + static_cast<std::ptrdiff_t>(i));
+        todo.insert(todo.begin() + static_cast<std::ptrdiff_t>(i), fields.begin(), fields.end());
+        EmitPatternTests(std::move(todo), i, inner, success);
+        uses_v3_ = true;
+        scope.block->push_back(std::move(item));
+        return;
+      }
+    }
+  }
+
+  /// A match: a block that runs the clauses' tests in order; the first whose tests pass moves its
+  /// result into the join registers and leaves the block (kBreak); when none does, Fatal.
+  RegValue CompileMatch(const graph::MatchNode* match, const graph::Type& type, Scope& scope) {
+    const RegValue data = Compile(match->data, scope);
+    const RegValue join = JoinRegisters(type);
+    Item block = ItemOf(Item::kLoop);
+    Scope body{&scope, &block.body, {}, {}};
+    for (const graph::MatchClause& clause : match->clauses) {
+      EmitPatternTests({{clause.pattern.get(), data, match->data->checked_type()}}, 0, body, [&](Scope& s) {
+        Scope rhs{&s, s.block, NeededOutsideBranches(clause.rhs), {}};
+        EmitMoves(Compile(clause.rhs, rhs), join, *s.block);
+        s.block->push_back(ItemOf(Item::kBreak));
+      });
+    }
+    block.body.push_back(Plain({{"op", "Fatal"},
+                                {"message", "no clause of a match (of a value of type " +
+                                                match->data->checked_type()->str() + ") matches the value"}},
+                               {}, {}));
+    scope.block->push_back(std::move(block));
+    return join;
+  }
 
   RegValue Compile(const Expr& e, Scope& where) {
     if (const RegValue* known = where.Find(e.get())) return *known;
@@ -382,24 +667,40 @@ class Compiler {
       v = CompileIf(i, e->checked_type(), scope);
     } else if (const auto* l = e->as<graph::LetNode>()) {
       v = CompileLet(l, scope, nullptr);
+    } else if (const auto* m = e->as<graph::MatchNode>()) {
+      v = CompileMatch(m, e->checked_type(), scope);
+    } else if (const auto* g = e->as<graph::GlobalVarNode>()) {
+      // A global used as a value: a closure that captures nothing.
+      const int index = GlobalIndex(g->name);
+      v.reg = NewReg();
+      uses_v3_ = true;
+      scope.block->push_back(Plain({{"op", "AllocClosure"}, {"dst", v.reg}, {"func", index}, {"captured", json::array()}},
+                                   {}, {v.reg}));
+    } else if (const auto* fn = e->as<graph::FunctionNode>()) {
+      v = CompileClosure(fn, nullptr, scope);
     } else if (const auto* var = e->as<graph::VarNode>()) {
-      TESSERA_THROW(InternalError, "VM codegen: free variable %", var->name_hint, " in main");
+      if (loop_functions_.count(var))
+        TESSERA_THROW(UnsupportedError, "VM codegen: the loop function %", var->name_hint, " is used as a value");
+      TESSERA_THROW(InternalError, "VM codegen: free variable %", var->name_hint);
     } else {
-      TESSERA_THROW(UnsupportedError, "VM codegen: a function value that is not let-bound and called (a closure) is "
-                    "not supported yet");
+      TESSERA_THROW(InternalError, "VM codegen: an expression of kind ", static_cast<int>(e->kind), " as a value");
     }
     scope.memo[e.get()] = v;
     return v;
   }
 
   RegValue CompileCall(const graph::CallNode* call, Scope& scope) {
-    if (const auto* var = call->op->as<graph::VarNode>()) return CompileLoop(call, var, scope);
+    if (const auto* var = call->op->as<graph::VarNode>(); var && loop_functions_.count(var))
+      return CompileLoop(call, var, scope);
+    if (const auto* ctor = call->op->as<graph::ConstructorNode>()) return CompileConstructorCall(call, *ctor, scope);
     const auto* fn = call->op->as<graph::FunctionNode>();
     if (fn && graph::IsExternalFunction(*fn))
       TESSERA_THROW(UnsupportedError, "an external function (BYOC backend '", fn->attrs.GetString("Compiler"),
                     "') in a program with control flow is not supported yet: compile without --byoc");
-    TESSERA_ICHECK(fn != nullptr && fn->attrs.GetInt("Primitive", 0) == 1,
-                   "VM codegen expects calls of primitive functions: run FuseOps first");
+    if (!fn || fn->attrs.GetInt("Primitive", 0) != 1) {
+      TESSERA_ICHECK(!call->op->as<graph::OpNode>(), "VM codegen expects calls of primitive functions: run FuseOps first");
+      return CompileInvoke(call, scope);  // a global, a closure, or a function value called in place
+    }
     std::vector<int> args;
     for (const auto& a : call->args) {
       const RegValue r = Compile(a, scope);
@@ -540,8 +841,15 @@ class Compiler {
   /// A let binding: a function is remembered for the calls of its var (loops); another value is
   /// computed and its var names its registers. Then the body, in tail position of `loop` when set.
   RegValue CompileLet(const graph::LetNode* let, Scope& scope, const graph::VarNode* loop) {
-    if (const auto* fn = let->value->as<graph::FunctionNode>()) {
-      functions_[let->var.get()] = fn;
+    const auto* fn = let->value->as<graph::FunctionNode>();
+    if (fn && IsLoopFunction(*let)) {
+      loop_functions_[let->var.get()] = fn;
+    } else if (fn) {
+      // A function value: a closure (recursive when its body names its own var).
+      const std::vector<graph::Var> free = graph::FreeVars(*fn);
+      const bool recursive =
+          std::any_of(free.begin(), free.end(), [&](const graph::Var& v) { return v.get() == let->var.get(); });
+      scope.memo[let->var.get()] = CompileClosure(fn, recursive ? let->var.get() : nullptr, scope);
     } else {
       scope.memo[let->var.get()] = Compile(let->value, scope);
     }
@@ -557,14 +865,9 @@ class Compiler {
   /// `var` in it assigns the parameters anew and jumps back (kContinue), any other result leaves
   /// the loop with it (kBreak). The loop's result registers are returned.
   RegValue CompileLoop(const graph::CallNode* call, const graph::VarNode* var, Scope& scope) {
-    auto it = functions_.find(var);
-    if (it == functions_.end())
-      TESSERA_THROW(UnsupportedError, "VM codegen: a call of %", var->name_hint,
-                    ", which is no let-bound function (a closure passed as a value), is not supported yet");
-    const graph::FunctionNode* fn = it->second;
-    if (std::any_of(loops_.begin(), loops_.end(), [&](const ActiveLoop& l) { return l.var == var; }))
-      TESSERA_THROW(UnsupportedError, "VM codegen: %", var->name_hint,
-                    " calls itself other than in tail position (recursion that is not a loop) is not supported yet");
+    const graph::FunctionNode* fn = loop_functions_.at(var);
+    TESSERA_ICHECK(std::none_of(loops_.begin(), loops_.end(), [&](const ActiveLoop& l) { return l.var == var; }),
+                   "VM codegen: the loop %", var->name_hint, " calls itself other than in tail position");
     TESSERA_ICHECK(fn->params.size() == call->args.size(), "a call of %", var->name_hint, " with ",
                    call->args.size(), " arguments for ", fn->params.size(), " parameters");
     ActiveLoop loop{var, {}, JoinRegisters(call->checked_type())};
@@ -617,7 +920,11 @@ class Compiler {
 
   int num_regs_ = 0;
   int num_invokes_ = 0;
-  std::unordered_map<const graph::VarNode*, const graph::FunctionNode*> functions_;  // let-bound
+  const graph::IRModule& mod_;
+  std::unordered_map<const graph::VarNode*, const graph::FunctionNode*> loop_functions_;  // let-bound loops
+  std::vector<FunctionJob> jobs_;                 // the VM functions, by index
+  std::map<std::string, int> function_index_;     // "@name" of a global, "fn<address>" of a function value
+  bool uses_v3_ = false;                          // an instruction of version 3 (closures, ADTs, calls)
   std::vector<ActiveLoop> loops_;  // the loops whose bodies are being compiled, innermost last
   bool symbolic_allocs_ = false;  // some AllocTensor / ReshapeTensor shape names a symbol
   size_t alloc_bytes_ = 0;
@@ -632,7 +939,10 @@ class Compiler {
 bool HasControlFlow(const graph::IRModule& mod) {
   bool found = false;
   graph::PostOrderVisit(mod.main()->body, [&](const Expr& e) {
-    found |= e->as<graph::IfNode>() != nullptr || e->as<graph::LetNode>() != nullptr;
+    const auto* fn = e->as<graph::FunctionNode>();
+    found |= e->as<graph::IfNode>() || e->as<graph::LetNode>() || e->as<graph::MatchNode>() ||
+             e->as<graph::GlobalVarNode>() || e->as<graph::ConstructorNode>() ||
+             (fn && fn->attrs.GetInt("Primitive", 0) != 1 && !graph::IsExternalFunction(*fn));
   });
   return found;
 }
@@ -648,7 +958,7 @@ bool HasSymbolicShapes(const graph::IRModule& mod) {
 
 ExecutorPlan VMCodegen(const graph::IRModule& fused, const std::vector<std::string>& output_names,
                        const std::map<std::string, runtime::NDArray>& input_guards) {
-  return Compiler().Build(fused.main(), output_names, input_guards);
+  return Compiler(fused).Build(output_names, input_guards);
 }
 
 }  // namespace tessera::driver

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <algorithm>
 #include <unordered_map>
 
@@ -266,6 +267,14 @@ class Parser {
       ExpectPunct(")");
     }
     Type ret = Accept("->") ? ParseType() : nullptr;
+    // The let var this function is bound to (a recursive let) gets the signature's type, for the
+    // calls of it in the body; without a return type it stays untyped (a recursive call is then a
+    // type error asking for one).
+    if (Var self = std::exchange(let_function_, nullptr); self && ret && !self->type_annotation) {
+      std::vector<Type> types;
+      for (const Var& p : params) types.push_back(p->type_annotation);
+      self->set_checked_type(FuncTypeNode::make(std::move(types), ret));
+    }
     Attrs attrs;
     if (lex_.Peek().IsPunct("/*")) {
       const Token open = lex_.Next();
@@ -300,9 +309,16 @@ class Parser {
         if (name.kind != TokenKind::kLocal) Fail(name, "expected a variable '%name' after 'let'");
         Type annotation = Accept(":") ? ParseType() : nullptr;
         ExpectPunct("=");
+        Var v = VarNode::make(name.text, annotation);
+        // A let-bound function may call itself (Relay's recursive let: a loop or a recursive
+        // closure): its name is defined before its value, and typed by its signature.
+        const bool fn_value = lex_.Peek().IsIdent("fn");
+        if (fn_value) {
+          Define(name, v);
+          let_function_ = v;
+        }
         Expr value = ParseExpr();
         ExpectPunct(";");
-        Var v = VarNode::make(name.text, annotation);
         if (Type vt = Check(value, t.offset)) {
           if (annotation && !StructuralEqual(annotation, vt)) {
             lex_.Fail(t.offset, "let %" + name.text + " is annotated " + annotation->str() +
@@ -310,7 +326,7 @@ class Parser {
           }
           v->set_checked_type(vt);  // as InferType does for a let: later lines may use %name
         }
-        Define(name, v);
+        if (!fn_value) Define(name, v);
         lets.emplace_back(v, value);
         continue;
       }
@@ -744,6 +760,7 @@ class Parser {
   bool type_check_;
   IRModule mod_;                                        // the types and functions read so far
   std::pair<std::string, std::vector<std::string>> defining_;  // the type being defined and its params
+  Var let_function_;  // the var of the let whose value, a fn, is being read (recursive let)
   bool forward_globals_ = false;                        // the current def names a global not yet defined
   std::vector<std::pair<size_t, std::string>> global_uses_;  // every @name used, where
   bool has_metadata_ = false;

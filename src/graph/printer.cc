@@ -188,7 +188,10 @@ class Printer {
   std::string Written(const Expr& e) {
     auto* l = e->as<LetNode>();
     if (!l) return Define(e);
-    std::string value = Operand(l->value);
+    // A let-bound function is written in the let (`let %f = fn ...`), so that its body may name
+    // %f (a recursive let, parser.h); any other value is an operand.
+    const bool inline_fn = l->value->as<FunctionNode>() && !Lookup(l->value.get());
+    std::string value = inline_fn ? Define(l->value) : Operand(l->value);
     std::string var = DefineVar(l->var.get());
     if (l->var->type_annotation) var += ": " + l->var->type_annotation->str();
     scopes_.back()->lines.push_back("let " + var + " = " + value + ";");

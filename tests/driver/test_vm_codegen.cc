@@ -462,22 +462,6 @@ TEST(VMCodegen, AScanOutputOfALoopIsAListPushedEachIterationAndStackedAfter) {
   }
 }
 
-TEST(VMCodegen, RecursionThatIsNotALoopIsRefused) {
-  // fn (%v) { add(%f(%v), %v) }: the call of %f is no tail call.
-  Var x = VarNode::make("x", F32({4}));
-  Var v = VarNode::make("v", F32({4}));
-  Var f = VarNode::make("f", FuncTypeNode::make({F32({4})}, F32({4})));
-  Expr let = LetNode::make(f, FunctionNode::make({v}, Call("add", {CallNode::make(f, {v}), v}), F32({4})),
-                           CallNode::make(f, {x}));
-  IRModule mod = Fused(FunctionNode::make({x}, let));
-  try {
-    VMCodegen(mod, {"y"});
-    FAIL() << "expected UnsupportedError";
-  } catch (const UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("calls itself other than in tail position"), std::string::npos) << e.what();
-  }
-}
-
 // The graph steps that --dump-ir writes read back (graph/parser.h) to the same text (type
 // comments aside: some steps dump before InferType): the text format round trips through the
 // pipeline's dumps (a program without tensor constants, whose

@@ -142,6 +142,28 @@ def @main(%x: Tensor[(4,), float32]) {
   EXPECT_EQ(PrintModule(ParseModule(PrintModule(mod), "printed.ir")), PrintModule(mod));
 }
 
+TEST(ADT, ARecursiveLetIsTypedByItsSignatureAndRoundTrips) {
+  // A let-bound fn names itself in its body (a recursive closure, or a loop): its var is typed by the
+  // signature; without a return type the recursive call is a type error asking for one.
+  const std::string text = R"(
+def @main(%n: Tensor[(), int64]) {
+  let %count = fn (%k: Tensor[(), int64]) -> Tensor[(), int64] {
+    if (equal(%k, 0i64)) { 0i64 } else { add(1i64, %count(subtract(%k, 1i64))) }
+  };
+  %count(%n)
+}
+)";
+  const IRModule mod = ParseModule(text, "rec.ir");
+  const auto* let = mod.main()->body->as<LetNode>();
+  ASSERT_NE(let, nullptr);
+  EXPECT_EQ(let->var->checked_type()->str(), "fn (Tensor[(), int64]) -> Tensor[(), int64]");
+  EXPECT_TRUE(VerifyModule(mod, {.require_types = true}).empty());
+  EXPECT_EQ(PrintModule(ParseModule(PrintModule(mod), "printed.ir")), PrintModule(mod));
+  std::string untyped = text;
+  untyped.erase(untyped.find(" -> Tensor[(), int64] {"), std::string(" -> Tensor[(), int64]").size());
+  EXPECT_CONTAINS(ParseError(untyped), "variable %count has no type");
+}
+
 TEST(ADT, TypeErrorsNameWhatIsWrong) {
   const std::string head = PreludeText() + "def @main(%x: Tensor[(4,), float32]) {\n";
   EXPECT_CONTAINS(ParseError(head + "  Cons(%x, Cons(%x, %x))\n}\n"), "field 1 of Cons(");

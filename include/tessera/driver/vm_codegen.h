@@ -30,9 +30,31 @@
 // iteration's tensors return to the pool when the next one overwrites the params). A value of the
 // body that does not depend on the params is computed per iteration unless it is also needed
 // before the loop. Registers read in a later iteration stay live through the whole body (liveness
-// to a fixpoint over the back edge). A call of %f other than in tail position of its own body
-// (recursion that is not a loop), or of a function var that is not let-bound, is an
-// UnsupportedError.
+// to a fixpoint over the back edge). A let-bound function is such a loop when it calls itself only
+// in tail position (an If's branch, a let's body; not a match clause) and is otherwise only called,
+// never used as a value; any other function value is a closure (below).
+//
+// Functions, closures and ADTs (Relay as a language; executable version 3, runtime/vm.h):
+//   - a global function @f (graph::GlobalVar) is a VM function of its own, compiled once after main
+//     (in order of first use) with its params in registers 0..; `@f(args)` is an Invoke, and recursion
+//     and mutual recursion are plain calls (the VM keeps the frames; its depth limit makes unbounded
+//     recursion a UserError). @f used as a value is a closure that captures nothing;
+//   - a function value (a `fn` that is no loop and no primitive function) is lifted to a VM function
+//     whose first params are its free variables (graph::FreeVars; Relay's LambdaLift) and is an
+//     AllocClosure that captures their registers; a call of a closure (a Var of function type, a
+//     param, a function value) is an InvokeClosure. A let-bound function that names itself and is no
+//     loop (`let %fact = fn (%k) { ... %fact(...) ... }`) is a recursive closure: its VM function
+//     rebuilds the closure from its captured params at entry for the calls in its body;
+//   - a constructor call `Cons(%x, %xs)` is an AllocADT with the constructor's tag;
+//   - `match (v) { p => e, ... }` is a block that tests the clauses in order: a constructor pattern is
+//     an IfTag (then block: GetField of each field a sub-pattern reads, then the sub-patterns' tests),
+//     a variable binds the value's registers, `_` and tuple patterns test nothing of their own; the
+//     first clause whose tests pass moves its result into the match's registers and leaves the block;
+//     when none does, a Fatal ("no clause of a match ... matches the value").
+// Tuples are no VM values: an Invoke's args and dst, a function's params and results, an ADT's
+// fields and a closure's captures hold a tuple's fields flattened, left to right (a GetField's index
+// counts flattened fields). A program's inputs and outputs stay tensors (an ADT or closure there is
+// an UnsupportedError).
 //
 // A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
 // shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.
@@ -47,8 +69,8 @@
 // of its shape operand (a shape function's result); vm.reshape is then a ReshapeTensor, no kernel.
 //
 // Not supported here (UnsupportedError with the reason): external functions (BYOC) in a program
-// with control flow, functions as values other than let-bound loops, extents no type relation
-// computes ("?": shape functions).
+// with control flow, extents no type relation computes ("?": shape functions), a call of @main, a
+// loop function used as a value.
 #pragma once
 
 #include <map>
@@ -61,14 +83,14 @@
 
 namespace tessera::driver {
 
-/// Whether `mod`'s main holds control flow (If, Let): what the graph executor cannot run and the
-/// VM can.
+/// Whether `mod`'s main holds control flow or the language's values (If, Let, Match, a call of a
+/// global, a constructor, a function value): what the graph executor cannot run and the VM can.
 bool HasControlFlow(const graph::IRModule& mod);
 
 /// Whether a type in `mod`'s main (a param, a value) has a symbolic dim: what only the VM runs.
 bool HasSymbolicShapes(const graph::IRModule& mod);
 
-/// The VM executable of `fused` (FuseOps and InferType run): ExecutorPlan::graph_json holds the
+/// The VM executable of `fused` (FuseOps and InferType run; main and the functions it calls): ExecutorPlan::graph_json holds the
 /// "tessera-vm" JSON; params, kernels and kernel_calls as GraphExecutorCodegen's; num_nodes is the
 /// number of InvokePacked instructions, storage_bytes = unplanned_bytes the bytes of all
 /// AllocTensor instructions. `output_names` and `input_guards` as GraphExecutorCodegen's.

@@ -13,7 +13,9 @@
 //   fnattrs   := '/*' 'attrs' ':' attr {',' attr} '*/'
 //   block     := {stmt ';'} expr
 //   stmt      := LOCAL '=' expr                      a %N binding (no variable: the name stands for expr)
-//              | 'let' LOCAL [':' type] '=' expr     the rest of the block is the let's body
+//              | 'let' LOCAL [':' type] '=' expr     the rest of the block is the let's body; when
+//                                                    expr is a 'fn', LOCAL is defined in it too (a
+//                                                    recursive let), typed by the fn's signature
 //   expr      := primary {'.' INT | '(' args ')' | tycomment}
 //   primary   := LOCAL | GLOBAL | CTOR | scalar | meta | OPNAME ['(' args ')']
 //              | '(' ')' | '(' expr ')' | '(' expr ',' [expr {',' expr} [',']] ')'    tuples

@@ -21,7 +21,8 @@
 // inside that branch, and a node both branches need (but not the enclosing scope) in each. A
 // shared node is printed once per scope, and %N numbers are unique across one print. A scope's
 // result line writes its root out (not bound) unless an enclosing scope binds it. A let whose
-// body is the scope's result (a let chain) is printed as lines of that scope.
+// body is the scope's result (a let chain) is printed as lines of that scope; a let-bound function
+// is written in its let line (`let %f = fn (...) {...};`: its body may call %f).
 //
 // Functions and types. A module prints its type definitions first (`type List[A] {\n  Cons(A,
 // List[A]),\n  Nil,\n}`, in name order), then its functions (`def @name`, in name order). A global
