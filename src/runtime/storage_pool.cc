@@ -10,26 +10,31 @@ NDArray StoragePool::Alloc(const std::vector<int64_t>& shape, DataType dtype) {
   const size_t need =
       nbytes == 0 ? kAllocAlignment : (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   Storage* best = nullptr;
-  for (Storage& s : storages_) {
-    const size_t size = s.array.NBytes();
-    if (size < need || size / 2 > need || s.array.StorageUseCount() != 1) continue;
-    if (!best || size < best->array.NBytes()) best = &s;
+  for (auto it = storages_.lower_bound(need); it != storages_.end() && it->first / 2 <= need; ++it) {
+    if (it->second.array.StorageUseCount() == 1) {
+      best = &it->second;  // the smallest free one: the map is ordered by size
+      break;
+    }
   }
   if (!best) {
-    storages_.push_back({NDArray::Empty({static_cast<int64_t>(need)}, DataType::UInt(8)), 0});
+    auto it = storages_.emplace(need, Storage{NDArray::Empty({static_cast<int64_t>(need)}, DataType::UInt(8)), 0});
     bytes_ += need;
     ++allocations_;
-    best = &storages_.back();
+    best = &it->second;
   }
   best->last_run = run_;
   return best->array.CreateView(shape, dtype, 0);
 }
 
 void StoragePool::EndRun() {
-  auto idle = [&](const Storage& s) { return s.last_run != run_ && s.array.StorageUseCount() == 1; };
-  for (const Storage& s : storages_)
-    if (idle(s)) bytes_ -= s.array.NBytes();
-  storages_.erase(std::remove_if(storages_.begin(), storages_.end(), idle), storages_.end());
+  for (auto it = storages_.begin(); it != storages_.end();) {
+    if (it->second.last_run != run_ && it->second.array.StorageUseCount() == 1) {
+      bytes_ -= it->first;
+      it = storages_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace tessera::runtime

@@ -5,7 +5,11 @@
 // (NDArray::StorageUseCount() == 1): the views handed out, their copies and the views made of
 // them (ReshapeTensor) all keep it in use, so it comes back by itself when the last of them goes.
 // Alloc takes the smallest free storage of at least the tensor's bytes rounded up to 64 (at least
-// 64) and at most twice that; else it allocates a new one of exactly that size.
+// 64) and at most twice that; else it allocates a new one of exactly that size. The storages are
+// kept ordered by size (Alloc skips the smaller ones in O(log n)); among those of the sizes that fit
+// it looks at each in turn until a free one, so a deep recursion (vm.h, functions) that holds
+// thousands of storages of one size alive costs O(n) per Alloc (a known cost: a free list would
+// need the arrays to tell the pool when they are dropped).
 //
 // Release: the VM brackets each run with BeginRun() / EndRun(); EndRun frees every storage that is
 // free and that no Alloc of that run took (an idle run). So with shapes that change from run to
@@ -17,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "tessera/runtime/ndarray.h"
@@ -46,7 +51,7 @@ class StoragePool {
     NDArray array;
     uint64_t last_run = 0;  // the last run whose Alloc took it
   };
-  std::vector<Storage> storages_;
+  std::multimap<size_t, Storage> storages_;  // by size in bytes
   size_t bytes_ = 0;
   int64_t allocations_ = 0;
   uint64_t run_ = 0;

@@ -2,8 +2,8 @@
 // artifact — the executable JSON and the params blob — through a VirtualMachine built over a symbol
 // table in memory (no library): ParseVMExecutable (fields, registers, jumps, the dataflow check),
 // LoadParams, the kernel and param lookups; then one Invoke on zero inputs (every kernel a no-op;
-// every symbolic input dim 1; a program with a LoadShape, whose values may ask for any size, is
-// built but not run).
+// every symbolic input dim 1; a program with a LoadShape, whose values may ask for any size, or with
+// more than one call site, whose recursion may take exponential time, is built but not run).
 // Input: the JSON, a NUL byte, the params blob (no NUL: the JSON alone).
 #include <cstring>
 
@@ -45,20 +45,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   VMExecutable exe;
   if (!tessera::fuzz::AcceptUserErrors([&] { exe = ParseVMExecutable(json, "fuzz"); })) return 0;
   // A backward jump may loop forever, as a valid program may: only forward-jumping programs run.
+  // With functions (version 3), recursion repeats a function's code up to kMaxVMCallDepth times, and
+  // two call sites may take exponential time: such a program runs only when it has at most one call
+  // site (a chain of calls, at most kMaxVMCallDepth deep) and its functions' allocations repeated
+  // that often stay in bounds; otherwise it is built, not run.
   size_t total = 0;
   bool run = true;
-  for (const VMInstruction& in : exe.instructions) {
-    if (in.op == VMOpcode::kLoadShape) run = false;
-    if ((in.op == VMOpcode::kIf && (in.offset < 0 || in.false_offset < 0)) || (in.op == VMOpcode::kGoto && in.offset < 0))
-      return 0;
-    if (in.op == VMOpcode::kAllocTensor) total += TensorBytes(in.shape, in.dtype);
-    // A stacked list holds at most one push per instruction (the program only jumps forward).
-    if (in.op == VMOpcode::kListStack) {
-      const size_t bytes = TensorBytes(in.shape, in.dtype);
-      total += bytes > kMaxBytes / exe.instructions.size() ? kMaxBytes + 1 : bytes * exe.instructions.size();
+  int call_sites = 0;
+  auto repeats_of = [&](int func) { return func == kMainFunction ? size_t{1} : static_cast<size_t>(kMaxVMCallDepth); };
+  // Instructions a run may execute: a bound on the pushes of any list it stacks.
+  size_t runs = 0;
+  for (int func = kMainFunction; func < static_cast<int>(exe.functions.size()); ++func)
+    runs += exe.Code(func).size() * repeats_of(func);
+  auto times = [](size_t bytes, size_t n) { return bytes > kMaxBytes / n ? kMaxBytes + 1 : bytes * n; };
+  for (int func = kMainFunction; func < static_cast<int>(exe.functions.size()); ++func) {
+    for (const VMInstruction& in : exe.Code(func)) {
+      if (in.op == VMOpcode::kLoadShape) run = false;
+      if (in.op == VMOpcode::kInvoke || in.op == VMOpcode::kInvokeClosure) ++call_sites;
+      const bool jumps_back = ((in.op == VMOpcode::kIf || in.op == VMOpcode::kIfTag) && (in.offset < 0 || in.false_offset < 0)) ||
+                              (in.op == VMOpcode::kGoto && in.offset < 0);
+      if (jumps_back) return 0;
+      if (in.op == VMOpcode::kAllocTensor) total += times(TensorBytes(in.shape, in.dtype), repeats_of(func));
+      if (in.op == VMOpcode::kListStack) total += times(times(TensorBytes(in.shape, in.dtype), runs), repeats_of(func));
+      if (total > kMaxBytes) return 0;
     }
-    if (total > kMaxBytes) return 0;
   }
+  if (call_sites > 1) run = false;
   for (const VMTensorInfo& t : exe.inputs) total += TensorBytes(t.shape, t.dtype);
   if (total > kMaxBytes) return 0;
   tessera::fuzz::AcceptUserErrors([&] {
