@@ -399,24 +399,24 @@ class Compiler {
                         {"shape", ShapeJson(p->checked_type(), what)}});
       root.memo[p.get()] = RegValue{NewReg(), {}};
     }
-    std::vector<Expr> result_exprs;
-    if (const auto* tuple = main->body->as<graph::TupleNode>()) result_exprs = tuple->fields;
-    else result_exprs.push_back(main->body);
-    TESSERA_ICHECK(result_exprs.size() == output_names.size(), "main has ", result_exprs.size(), " results but ",
+    // The results: main's body, a tensor or a tuple of tensors (maybe under lets).
+    const graph::Type& ret = main->body->checked_type();
+    std::vector<graph::Type> result_types{ret};
+    if (const auto* tt = ret->as<graph::TupleTypeNode>()) result_types = tt->fields;
+    TESSERA_ICHECK(result_types.size() == output_names.size(), "main has ", result_types.size(), " results but ",
                    output_names.size(), " output names were given");
-    std::vector<int> results;
     json outputs = json::array();
-    for (size_t i = 0; i < result_exprs.size(); ++i) {
-      const graph::Type& t = result_exprs[i]->checked_type();
+    for (size_t i = 0; i < result_types.size(); ++i) {
+      const graph::Type& t = result_types[i];
       if (!t->as<graph::TensorTypeNode>())
         TESSERA_THROW(UnsupportedError, "output '", output_names[i], "' has the type ", t->str(),
                       ": a program's outputs are tensors");
-      const RegValue v = Compile(result_exprs[i], root);
-      results.push_back(v.reg);
       outputs.push_back({{"name", output_names[i]},
                          {"dtype", DTypeOf(t).str()},
                          {"shape", ShapeJson(t, "output '" + output_names[i] + "'")}});
     }
+    const std::vector<int> results = Flat(Compile(main->body, root));
+    TESSERA_ICHECK(results.size() == result_types.size(), "main's results fill ", results.size(), " registers");
     root_block.push_back(Plain({{"op", "Ret"}, {"results", results}}, results, {}));
     std::vector<LoopLiveness> no_loops;
     InsertKills(root_block, {}, no_loops);

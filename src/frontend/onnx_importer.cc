@@ -11,6 +11,7 @@
 #include "onnx/context.h"
 #include "onnx/symbolic_shape.h"
 #include "onnx/tensor_convert.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/support/checked_math.h"
 #include "tessera/support/error.h"
@@ -337,7 +338,9 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
   }
   if (outs.empty()) TESSERA_THROW(UserError, source, ": the graph has no outputs");
   graph::Expr body = outs.size() == 1 ? outs[0] : graph::TupleNode::make(outs);
-  result.module = graph::InferType(graph::IRModule::FromMain(graph::FunctionNode::make(params, body)));
+  graph::IRModule mod = graph::IRModule::FromMain(graph::FunctionNode::make(params, body));
+  graph::AddTypeDefsUsed(&mod);  // the prelude's Option of the optional operators (ops_optional.cc)
+  result.module = graph::InferType(mod);
   result.warnings = std::move(state.warnings);
   return result;
 }

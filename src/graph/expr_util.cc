@@ -1,10 +1,25 @@
 #include "tessera/graph/expr_util.h"
 
+#include <functional>
 #include <unordered_set>
 
 #include "tessera/graph/functor.h"
 
 namespace tessera::graph {
+
+void AddTypeDefsUsed(IRModule* mod) {
+  std::function<void(const ClausePatternNode&)> pattern = [&](const ClausePatternNode& p) {
+    if (p.ctor) mod->AddTypeDef(p.ctor->type_data);
+    for (const auto& f : p.fields) pattern(*f);
+  };
+  for (const auto& [name, fn] : mod->functions()) {
+    PostOrderVisit(fn, [&](const Expr& e) {
+      if (const auto* c = e->as<ConstructorNode>()) mod->AddTypeDef(c->type_data);
+      if (const auto* m = e->as<MatchNode>())
+        for (const MatchClause& clause : m->clauses) pattern(*clause.pattern);
+    });
+  }
+}
 
 std::vector<Type> ConstructorFieldTypes(const ConstructorNode& ctor, const ADTTypeNode& adt) {
   std::vector<std::pair<std::string, Type>> subst;

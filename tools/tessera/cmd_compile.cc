@@ -1,6 +1,9 @@
-// `tessera compile`: ONNX model → native shared library (kernels + executor graph + params).
+// `tessera compile`: ONNX model → native shared library (kernels + executor graph + params); a
+// program in the graph IR's text form (a .ir file, graph/parser.h: functions, ADTs, match, closures)
+// compiles the same way.
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -12,6 +15,7 @@
 #include "tensor_file.h"
 #include "tessera/driver/build.h"
 #include "tessera/frontend/onnx_importer.h"
+#include "tessera/graph/parser.h"
 #include "tessera/support/error.h"
 
 namespace tessera::cli {
@@ -118,32 +122,7 @@ std::string MiB(size_t bytes) {
   return os.str();
 }
 
-int Compile(const CompileOptions& o) {
-  std::error_code ec;
-  if (std::filesystem::equivalent(o.model, o.output, ec)) {
-    TESSERA_THROW(UserError, "-o '", o.output, "' is the input model '", o.model,
-                  "': compiling would overwrite the model with the library; choose another output path (e.g. ",
-                  std::filesystem::path(o.model).stem().string(), ".so)");
-  }
-  frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
-  import_options.keep_symbolic_dims = o.dynamic;
-  frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
-  for (const auto& [dim, value] : imported.bound_dims) {
-    std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value
-              << " (set it with --input-shape NAME=D0,D1,..., or keep it symbolic with --dynamic)\n";
-  }
-  for (const std::string& w : imported.warnings) std::cerr << "warning: " << w << "\n";
-  driver::BuildOptions build_options;
-  build_options.target = o.target;
-  build_options.dump_ir_dir = o.dump_ir;
-  build_options.time_passes = o.time_passes;
-  build_options.opt_level = o.opt_level;
-  build_options.disabled_passes = o.disabled_passes;
-  if (o.verify_ir) build_options.verify_ir = true;
-  build_options.byoc = o.byoc;
-  build_options.tuning_db = o.tuning_db;
-  build_options.input_guards = imported.input_values;
-  driver::BuildSummary s = driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options);
+void PrintSummary(const CompileOptions& o, const driver::BuildSummary& s) {
   std::cout << "compiled " << o.model << " -> " << o.output << "\n"
             << "  kernels: " << s.num_kernels << " distinct, " << s.num_nodes << " calls per run"
             << (s.num_external ? " (" + std::to_string(s.num_external) + " external functions: --byoc)" : std::string())
@@ -154,6 +133,60 @@ int Compile(const CompileOptions& o) {
   if (!o.tuning_db.empty())
     std::cout << "  tuned schedules: " << s.tuned_kernels << " of " << s.num_kernels << " kernels (from " << o.tuning_db
               << ")\n";
+}
+
+driver::BuildOptions BuildOptionsOf(const CompileOptions& o) {
+  driver::BuildOptions build_options;
+  build_options.target = o.target;
+  build_options.dump_ir_dir = o.dump_ir;
+  build_options.time_passes = o.time_passes;
+  build_options.opt_level = o.opt_level;
+  build_options.disabled_passes = o.disabled_passes;
+  if (o.verify_ir) build_options.verify_ir = true;
+  build_options.byoc = o.byoc;
+  build_options.tuning_db = o.tuning_db;
+  return build_options;
+}
+
+// A program in the graph IR's text form: @main's params are the inputs (by their names), its
+// results the outputs "output0", "output1", ... (one per field of a tuple result).
+int CompileTextProgram(const CompileOptions& o) {
+  if (!o.input_shapes.empty() || o.dynamic || !o.input_values.empty())
+    TESSERA_THROW(UserError, o.model, ": --input-shape, --dynamic and --input-value apply to ONNX models; a .ir "
+                  "program declares its input types itself (a symbolic dim such as Tensor[(n, 4), float32] is dynamic)");
+  std::ifstream in(o.model, std::ios::binary);
+  TESSERA_CHECK(in.good(), "cannot read '", o.model, "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  const graph::IRModule mod = graph::ParseModule(text.str(), o.model);
+  TESSERA_CHECK(mod.Contains("main"), o.model, ": the program has no @main (the entry point)");
+  const graph::Type ret = mod.main()->checked_type()->as<graph::FuncTypeNode>()->ret_type;
+  const auto* tuple = ret->as<graph::TupleTypeNode>();
+  std::vector<std::string> outputs;
+  for (size_t i = 0; i < (tuple ? tuple->fields.size() : 1); ++i) outputs.push_back("output" + std::to_string(i));
+  PrintSummary(o, driver::BuildSharedLibrary(mod, outputs, o.output, BuildOptionsOf(o)));
+  return 0;
+}
+
+int Compile(const CompileOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(o.model, o.output, ec)) {
+    TESSERA_THROW(UserError, "-o '", o.output, "' is the input model '", o.model,
+                  "': compiling would overwrite the model with the library; choose another output path (e.g. ",
+                  std::filesystem::path(o.model).stem().string(), ".so)");
+  }
+  if (std::filesystem::path(o.model).extension() == ".ir") return CompileTextProgram(o);
+  frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
+  import_options.keep_symbolic_dims = o.dynamic;
+  frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
+  for (const auto& [dim, value] : imported.bound_dims) {
+    std::cerr << "note: symbolic dimension '" << dim << "' bound to " << value
+              << " (set it with --input-shape NAME=D0,D1,..., or keep it symbolic with --dynamic)\n";
+  }
+  for (const std::string& w : imported.warnings) std::cerr << "warning: " << w << "\n";
+  driver::BuildOptions build_options = BuildOptionsOf(o);
+  build_options.input_guards = imported.input_values;
+  PrintSummary(o, driver::BuildSharedLibrary(imported.module, imported.output_names, o.output, build_options));
   return 0;
 }
 
@@ -162,7 +195,10 @@ int Compile(const CompileOptions& o) {
 Action AddCompileCommand(CLI::App& app) {
   auto opts = std::make_shared<CompileOptions>();
   auto* cmd = app.add_subcommand("compile", "Compile an ONNX model into a native shared library");
-  cmd->add_option("model", opts->model, "the ONNX model (.onnx)")->required();
+  cmd->add_option("model", opts->model,
+                  "the ONNX model (.onnx), or a program in the graph IR's text form (.ir: def @main(...), types, "
+                  "match, closures; outputs named output0, output1, ...)")
+      ->required();
   cmd->add_option("-o,--output", opts->output, "the shared library to write (.so)")->required();
   cmd->add_option("--target", opts->target,
                   "the machine to compile for: native (default: this machine), a tag (avx2 / x86-64-v3, "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessera/graph/expr.h"
+#include "tessera/graph/module.h"
 #include "tessera/graph/type.h"
 
 namespace tessera::graph {
@@ -19,6 +20,10 @@ Expr CallOp(const std::string& name, std::vector<Expr> args, Attrs attrs = {});
 /// those of functions nested in it), in order of first use: what a closure of `fn` captures
 /// (Relay's FreeVars).
 std::vector<Var> FreeVars(const FunctionNode& fn);
+
+/// Adds to `mod` the definition of every ADT its functions construct or match on (what a frontend
+/// that builds constructor calls, e.g. of the prelude's Option, calls once on its module).
+void AddTypeDefsUsed(IRModule* mod);
 
 /// The field types of constructor `ctor` in a value of the ADT type `adt` (its type params
 /// substituted by adt's args): Cons's (T, List[T]) in a List[T].

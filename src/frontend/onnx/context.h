@@ -231,6 +231,7 @@ void RegisterCausalConvConverters(ConverterTable& t);  // ops_causal_conv.cc
 void RegisterLinearAttentionConverters(ConverterTable& t);  // ops_linear_attention.cc
 void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
 void RegisterSequenceConverters(ConverterTable& t);  // ops_sequence.cc
+void RegisterOptionalConverters(ConverterTable& t);  // ops_optional.cc (the prelude's Option ADT)
 void RegisterDataDependentConverters(ConverterTable& t);  // ops_data_dependent.cc (NonZero, Compress, NonMaxSuppression, Unique)
 
 }  // namespace tessera::frontend::onnx_import

@@ -43,6 +43,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterLinearAttentionConverters(*t);
     RegisterRnnConverters(*t);
     RegisterSequenceConverters(*t);
+    RegisterOptionalConverters(*t);
     RegisterDataDependentConverters(*t);
     return t;
   }();

@@ -95,7 +95,7 @@ void ConvertIf(NodeContext& ctx) {
   for (size_t i = 0; i < then_outs->size(); ++i) {
     Value& tv = (*then_outs)[i];
     Value& ev = (*else_outs)[i];
-    if (!graph::StructuralEqual(tv.type, ev.type))
+    if (!graph::Unify(tv.type, ev.type))  // equal, or an Option[_] (None) and an Option[T]
       ctx.Unsupported("output " + std::to_string(i) + " ('" + ctx.node().output(static_cast<int>(i)) +
                       "') has type " + tv.type->str() + " in the then branch and " + ev.type->str() +
                       " in the else branch: branches whose shapes differ need dynamic shapes (Any), which Tessera "
