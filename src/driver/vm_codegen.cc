@@ -708,6 +708,12 @@ class Compiler {
       args.push_back(r.reg);
     }
     if (const graph::CallNode* list = ListCall(fn)) return CompileListOp(*fn, *list, args, scope);
+    if (const graph::CallNode* shape_of = OpCallOverParams(fn, "vm.shape_of")) {
+      const int src = ParamRegister(*fn, args, shape_of->args[0]), out = NewReg();
+      symbolic_allocs_ = true;  // ShapeOf is an instruction of version 2
+      scope.block->push_back(Plain({{"op", "ShapeOf"}, {"dst", out}, {"src", src}}, {src}, {out}));
+      return RegValue{out, {}};
+    }
     const json shape = ShapeJson(call->checked_type(), "a kernel output");
     for (const auto& d : shape) symbolic_allocs_ |= d.is_string();
     const DataType dtype = DTypeOf(call->checked_type());

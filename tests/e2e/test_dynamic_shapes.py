@@ -203,3 +203,29 @@ def test_reduction_over_axes_computed_at_run_time(tmp_path, op, keepdims, noop):
             args += ["--input", f"{name}={tmp_path / f'bad_{name}.npy'}"]
         proc = run_cli("run", so, *args, check=False)  # axis 3 of a rank-3 tensor: names the node
         assert proc.returncode == 1 and f"op {op}" in proc.stderr and "outside" in proc.stderr, proc.stderr
+
+
+def test_the_shape_of_a_symbolic_tensor_used_as_data_is_read_at_run_time(tmp_path):
+    # y = x / n * 2 (n = x's run-time row count, read through Shape -> Gather -> Cast), and the
+    # element count [rows * 3] as an int64 tensor through Shape -> ReduceProd: a shape value of
+    # symbolic dims used as data becomes the VM's ShapeOf (vm.shape_of).
+    i64 = onnx.TensorProto.INT64
+    nodes = [oh.make_node("Shape", ["x"], ["s"]),
+             oh.make_node("Gather", ["s", "zero"], ["n"]),
+             oh.make_node("Cast", ["n"], ["nf"], to=onnx.TensorProto.FLOAT),
+             oh.make_node("Div", ["x", "nf"], ["q"]),
+             oh.make_node("Mul", ["q", "two"], ["y"]),
+             oh.make_node("ReduceProd", ["s"], ["count"], keepdims=0)]
+    inits = [oh.make_tensor("zero", i64, [], [0]), oh.make_tensor("two", onnx.TensorProto.FLOAT, [], [2.0])]
+    graph = oh.make_graph(nodes, "shape_data", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["rows", 3])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["rows", 3]),
+                           oh.make_tensor_value_info("count", i64, [])], initializer=inits)
+    path, so = tmp_path / "shape_data.onnx", tmp_path / "shape_data.so"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    run_cli("compile", path, "-o", so, "--dynamic")
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for rows in (1, 4, 37):
+        x = np.random.default_rng(rows).standard_normal((rows, 3)).astype(np.float32)
+        got, ref = _run(tmp_path, so, {"x": x}, f"r{rows}"), sess.run(None, {"x": x})
+        _check(got["y"], ref[0], f"y at {rows} rows")
+        assert got["count"].dtype == np.int64 and int(got["count"]) == int(ref[1]) == rows * 3

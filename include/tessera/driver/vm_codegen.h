@@ -56,6 +56,8 @@
 // counts flattened fields). A program's inputs and outputs stay tensors (an ADT or closure there is
 // an UnsupportedError).
 //
+// A primitive function that is one vm.shape_of call is a ShapeOf (a tensor's extents at run time).
+//
 // A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
 // shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.
 //

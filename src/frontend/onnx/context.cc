@@ -69,7 +69,47 @@ Value ValueOf(Expr e) {
   return v;
 }
 
-Expr NodeContext::Input(int i) { return ExprOf(InputValue(i)); }
+Expr NodeContext::Input(int i) {
+  Value& v = InputValue(i);
+  return v.dims ? DimsTensor(v) : ExprOf(v);
+}
+
+Expr NodeContext::DimsTensor(const Value& v) {
+  const auto* type = v.type->as<graph::TensorTypeNode>();
+  std::vector<Expr> parts;
+  for (const graph::Dim& d : *v.dims) {
+    if (d.is_static()) {
+      parts.push_back(ScalarConst(static_cast<double>(d.value()), DataType::Int(64)));
+      continue;
+    }
+    // The extent at run time: the ShapeOf of a tensor that has the dim (vm.shape_of).
+    auto [tensor, axis] = TensorWithDim(d);
+    if (!tensor)
+      Unsupported("the shape value's dim '" + d.str() + "' is used as a run-time tensor, and no tensor computed so far "
+                  "has that extent");
+    Expr shape = Call("vm.shape_of", {tensor});
+    parts.push_back(Call("take", {shape, ScalarConst(static_cast<double>(axis), DataType::Int(64))},
+                         graph::Attrs{{"axis", int64_t{0}}}));
+  }
+  std::vector<Expr> items;
+  for (Expr& p : parts) items.push_back(Call("reshape", {p}, graph::Attrs{{"newshape", std::vector<int64_t>{1}}}));
+  Expr out = items.size() == 1 ? items[0] : Call("concatenate", {graph::TupleNode::make(items)}, graph::Attrs{{"axis", int64_t{0}}});
+  if (type->ndim() == 0) out = Call("reshape", {out}, graph::Attrs{{"newshape", std::vector<int64_t>{}}});
+  if (type->dtype != DataType::Int(64)) out = Call("cast", {out}, graph::Attrs{{"dtype", type->dtype.str()}});
+  return out;
+}
+
+std::pair<Expr, int64_t> NodeContext::TensorWithDim(const graph::Dim& d) const {
+  auto [input, axis] = GraphInputWithDim(d);
+  if (input) return {input, axis};
+  for (const auto& [name, value] : state_.values) {
+    const auto* t = value.expr && value.type ? value.type->as<graph::TensorTypeNode>() : nullptr;
+    if (!t) continue;
+    for (size_t k = 0; k < t->shape.size(); ++k)
+      if (t->shape[k] == d) return {value.expr, static_cast<int64_t>(k)};
+  }
+  return {nullptr, -1};
+}
 
 const graph::TensorTypeNode& NodeContext::InputType(int i) {
   Value& v = InputValue(i);

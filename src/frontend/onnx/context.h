@@ -68,8 +68,16 @@ class NodeContext {
   // ---- inputs (an empty input name means "absent", as the ONNX spec allows) ----
   bool HasInput(int i) const;
   int NumInputs() const { return node_.input_size(); }
-  /// The expression of input i (a Constant node for known values).
+  /// The expression of input i (a Constant node for known values; for a shape value of symbolic dims,
+  /// Value::dims, a tensor of the dims' run-time values: DimsTensor).
   graph::Expr Input(int i);
+  /// A shape value of symbolic dims as a run-time tensor of its type: each static dim a constant, each
+  /// symbolic one the extent of a tensor that has it (vm.shape_of, then take; graph inputs first).
+  /// UnsupportedError when no tensor computed so far has one of the dims.
+  graph::Expr DimsTensor(const Value& v);
+  /// A tensor (a graph input first, else any value computed so far) that has dim `d`, and the axis;
+  /// {nullptr, -1} when none has it.
+  std::pair<graph::Expr, int64_t> TensorWithDim(const graph::Dim& d) const;
   const graph::TensorTypeNode& InputType(int i);
   /// The static shape of input i; UserError when some dim is symbolic.
   std::vector<int64_t> InputShape(int i);

@@ -74,6 +74,9 @@
 //     "first": each distinct value's first occurrence) or counts (kind "counts") from the inverse
 //     (int64 [n], unique_inverse) and the number of distinct values (int64 [1]), which binds the
 //     symbol (topi::unique_select). Opaque.
+//   vm.shape_of(x) -> Tensor[(r,), int64]: x's extents at run time (the VM's ShapeOf; no kernel): how
+//     the importer turns a shape value of symbolic dims (ONNX Shape of a tensor whose extents the
+//     run decides) into a tensor when it is used as data.
 //
 // Lists of tensors (the VM's ListNew / ListPush / ListLength / ListStack instructions, runtime/vm.h;
 // no kernels: VMCodegen emits the instructions):
@@ -343,6 +346,11 @@ Type ListPushRel(const std::vector<Type>& args, const Attrs&) {
   return args[0];
 }
 
+Type ShapeOfRel(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& x = TensorArg(args, 0);
+  return TensorTypeNode::make(std::vector<int64_t>{x.ndim()}, DataType::Int(64));
+}
+
 Type ListLengthRel(const std::vector<Type>& args, const Attrs&) {
   ListArg(args, 0);
   return TensorTypeNode::make(Shape{}, DataType::Int(64));
@@ -408,6 +416,7 @@ void RegisterVMOps(OpRegistry& r) {
   r.Register("vm.list_new", 0, kOpaque, ListNewRel,
              "an empty list of tensors (the VM's ListNew). attrs: dtype, shape (-1: symbolic), dim_symbols");
   r.Register("vm.list_push", 2, kOpaque, ListPushRel, "the list with a tensor appended (the VM's ListPush)");
+  r.Register("vm.shape_of", 1, kOpaque, ShapeOfRel, "x's extents at run time: int64 [rank] (the VM's ShapeOf)");
   r.Register("vm.list_length", 1, kOpaque, ListLengthRel, "the list's length: int64 [] (the VM's ListLength)");
   r.Register("vm.list_at", 2, kOpaque, ListAtRel, "the list's element at a run-time position (the VM's ListAt)");
   r.Register("vm.list_stack", 1, kOpaque, ListStackRel,
