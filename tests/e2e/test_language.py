@@ -36,6 +36,10 @@ def test_a_text_program_with_adts_recursion_and_closures_compiles_and_runs(tmp_p
     src, so = tmp_path / "prog.ir", tmp_path / "prog.so"
     src.write_text(PROGRAM)
     run_cli("compile", src, "-o", so)
+    # main and the VM functions it calls (@build, @fold, the closure %axpy), with their kernels (main: 2,
+    # @build: the test, the decrement and the scaling, %axpy: 1).
+    info = run_cli("inspect", so).stdout
+    assert "in main and 3 functions" in info and "kernels: 6 distinct" in info, info
     rng = np.random.default_rng(0)
     for rows, n in [(1, 0), (3, 1), (2, 10), (5, 40)]:  # the symbolic extent n4 takes any value
         x = rng.standard_normal((rows, 4)).astype(np.float32)

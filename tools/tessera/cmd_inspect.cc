@@ -86,16 +86,22 @@ int InspectLibrary(const std::string& path) {
     for (const auto& t : exe.outputs) outputs.push_back({t.name, t.shape, t.dtype, t.dim_names});
     for (const auto& g : exe.guards) guards.emplace_back(g.input, g.param);
     int branches = 0;
-    for (const auto& in : exe.instructions) {
-      if (in.op == runtime::VMOpcode::kInvokePacked) kernel_calls[in.name]++, calls++;
-      if (in.op == runtime::VMOpcode::kIf) branches++;
+    size_t instructions = 0;
+    for (int f = runtime::kMainFunction; f < static_cast<int>(exe.functions.size()); ++f) {  // main, then its functions
+      instructions += exe.Code(f).size();
+      for (const auto& in : exe.Code(f)) {
+        if (in.op == runtime::VMOpcode::kInvokePacked) kernel_calls[in.name]++, calls++;
+        if (in.op == runtime::VMOpcode::kIf || in.op == runtime::VMOpcode::kIfTag) branches++;
+      }
     }
     std::string symbols;  // the run-time extents (vm.h "Shapes")
     for (const std::string& sym : exe.symbols) symbols += (symbols.empty() ? "" : ", ") + sym;
     if (!symbols.empty()) symbols = "; symbolic extents bound at run time: " + symbols;
     memory = "program: VM bytecode (control flow" + std::string(exe.symbols.empty() ? "" : " or dynamic shapes") +
-             "), " + std::to_string(exe.instructions.size()) + " instructions, " +
-             std::to_string(branches) + " If, " + std::to_string(exe.num_registers) + " registers" + symbols +
+             "), " + std::to_string(instructions) + " instructions" +
+             (exe.functions.empty() ? "" : " in main and " + std::to_string(exe.functions.size()) + " functions") +
+             ", " + std::to_string(branches) + " If / IfTag, " + std::to_string(exe.num_registers) + " registers in main" +
+             symbols +
              "; activation memory from the VM's storage pool at run time";
   } else {
     const runtime::GraphPlan plan = runtime::ParseGraphPlan(a.graph_json, path);

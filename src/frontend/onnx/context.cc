@@ -46,6 +46,7 @@ Expr ExprOf(Value& v) {
   if (v.sequence)
     TESSERA_THROW(UserError, "a sequence (of ", v.sequence->size(), " ", v.sequence_dtype.str(),
                   " tensors) is used where a tensor is expected");
+  if (v.dims && v.expr) return v.expr;  // already read at run time (NodeContext::Input)
   if (v.dims) {
     std::string text;
     for (const graph::Dim& d : *v.dims) text += (text.empty() ? "" : ", ") + d.str();
@@ -71,7 +72,9 @@ Value ValueOf(Expr e) {
 
 Expr NodeContext::Input(int i) {
   Value& v = InputValue(i);
-  return v.dims ? DimsTensor(v) : ExprOf(v);
+  if (!v.dims) return ExprOf(v);
+  if (!v.expr) v.expr = DimsTensor(v);  // made once; the dims still feed shape operands
+  return v.expr;
 }
 
 Expr NodeContext::DimsTensor(const Value& v) {

@@ -29,8 +29,9 @@ struct Value {
   /// A shape value with symbolic entries (dynamic shapes): an integer tensor of rank 0 or 1 whose
   /// elements are dims of tensors (Shape of a symbolically shaped tensor, then Gather / Unsqueeze /
   /// Concat / Slice / Squeeze / Cast of it: symbolic_shape.h). Set only when some element is
-  /// symbolic (otherwise the value is a constant); `constant` and `expr` are then unset: it feeds
-  /// shape operands (Reshape's shape, Range's limit) and is no run-time tensor.
+  /// symbolic (otherwise the value is a constant); `constant` is then unset: it feeds shape operands
+  /// (Reshape's shape, Range's limit), and `expr` is set once it is used as data (NodeContext::Input:
+  /// the dims' values read at run time, DimsTensor).
   std::shared_ptr<const std::vector<graph::Dim>> dims;
 };
 
@@ -69,7 +70,8 @@ class NodeContext {
   bool HasInput(int i) const;
   int NumInputs() const { return node_.input_size(); }
   /// The expression of input i (a Constant node for known values; for a shape value of symbolic dims,
-  /// Value::dims, a tensor of the dims' run-time values: DimsTensor).
+  /// Value::dims, a tensor of the dims' run-time values: DimsTensor, made once and kept in the value's
+  /// expr).
   graph::Expr Input(int i);
   /// A shape value of symbolic dims as a run-time tensor of its type: each static dim a constant, each
   /// symbolic one the extent of a tensor that has it (vm.shape_of, then take; graph inputs first).
