@@ -441,8 +441,10 @@ bool RowAligned(const tir::BlockRealizeNode* r, const std::vector<const ir::VarN
 // row loop, every earlier block is compute_at that loop (TensorIR §3.3), so one row is
 // finished while it is in L1 and its intermediates shrink to one row, and the row loop is
 // parallelized. Under it each block is vectorized as in ScheduleMainBlock (reductions along
-// the row are rfactor-ed). Returns `names` when it scheduled them; none (and nothing
-// changed) when the kernel is not of that form.
+// the row are rfactor-ed). The row never takes the last block's innermost spatial loop (a pool's
+// window reduction and its divide share every spatial loop: the lanes stay under the row).
+// Returns `names` when it scheduled them; none (and nothing changed) when the kernel is not of
+// that form.
 std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::string>& names, const ScheduleOptions& opt) {
   if (names.size() < 2) return {};
   bool any_reduction = false;
@@ -460,6 +462,9 @@ std::vector<std::string> ScheduleRows(Schedule& sch, const std::vector<std::stri
     while (k < m && k < b.extents.size() && SameExtent(b.extents[k], rows[k])) ++k;
     m = k;
   }
+  // A reduction over axes of its own (a pool's window, a global pool) has every spatial loop of
+  // its consumer: keep the innermost one out of the row, for the vector lanes under it.
+  if (m > 0 && m == blocks.back().extents.size()) --m;
   if (!any_reduction || m == 0) return {};
   int64_t count = 1;
   bool symbolic = false;
