@@ -49,6 +49,36 @@ TEST(TopiX86Schedule, ElemwiseIsParallelAndVectorized) {
   }
 }
 
+// The extent of every vectorized loop of `f`.
+std::vector<int64_t> VectorExtents(const tir::PrimFunc& f) {
+  struct : tir::StmtExprVisitor {
+    std::vector<int64_t> out;
+    void VisitStmt_(const tir::ForNode* op) override {
+      int64_t e = 0;
+      if (op->for_kind == tir::ForKind::kVectorized && ir::as_const_int(op->extent, &e)) out.push_back(e);
+      StmtExprVisitor::VisitStmt_(op);
+    }
+  } v;
+  v.VisitStmt(f->body);
+  return v.out;
+}
+
+TEST(TopiX86Schedule, ALongLoopTheFullWidthDoesNotDivideGetsFullLanesAndATail) {
+  // exp over rows of 1500 (Whisper's attention scores: 1500 = 93 * 16 + 12, divisible by 4 only)
+  // and of 1000 (divisible by 8): the lanes are the full width, the tail a split's guarded remainder
+  // (LoopPartition splits it off), not a half or a quarter of the width all along.
+  const x86::ScheduleOptions opt;
+  for (int64_t n : {1500, 1000}) {
+    Tensor x = te::placeholder(MakeShape({3, n}), f32, "x");
+    Tensor y = exp(x);
+    tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"), opt);
+    EXPECT_EQ(VectorExtents(f), (std::vector<int64_t>{opt.vector_lanes})) << tir::AsText(f);
+    Data d = testing::Random(3 * n, 5, -3.0, 3.0), want;
+    for (double v : d) want.push_back(std::exp(v));
+    testing::CheckAllModes({x}, y, {d}, want, 1e-5);
+  }
+}
+
 TEST(TopiX86Schedule, ConvPadInlinedAndParallel) {
   Tensor x = te::placeholder(MakeShape({1, 3, 10, 11}), f32, "x");
   Tensor w = te::placeholder(MakeShape({5, 3, 3, 3}), f32, "w");

@@ -165,7 +165,11 @@ LoopRV SplitLanes(Schedule& sch, const std::string& block, std::vector<LoopRV>& 
   std::vector<int64_t> lanes = {0};
   for (int64_t f = 4; f <= 64 && f < ext; f *= 2) lanes.push_back(f);
   if (ext > 1 && ext <= 64) lanes.push_back(ext);
-  const int64_t f = Knob(opt.knobs, block + ".lanes", lanes, LaneFactor(ext, opt));
+  int64_t fallback = LaneFactor(ext, opt);
+  // A long loop the full width does not divide (softmax over 1500 keys): full-width lanes and a
+  // tail, which LoopPartition splits off, rather than a quarter of the width all along.
+  if (fallback < opt.vector_lanes && ext >= 4 * opt.vector_lanes) fallback = opt.vector_lanes;
+  const int64_t f = Knob(opt.knobs, block + ".lanes", lanes, fallback);
   if (f == 0) return LoopRV();
   if (f == ext) {
     spatial.pop_back();

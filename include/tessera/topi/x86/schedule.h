@@ -20,7 +20,9 @@
 //      below `min_parallel_extent` (batch 1 gives no parallelism alone) and the result is
 //      parallelized; when the innermost loop is spatial and indexes the last (contiguous)
 //      dim of the output, it is vectorized, split first when longer than `vector_lanes`
-//      (by vector_lanes, or half / a quarter of it when that divides the extent exactly).
+//      (by vector_lanes, or half / a quarter of it when that divides the extent exactly; a
+//      loop of at least 4 * vector_lanes that vector_lanes does not divide is split by
+//      vector_lanes all the same, its guarded tail split off by LoopPartition).
 //      For a reduction block whose innermost spatial loop indexes the output's last dim, that
 //      loop (or its inner split part) is moved inside the reduction loops, the init is split
 //      off with decompose_reduction, and both the update's and the init's lane loops are
