@@ -10,7 +10,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from conftest import compile_and_run
+from conftest import compile_and_run, compile_graph, ort_run, run_outputs
 
 _TP = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
        np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
@@ -561,3 +561,23 @@ def test_shape_arithmetic_with_ceil_pow_sqrt_folds_at_import(tmp_path):
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     assert y.shape == want.shape == (2, 4, 5)
     np.testing.assert_array_equal(y, want)
+
+
+def test_atrous_convolutions_whose_taps_read_only_padding_match_onnxruntime(tmp_path):
+    # DeepLabV3's ASPP on a 14 x 14 map: at dilation 24 / 36 only the center tap reads the image
+    # (SimplifyInference makes them 1 x 1 convs), at 12 every tap does; W-only dilation 20 too.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 8, 14, 14)).astype(np.float32)
+    nodes, inits, outputs = [], [], []
+    for k, (dil, pad) in enumerate([((24, 24), 24), ((36, 36), 36), ((12, 12), 12), ((1, 20), None)]):
+        w = helper.make_tensor(f"w{k}", TensorProto.FLOAT, [4, 8, 3, 3], rng.standard_normal(288).astype(np.float32))
+        b = helper.make_tensor(f"b{k}", TensorProto.FLOAT, [4], rng.standard_normal(4).astype(np.float32))
+        pads = [pad] * 4 if pad is not None else [1, 20, 1, 20]
+        nodes.append(helper.make_node("Conv", ["x", f"w{k}", f"b{k}"], [f"y{k}"], dilations=list(dil), pads=pads))
+        inits += [w, b]
+        outputs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [1, 4, 14, 14]))
+    path, so = compile_graph(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 14, 14])],
+                             outputs, 13, inits)
+    got, _ = run_outputs(tmp_path, so, {"x": x}, "r")
+    for k, want in enumerate(ort_run(path, {"x": x})):
+        np.testing.assert_allclose(got[f"y{k}"], want, rtol=1e-4, atol=1e-4)

@@ -95,6 +95,31 @@ TEST(SimplifyInference, IdentitiesAreRemoved) {
   EXPECT_EQ(Text(after), Text(Main({x2}, Call("nn.relu", {Call("exp", {x2})}))));
 }
 
+TEST(SimplifyInference, ConvTapsThatReadOnlyPaddingAreDropped) {
+  // DeepLabV3's ASPP on a 14 x 14 map: a 3 x 3 conv of dilation 24, padding 24 reads the image
+  // with its center tap only (the others land 24 rows / columns away) -> a 1 x 1 conv of the
+  // center weights, padding 0; at dilation 12 every tap reads some output's rows: unchanged. Along
+  // W alone (dilation [1, 20], padding [1, 20]): the H taps stay.
+  auto conv = [](const Expr& x, const Expr& w, std::vector<int64_t> dilation, std::vector<int64_t> pad) {
+    return Call("nn.conv2d", {x, w}, Attrs{{"strides", std::vector<int64_t>{1, 1}}, {"dilation", dilation},
+                                          {"padding", pad}});
+  };
+  auto slice = [](const Expr& w, std::vector<int64_t> begin, std::vector<int64_t> end) {
+    return Call("strided_slice", {w}, Attrs{{"begin", begin}, {"end", end}, {"strides", std::vector<int64_t>{1, 1}},
+                                            {"axes", std::vector<int64_t>{2, 3}}});
+  };
+  Var x = VarNode::make("x", F32({1, 4, 14, 14}));
+  Constant w = Weights({2, 4, 3, 3});
+  Expr body = TupleNode::make({conv(x, w, {24, 24}, {24, 24, 24, 24}), conv(x, w, {12, 12}, {12, 12, 12, 12}),
+                               conv(x, w, {1, 20}, {1, 20, 1, 20})});
+  IRModule after = transform::SimplifyInference(Main({x}, body));
+  Var x2 = VarNode::make("x", F32({1, 4, 14, 14}));
+  Expr expected = TupleNode::make({conv(x2, slice(w, {1, 1}, {2, 2}), {24, 24}, {0, 0, 0, 0}),
+                                   conv(x2, w, {12, 12}, {12, 12, 12, 12}),
+                                   conv(x2, slice(w, {0, 1}, {3, 2}), {1, 20}, {1, 0, 1, 0})});
+  EXPECT_EQ(Text(InferType(after)), Text(InferType(Main({x2}, expected))));
+}
+
 // ---- FoldConstant -------------------------------------------------------------------------
 
 /// A test evaluator: element-wise add / multiply / negative of constants (enough to check

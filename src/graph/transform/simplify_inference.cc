@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "pass_util.h"
+#include "tessera/graph/expr_util.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/transform/pass.h"
@@ -27,6 +28,7 @@ class Simplifier : public ExprMutator {
     const auto* c = rewritten->as<CallNode>();
     const std::string op = OpName(rewritten);
     if (op == "nn.batch_norm") return ExpandBatchNorm(call, c->args);
+    if (op == "nn.conv2d") return DropDeadTaps(call, rewritten);
     if (op == "copy") return c->args[0];
     const TensorTypeNode* in = TensorTypeOf(call->args.empty() ? nullptr : call->args[0]);
     const TensorTypeNode* out = TensorTypeOf(call);
@@ -46,6 +48,52 @@ class Simplifier : public ExprMutator {
   }
 
  private:
+  /// nn.conv2d (NCHW / OIHW, static shapes) without the kernel taps that read only padding: along
+  /// H and W, a tap k reads rows k * dilation - pad_begin + y * stride for the outputs y; when that
+  /// range misses the input for every y, the tap's weights multiply zeros only. The leading and
+  /// trailing dead taps are sliced off the weight (strided_slice, which FoldConstant folds) and
+  /// the padding shrinks by their span, so every output reads the same live taps. An atrous
+  /// convolution whose dilation exceeds the map (DeepLabV3's ASPP at rates 24 and 36 on 14 x 14)
+  /// becomes a 1 x 1 one. `original` is the typed call, `rewritten` its rewrite.
+  Expr DropDeadTaps(const Call& original, const Expr& rewritten) {
+    const auto* c = rewritten->as<CallNode>();
+    const auto x = StaticShapeOf(original->args[0]), w = StaticShapeOf(original->args[1]), y = StaticShapeOf(original);
+    const Attrs& a = c->attrs;
+    if (!x || !w || !y || x->size() != 4 || a.GetString("data_layout", "NCHW") != "NCHW" ||
+        a.GetString("kernel_layout", "OIHW") != "OIHW")
+      return rewritten;
+    std::vector<int64_t> pad = a.GetInts("padding", {0, 0, 0, 0});
+    const std::vector<int64_t> strides = a.GetInts("strides", {1, 1}), dilation = a.GetInts("dilation", {1, 1});
+    if (pad.size() != 4 || strides.size() != 2 || dilation.size() != 2) return rewritten;
+    std::vector<int64_t> begin(2), end(2);
+    bool changed = false;
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = (*x)[2 + d], k = (*w)[2 + d], out = (*y)[2 + d];
+      auto live = [&](int64_t tap) {
+        const int64_t first = tap * dilation[d] - pad[d], last = first + (out - 1) * strides[d];
+        return last >= 0 && first < in;
+      };
+      int64_t lo = 0, hi = k - 1;
+      while (lo <= hi && !live(lo)) ++lo;
+      while (hi >= lo && !live(hi)) --hi;
+      if (lo > hi) return rewritten;  // no live tap at all: leave it (the output is the bias)
+      const int64_t pad_begin = pad[d] - lo * dilation[d], pad_end = pad[d + 2] - (k - 1 - hi) * dilation[d];
+      if (pad_begin < 0 || pad_end < 0) return rewritten;
+      begin[d] = lo;
+      end[d] = hi + 1;
+      changed |= lo > 0 || hi < k - 1;
+      pad[d] = pad_begin;
+      pad[d + 2] = pad_end;
+    }
+    if (!changed) return rewritten;
+    Expr weight = CallOp("strided_slice", {c->args[1]},
+                         Attrs{{"begin", begin}, {"end", end}, {"strides", std::vector<int64_t>{1, 1}},
+                               {"axes", std::vector<int64_t>{2, 3}}});
+    Attrs attrs = a;
+    attrs.Set("padding", pad);
+    return CallNode::make(c->op, {c->args[0], weight}, attrs);
+  }
+
   /// `original` is the typed batch_norm call; `args` its rewritten arguments.
   Expr ExpandBatchNorm(const Call& original, const std::vector<Expr>& args) {
     const TensorTypeNode* x = TensorTypeOf(original->args[0]);
@@ -97,7 +145,8 @@ IRModule SimplifyInference(const IRModule& input) {
 }
 
 Pass SimplifyInferencePass() {
-  return Pass({"SimplifyInference", "nn.batch_norm -> multiply/add with constant scale/shift; identities removed", 0},
+  return Pass({"SimplifyInference",
+               "nn.batch_norm -> multiply/add with constant scale/shift; identities and dead conv taps removed", 0},
               [](const IRModule& m, const PassContext&) { return SimplifyInference(m); });
 }
 

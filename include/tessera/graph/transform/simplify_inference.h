@@ -10,6 +10,11 @@
 //        for FoldConstant.
 //   identities removed (Dropout already is, by the ONNX importer): copy(x), cast(x) to x's own
 //   dtype, reshape(x) to x's own shape, transpose(x) with the identity permutation -> x.
+//   nn.conv2d (NCHW / OIHW, static shapes) whose leading or trailing kernel taps read only padding
+//     for every output (along H or W): those taps are sliced off the weight (strided_slice on axes
+//     2 / 3, folded by FoldConstant) and the padding shrinks by their span, e.g. a 3 x 3 atrous
+//     conv of dilation 24, padding 24 on a 14 x 14 map -> the 1 x 1 conv of its center taps,
+//     padding 0 (DeepLabV3's ASPP). Same outputs (the dropped taps multiplied zeros).
 //
 // Runs InferType first; the result has untyped new nodes (run InferType again).
 #pragma once
