@@ -82,7 +82,8 @@ TRANSFORMERS = {
     "hf_whisper_encoder": ("WhisperConfig", "WhisperModel", "mel",
                            dict(vocab_size=1000, d_model=128, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                                 decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256, num_mel_bins=80,
-                                max_source_positions=1500)),
+                                max_source_positions=1500, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                                decoder_start_token_id=1)),
     "hf_clip_vision": ("CLIPVisionConfig", "CLIPVisionModel", "image", dict(VISION, patch_size=32)),
     "hf_clip_text": ("CLIPTextConfig", "CLIPTextModel", "text_ids", dict(vocab_size=1000, hidden_size=128,
                                                                        num_hidden_layers=2, num_attention_heads=4,
@@ -189,6 +190,8 @@ def build(name):
                 out = self.inner.get_encoder()(input_ids=args[0], attention_mask=args[1])
             elif kind == "mel":
                 out = self.inner.get_encoder()(args[0])
+            elif kind == "causal":  # by name: a decoder's second parameter is past_key_values
+                out = self.inner(input_ids=args[0], attention_mask=args[1])
             else:
                 out = self.inner(*args)
             if kind == "image_logits":
