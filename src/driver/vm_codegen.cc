@@ -493,7 +493,7 @@ class Compiler {
   /// The VM function index of global function `name` (compiled after main).
   int GlobalIndex(const std::string& name) {
     if (name == "main") TESSERA_THROW(UnsupportedError, "VM codegen: @main is called; call another function instead");
-    auto [it, added] = function_index_.try_emplace("@" + name, static_cast<int>(jobs_.size()));
+    auto [it, added] = global_index_.try_emplace(name, static_cast<int>(jobs_.size()));
     if (added) {
       const graph::Function& fn = mod_.Lookup(name);
       if (fn->attrs.GetInt("Primitive", 0) == 1 || graph::IsExternalFunction(*fn))
@@ -516,8 +516,7 @@ class Compiler {
         TESSERA_THROW(UnsupportedError, "VM codegen: a function value uses the loop function %", v->name_hint);
       Flat(Compile(v, scope), regs);
     }
-    const std::string key = "fn" + std::to_string(reinterpret_cast<uintptr_t>(fn));
-    auto [it, added] = function_index_.try_emplace(key, static_cast<int>(jobs_.size()));
+    auto [it, added] = lifted_index_.try_emplace(fn, static_cast<int>(jobs_.size()));
     if (added) {
       const std::string hint = self ? self->name_hint : "lambda";
       jobs_.push_back({hint + "_" + std::to_string(jobs_.size()), fn, captured, self});
@@ -561,64 +560,57 @@ class Compiler {
     return RegValue{out, {}};
   }
 
-  /// A pattern still to test: the pattern, the value's registers and its type.
-  struct PendingTest {
-    const graph::ClausePatternNode* pattern;
-    RegValue value;
-    graph::Type type;
-  };
+  using Continuation = std::function<void(Scope&)>;
 
-  /// Emits into `scope` the tests of `todo[i...]` (each an IfTag whose then block holds the tests
-  /// after it, a failed one falling through to what follows); when all pass, binds the patterns'
-  /// variables and calls `success` in the innermost block.
-  void EmitPatternTests(std::vector<PendingTest> todo, size_t i, Scope& scope, const std::function<void(Scope&)>& success) {
-    if (i == todo.size()) return success(scope);
-    const PendingTest test = todo[i];
-    switch (test.pattern->kind) {
-      case graph::ClausePatternKind::kWildcard: return EmitPatternTests(std::move(todo), i + 1, scope, success);
+  /// Emits into `scope` the tests of `pattern` against `value` (of `type`): a constructor pattern is
+  /// an IfTag whose then block reads the fields its sub-patterns use (GetField) and tests them; a
+  /// failed test falls through to what follows. When every test passes, the pattern's variables are
+  /// bound and `then` runs in the innermost block.
+  void EmitPatternTest(const graph::ClausePatternNode& pattern, const RegValue& value, const graph::Type& type,
+                       Scope& scope, const Continuation& then) {
+    switch (pattern.kind) {
+      case graph::ClausePatternKind::kWildcard: return then(scope);
       case graph::ClausePatternKind::kVar:
-        scope.memo[test.pattern->var.get()] = test.value;
-        return EmitPatternTests(std::move(todo), i + 1, scope, success);
+        scope.memo[pattern.var.get()] = value;
+        return then(scope);
       case graph::ClausePatternKind::kTuple: {
-        const auto* tt = test.type->as<graph::TupleTypeNode>();
-        TESSERA_ICHECK(tt && tt->fields.size() == test.pattern->fields.size(), "a tuple pattern of another arity");
-        std::vector<PendingTest> fields;
-        for (size_t f = 0; f < tt->fields.size(); ++f)
-          fields.push_back({test.pattern->fields[f].get(), test.value.fields[f], tt->fields[f]});
-        todo.erase(todo.begin() + static_cast<std::ptrdiff_t>(i));
-        todo.insert(todo.begin() + static_cast<std::ptrdiff_t>(i), fields.begin(), fields.end());
-        return EmitPatternTests(std::move(todo), i, scope, success);
+        const auto* tt = type->as<graph::TupleTypeNode>();
+        TESSERA_ICHECK(tt && tt->fields.size() == pattern.fields.size(), "a tuple pattern of another arity");
+        return EmitFieldTests(pattern.fields, value.fields, tt->fields, 0, scope, then);
       }
       case graph::ClausePatternKind::kConstructor: {
-        const graph::ConstructorNode& ctor = *test.pattern->ctor;
-        const auto* adt = test.type->as<graph::ADTTypeNode>();
-        TESSERA_ICHECK(adt != nullptr && test.value.reg >= 0, "a constructor pattern on a value of type ", test.type->str());
+        const auto* adt = type->as<graph::ADTTypeNode>();
+        TESSERA_ICHECK(adt != nullptr && value.reg >= 0, "a constructor pattern on a value of type ", type->str());
         Item item = ItemOf(Item::kIf);
-        item.cond = test.value.reg;
-        item.tag = ctor.tag;
-        Scope inner{&scope, &item.then_block, {}, {}};
-        std::vector<PendingTest> fields;
-        int index = 0;
-        const std::vector<graph::Type> field_types = graph::ConstructorFieldTypes(ctor, *adt);
-        for (size_t f = 0; f < field_types.size(); ++f) {
-          const RegValue value = JoinRegisters(field_types[f]);
-          const bool used = test.pattern->fields[f]->kind != graph::ClausePatternKind::kWildcard;
-          for (int reg : Flat(value)) {
-            if (used)
-              item.then_block.push_back(Plain({{"op", "GetField"}, {"dst", reg}, {"src", test.value.reg}, {"index", index}},
-                                              {test.value.reg}, {reg}));
+        item.cond = value.reg;
+        item.tag = pattern.ctor->tag;
+        const std::vector<graph::Type> types = graph::ConstructorFieldTypes(*pattern.ctor, *adt);
+        std::vector<RegValue> fields;
+        int index = 0;  // GetField counts flattened fields
+        for (size_t f = 0; f < types.size(); ++f) {
+          fields.push_back(JoinRegisters(types[f]));
+          for (int reg : Flat(fields.back())) {
+            if (pattern.fields[f]->kind != graph::ClausePatternKind::kWildcard)
+              item.then_block.push_back(Plain({{"op", "GetField"}, {"dst", reg}, {"src", value.reg}, {"index", index}},
+                                              {value.reg}, {reg}));
             ++index;
           }
-          if (used) fields.push_back({test.pattern->fields[f].get(), value, field_types[f]});
         }
-        todo.erase(todo.begin() + static_cast<std::ptrdiff_t>(i));
-        todo.insert(todo.begin() + static_cast<std::ptrdiff_t>(i), fields.begin(), fields.end());
-        EmitPatternTests(std::move(todo), i, inner, success);
+        Scope inner{&scope, &item.then_block, {}, {}};
+        EmitFieldTests(pattern.fields, fields, types, 0, inner, then);
         uses_v3_ = true;
         scope.block->push_back(std::move(item));
         return;
       }
     }
+  }
+
+  /// The tests of patterns[i...] against values[i...], each nested in the one before.
+  void EmitFieldTests(const std::vector<graph::ClausePattern>& patterns, const std::vector<RegValue>& values,
+                      const std::vector<graph::Type>& types, size_t i, Scope& scope, const Continuation& then) {
+    if (i == patterns.size()) return then(scope);
+    EmitPatternTest(*patterns[i], values[i], types[i], scope,
+                    [&](Scope& s) { EmitFieldTests(patterns, values, types, i + 1, s, then); });
   }
 
   /// A match: a block that runs the clauses' tests in order; the first whose tests pass moves its
@@ -629,7 +621,7 @@ class Compiler {
     Item block = ItemOf(Item::kLoop);
     Scope body{&scope, &block.body, {}, {}};
     for (const graph::MatchClause& clause : match->clauses) {
-      EmitPatternTests({{clause.pattern.get(), data, match->data->checked_type()}}, 0, body, [&](Scope& s) {
+      EmitPatternTest(*clause.pattern, data, match->data->checked_type(), body, [&](Scope& s) {
         Scope rhs{&s, s.block, NeededOutsideBranches(clause.rhs), {}};
         EmitMoves(Compile(clause.rhs, rhs), join, *s.block);
         s.block->push_back(ItemOf(Item::kBreak));
@@ -929,7 +921,8 @@ class Compiler {
   const graph::IRModule& mod_;
   std::unordered_map<const graph::VarNode*, const graph::FunctionNode*> loop_functions_;  // let-bound loops
   std::vector<FunctionJob> jobs_;                 // the VM functions, by index
-  std::map<std::string, int> function_index_;     // "@name" of a global, "fn<address>" of a function value
+  std::map<std::string, int> global_index_;                          // a global's name -> its job
+  std::unordered_map<const graph::FunctionNode*, int> lifted_index_;  // a function value -> its job
   bool uses_v3_ = false;                          // an instruction of version 3 (closures, ADTs, calls)
   std::vector<ActiveLoop> loops_;  // the loops whose bodies are being compiled, innermost last
   bool symbolic_allocs_ = false;  // some AllocTensor / ReshapeTensor shape names a symbol

@@ -104,16 +104,8 @@ Expr NodeContext::DimsTensor(const Value& v) {
 
 std::pair<Expr, int64_t> NodeContext::TensorWithDim(const graph::Dim& d) const {
   auto [input, axis] = GraphInputWithDim(d);
-  if (input) return {input, axis};
-  for (const auto& [name, value] : state_.values) {
-    const auto* t = value.expr && value.type ? value.type->as<graph::TensorTypeNode>() : nullptr;
-    if (!t) continue;
-    for (size_t k = 0; k < t->shape.size(); ++k)
-      if (t->shape[k] == d) return {value.expr, static_cast<int64_t>(k)};
-  }
-  return {nullptr, -1};
+  return input ? std::pair{input, axis} : FindTensorWithDim(d, /*graph_inputs_only=*/false);
 }
-
 const graph::TensorTypeNode& NodeContext::InputType(int i) {
   Value& v = InputValue(i);
   auto* t = v.type->as<graph::TensorTypeNode>();
@@ -211,16 +203,20 @@ bool NodeContext::InputIsRunTime(int i) {
 }
 
 std::pair<graph::Expr, int64_t> NodeContext::GraphInputWithDim(const graph::Dim& d) const {
+  return FindTensorWithDim(d, /*graph_inputs_only=*/true);
+}
+
+std::pair<graph::Expr, int64_t> NodeContext::FindTensorWithDim(const graph::Dim& d, bool graph_inputs_only) const {
   for (const auto& [name, value] : state_.values) {
-    const auto* var = value.expr ? value.expr->as<graph::VarNode>() : nullptr;
-    const auto* t = var && value.type ? value.type->as<graph::TensorTypeNode>() : nullptr;
+    const bool input = value.expr && value.expr->as<graph::VarNode>();
+    const auto* t = value.expr && value.type && (input || !graph_inputs_only) ? value.type->as<graph::TensorTypeNode>()
+                                                                               : nullptr;
     if (!t) continue;
     for (size_t axis = 0; axis < t->shape.size(); ++axis)
       if (t->shape[axis] == d) return {value.expr, static_cast<int64_t>(axis)};
   }
   return {nullptr, -1};
 }
-
 void NodeContext::SetOutputDims(int i, std::vector<graph::Dim> dims, int rank, DataType dtype) {
   if (i >= node_.output_size() || node_.output(i).empty()) return;
   std::vector<int64_t> shape = rank == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(dims.size())};

@@ -187,6 +187,9 @@ class NodeContext {
 
  private:
   Value& InputValue(int i);
+  /// The first value (a graph input only, with `graph_inputs_only`) that is a tensor with dim `d`, and
+  /// the axis; {nullptr, -1} when none is.
+  std::pair<graph::Expr, int64_t> FindTensorWithDim(const graph::Dim& d, bool graph_inputs_only) const;
   ImportState& state_;
   const onnx::NodeProto& node_;
   int index_;

@@ -12,7 +12,9 @@
 //   2. a kernel of several blocks over the same rows, at least one a reduction, where each
 //      block reads the earlier ones' results in its own row only (softmax: max, exp, sum,
 //      normalize; layer norm: mean, variance, normalize) is scheduled row by row: the last
-//      block's leading spatial loops are fused into one parallel row loop and every earlier
+//      block's leading spatial loops (never its innermost one, whose lanes stay under the row: a
+//      pool's window sum and divide share every spatial loop) are fused into one parallel row
+//      loop and every earlier
 //      block is compute_at it, so a row's intermediates stay in L1. The blocks under it are
 //      vectorized as below;
 //   3. for every remaining block (outputs and reductions), the spatial loops outside its
