@@ -56,6 +56,7 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
       FoldConstantPass(evaluate),
       EliminateCommonSubexprPass(),
       DeadCodeEliminationPass(),
+      UnflattenReductionsPass(),
   };
   if (!options.byoc.empty()) {
     // BYOC: after folding (backends see folded weights and biases), before the layout rewrites

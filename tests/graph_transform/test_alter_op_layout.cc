@@ -215,6 +215,32 @@ TEST(AlterOpLayout, PoolingAndSqueezeExciteStayBlocked) {
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
+// Group norm with one group over the 4-D tensor (UnflattenReductions' form): the statistics are
+// reductions of the blocked tensor over all its axes but the batch, reshaped (no copy) to
+// [N, 1, 1, 1] and to [N, 1, 1, 1, 1] where they meet the blocked tensor again; erf stays blocked.
+TEST(AlterOpLayout, PerSampleStatisticsAndErfStayBlocked) {
+  Var x = VarNode::make("x", F32({2, 16, 5, 5}));
+  Attrs mean{{"axis", std::vector<int64_t>{1, 2, 3}}, {"keepdims", int64_t{1}}};
+  Expr c = Call("nn.conv2d", {x, ConstantNode::make(Random({16, 16, 1, 1}, 8))}, ConvAttrs(0));
+  Expr d = Call("subtract", {c, Call("mean", {c}, mean)});
+  Expr y = Call("nn.conv2d", {Call("erf", {Call("divide", {d, Call("sqrt", {Call("mean", {Call("multiply", {d, d})}, mean)})})}),
+                              ConstantNode::make(Random({16, 16, 1, 1}, 9))},
+                ConvAttrs(0));
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
+
+  Var x2 = VarNode::make("x", F32({2, 16, 5, 5}));
+  Attrs blocked_mean{{"axis", std::vector<int64_t>{1, 2, 3, 4}}, {"keepdims", int64_t{1}}};
+  auto stat = [&](const Expr& v) { return Reshape(Reshape(Call("mean", {v}, blocked_mean), {2, 1, 1, 1}), {2, 1, 1, 1, 1}); };
+  Expr c2 = Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW16c", 16), Zeros({1, 1, 1, 1, 16, 16})},
+                 Blocked(ConvAttrs(0), 16, 16));
+  Expr d2 = Call("subtract", {c2, stat(c2)});
+  Expr s2 = Call("sqrt", {Reshape(Call("mean", {Call("multiply", {d2, d2})}, blocked_mean), {2, 1, 1, 1})});
+  Expr e2 = Call("erf", {Call("divide", {d2, Reshape(s2, {2, 1, 1, 1, 1})})});
+  Expr y2 = Call("nn.contrib_conv2d_NCHWc", {e2, Zeros({1, 1, 1, 1, 16, 16})}, Blocked(ConvAttrs(0), 16, 16));
+  IRModule expected = InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(y2, "NCHW16c", "NCHW", 16))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
 // Numerics: the model built with and without AlterOpLayout gives the same outputs.
 std::vector<float> RunModel(const IRModule& mod, const runtime::NDArray& in, bool alter) {
   driver::BuildOptions options;
@@ -275,6 +301,29 @@ TEST(AlterOpLayout, PoolingNumericsUnchangedEndToEnd) {
     Expr y = Call("nn.conv2d", {a, ConstantNode::make(Random({8, C, 1, 1}, 4))}, ConvAttrs(0));
     IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
     runtime::NDArray in = Random({1, 3, 13, 11}, 9);
+    std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "C=" << C << " " << i;
+  }
+}
+
+// GroupNorm(1, C) as exported before opset 18 (reshape to [N, 1, C*H*W], statistics over axis 2,
+// reshape back) between convolutions, with C a multiple of the block and with padded channels
+// (C = 10: the statistics stay in NCHW), at batch 2: the NCHW numerics.
+TEST(AlterOpLayout, FlattenedGroupNormNumericsUnchangedEndToEnd) {
+  for (int64_t C : {32, 10}) {
+    Var x = VarNode::make("x", F32({2, 3, 9, 7}));
+    Expr c = Call("nn.conv2d", {x, ConstantNode::make(Random({C, 3, 3, 3}, 1))}, ConvAttrs(1));
+    Attrs mean{{"axis", std::vector<int64_t>{2}}, {"keepdims", int64_t{1}}};
+    Expr r = Reshape(c, {2, 1, C * 63});
+    Expr d = Call("subtract", {r, Call("mean", {r}, mean)});
+    Expr var = Call("add", {Call("mean", {Call("multiply", {d, d})}, mean), ConstantNode::make(Random({2, 1, 1}, 5))});
+    Expr norm = Reshape(Call("divide", {d, Call("sqrt", {Call("abs", {var})})}), {2, C, 9, 7});
+    Expr g = Call("erf", {Call("multiply", {norm, ConstantNode::make(Random({C, 1, 1}, 6))})});
+    Expr y = Call("nn.conv2d", {g, ConstantNode::make(Random({8, C, 1, 1}, 4))}, ConvAttrs(0));
+    IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
+    runtime::NDArray in = Random({2, 3, 9, 7}, 9);
     std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)

@@ -1,5 +1,5 @@
-// SimplifyInference, FoldConstant, FoldScaleAxis, EliminateCommonSubexpr, DeadCodeElimination
-// and the verifier: IR before -> IR expected after, compared as printed text of hand-built
+// SimplifyInference, FoldConstant, FoldScaleAxis, EliminateCommonSubexpr, DeadCodeElimination,
+// UnflattenReductions and the verifier: IR before -> IR expected after, compared as printed text of hand-built
 // modules (constants print as meta[Constant][i] with their type, so values are checked apart).
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "tessera/graph/transform/fold_constant.h"
 #include "tessera/graph/transform/fold_scale_axis.h"
 #include "tessera/graph/transform/simplify_inference.h"
+#include "tessera/graph/transform/unflatten_reductions.h"
 #include "tessera/graph/verify.h"
 #include "tessera/support/error.h"
 
@@ -118,6 +119,55 @@ TEST(SimplifyInference, ConvTapsThatReadOnlyPaddingAreDropped) {
                                    conv(x2, w, {12, 12}, {12, 12, 12, 12}),
                                    conv(x2, slice(w, {0, 1}, {3, 2}), {1, 20}, {1, 0, 1, 0})});
   EXPECT_EQ(Text(InferType(after)), Text(InferType(Main({x2}, expected))));
+}
+
+// ---- UnflattenReductions -------------------------------------------------------------------
+
+Attrs ReshapeTo(std::vector<int64_t> s) { return Attrs{{"newshape", s}}; }
+Attrs MeanOver(std::vector<int64_t> axes) { return Attrs{{"axis", axes}, {"keepdims", int64_t{1}}}; }
+
+// GroupNorm(1, C) as PyTorch exports it before opset 18 (InstanceNormalization of the
+// [N, 1, C*H*W] view), `stat_bias` added to the variance from outside ([N, 1, 1]).
+Expr FlattenedGroupNorm(const Expr& x, int64_t n, int64_t m, const Expr& stat_bias, const Expr& gamma) {
+  Expr r = Call("reshape", {x}, ReshapeTo({n, 1, m}));
+  Expr d = Call("subtract", {r, Call("mean", {r}, MeanOver({2}))});
+  Expr var = Call("add", {Call("mean", {Call("multiply", {d, d})}, MeanOver({-1})), stat_bias});
+  Expr inv = Call("divide", {Values({}, {1.f}), Call("sqrt", {var})});
+  return Call("multiply", {Call("multiply", {d, inv}), gamma});
+}
+
+TEST(UnflattenReductions, OneGroupNormRunsOverTheTensorsOwnAxes) {
+  Var x = VarNode::make("x", F32({2, 8, 4, 4}));
+  Constant bias = Values({2, 1, 1}, {1e-5f, 2e-5f}), gamma = Values({1, 1}, {1.5f});
+  Expr y = Call("reshape", {FlattenedGroupNorm(x, 2, 128, bias, gamma)}, ReshapeTo({2, 8, 4, 4}));
+  IRModule after = transform::UnflattenReductions(Main({x}, Call("nn.relu", {y})));
+
+  Var x2 = VarNode::make("x", F32({2, 8, 4, 4}));
+  Expr d = Call("subtract", {x2, Call("mean", {x2}, MeanOver({1, 2, 3}))});
+  Expr var = Call("add", {Call("mean", {Call("multiply", {d, d})}, MeanOver({1, 2, 3})),
+                          Call("reshape", {bias}, ReshapeTo({2, 1, 1, 1}))});
+  Expr inv = Call("divide", {Values({}, {1.f}), Call("sqrt", {var})});
+  Expr y2 = Call("multiply", {Call("multiply", {d, inv}), gamma});
+  EXPECT_EQ(Text(after), Text(Main({x2}, Call("nn.relu", {y2}))));
+}
+
+TEST(UnflattenReductions, AFlattenedValueUsedElsewhereOrSeveralGroupsAreLeftAlone) {
+  Var x = VarNode::make("x", F32({1, 8, 4, 4}));
+  Constant bias = Values({}, {1e-5f}), gamma = Values({1, 1}, {1.5f});
+  // The normalized flattened value is also a result of the function: it escapes.
+  Expr norm = FlattenedGroupNorm(x, 1, 128, bias, gamma);
+  IRModule escapes = Main({x}, TupleNode::make({Call("reshape", {norm}, ReshapeTo({1, 8, 4, 4})), norm}));
+  EXPECT_EQ(Text(transform::UnflattenReductions(escapes)), Text(escapes));
+  // Two groups ([1, 2, 64]): per-group statistics, not a per-sample one.
+  Expr r = Call("reshape", {x}, ReshapeTo({1, 2, 64}));
+  Expr d = Call("subtract", {r, Call("mean", {r}, MeanOver({2}))});
+  IRModule groups = Main({x}, Call("reshape", {d}, ReshapeTo({1, 8, 4, 4})));
+  EXPECT_EQ(Text(transform::UnflattenReductions(groups)), Text(groups));
+  // A reduction over another axis of the view.
+  Expr r1 = Call("reshape", {x}, ReshapeTo({1, 1, 128}));
+  Expr d1 = Call("subtract", {r1, Call("mean", {r1}, MeanOver({1}))});
+  IRModule other_axis = Main({x}, Call("reshape", {d1}, ReshapeTo({1, 8, 4, 4})));
+  EXPECT_EQ(Text(transform::UnflattenReductions(other_axis)), Text(other_axis));
 }
 
 // ---- FoldConstant -------------------------------------------------------------------------

@@ -163,14 +163,15 @@ TEST(TopiX86Schedule, SoftmaxRowsShareOneParallelLoop) {
 }
 
 TEST(TopiX86Schedule, RowReductionsAreRfactored) {
-  // A sum along the contiguous axis: 16 partial sums per row (rfactor), vectorized; a length
-  // that 16, 8 and 4 do not divide keeps the lanes across rows. Both equal the plain sum.
-  for (int64_t n : {64, 37}) {
+  // A sum along the contiguous axis: 16 partial sums per row (rfactor), vectorized; a short length
+  // that 16, 8 and 4 do not divide keeps the lanes across rows; a long one (799, Wav2Vec2's
+  // attention rows) is rfactored with full lanes and a guarded tail. All equal the plain sum.
+  for (int64_t n : {64, 37, 799}) {
     Tensor x = te::placeholder(MakeShape({20, n}), f32, "x");
     Tensor y = sum(x, {1});
     tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
     Summary s = Summarize(f);
-    EXPECT_EQ(s.blocks.count("T_sum_rf"), n == 64 ? 1u : 0u) << tir::AsText(f);
+    EXPECT_EQ(s.blocks.count("T_sum_rf"), n == 37 ? 0u : 1u) << tir::AsText(f);
     EXPECT_EQ(s.vectorized, 2) << tir::AsText(f);  // the init's lanes and the update's
     EXPECT_EQ(s.parallel, 1);
     Data d = testing::Random(20 * n, 3), want;
@@ -178,6 +179,29 @@ TEST(TopiX86Schedule, RowReductionsAreRfactored) {
       double acc = 0;
       for (int64_t i = 0; i < n; ++i) acc += d[r * n + i];
       want.push_back(acc);
+    }
+    testing::CheckAllModes({x}, y, {d}, want, 1e-5);
+  }
+}
+
+TEST(TopiX86Schedule, SoftmaxOverRowsTheLanesDoNotDivideIsRfactoredWithATail) {
+  // Softmax over 799 keys (799 = 49 * 16 + 15): the max and the sum each keep 16 partial results
+  // per row (the tail's lanes never visited keep the init's -inf / 0), as over 48 keys.
+  const int64_t rows = 6, n = 799;
+  Tensor x = te::placeholder(MakeShape({rows, n}), f32, "x");
+  Tensor y = softmax(x, -1);
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
+  Summary s = Summarize(f);
+  EXPECT_EQ(s.blocks.count("T_softmax_maxelem_rf"), 1u) << tir::AsText(f);
+  EXPECT_EQ(s.blocks.count("T_softmax_expsum_rf"), 1u) << tir::AsText(f);
+  EXPECT_EQ(s.vectorized, 6) << tir::AsText(f);
+  for (double lo : {-4.0, -1e4}) {  // all-negative rows: a lane left at -inf must not win the max
+    Data d = testing::Random(rows * n, 11, lo, lo + 8.0), want(rows * n);
+    for (int64_t r = 0; r < rows; ++r) {
+      double m = -INFINITY, sum = 0;
+      for (int64_t i = 0; i < n; ++i) m = std::max(m, d[r * n + i]);
+      for (int64_t i = 0; i < n; ++i) sum += std::exp(d[r * n + i] - m);
+      for (int64_t i = 0; i < n; ++i) want[r * n + i] = std::exp(d[r * n + i] - m) / sum;
     }
     testing::CheckAllModes({x}, y, {d}, want, 1e-5);
   }

@@ -1,6 +1,7 @@
 // AlterOpLayout: see include/tessera/graph/transform/alter_op_layout.h for the rules.
 #include "tessera/graph/transform/alter_op_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -39,10 +40,19 @@ Constant MakeF32Constant(const std::vector<int64_t>& shape, const std::vector<fl
   return ConstantNode::make(a);
 }
 
+// Unary elementwise ops that are finite on the zeros of padded channels (a conv reading an inf
+// or NaN there would multiply it by its zero weights and poison its outputs).
 const std::set<std::string>& UnaryOps() {
-  static const std::set<std::string> ops = {"nn.relu", "clip",     "sigmoid",  "tanh", "hard_sigmoid",
-                                            "hard_swish", "exp",   "negative", "abs",  "copy"};
+  static const std::set<std::string> ops = {"nn.relu", "clip", "sigmoid",  "tanh", "hard_sigmoid", "hard_swish", "exp",
+                                            "negative", "abs", "copy", "erf", "sqrt", "nn.gelu", "nn.silu", "nn.leaky_relu",
+                                            "nn.elu", "nn.softplus", "floor", "ceil", "round", "sin", "cos"};
   return ops;
+}
+
+// Any other one-input elementwise op (TVM's kElemWise), kept blocked when there is no padding.
+bool IsUnaryElementwise(const std::string& op, size_t num_args) {
+  const OpInfo* info = OpRegistry::Global().Find(op);
+  return num_args == 1 && info && info->pattern == kElemWise;
 }
 const std::set<std::string>& BinaryOps() {
   static const std::set<std::string> ops = {"add", "subtract", "multiply", "maximum", "minimum", "divide"};
@@ -148,9 +158,11 @@ class Rewriter {
     const std::string& op = call->op->as<OpNode>()->name;
     if (op == "nn.conv2d") {
       if (auto v = Conv(*call, e)) return *v;
-    } else if (UnaryOps().count(op)) {
+    } else if (UnaryOps().count(op) || IsUnaryElementwise(op, call->args.size())) {
       const Value& x = Visit(call->args[0]);
-      if (x.block) return Produced(MakeCall(op, {x.blocked.at(x.block)}, call->attrs), x.block, x.channels);
+      const bool finite_on_padding = UnaryOps().count(op) || x.channels % std::max<int64_t>(x.block, 1) == 0;
+      if (x.block && finite_on_padding && !F32Shape(e).empty())
+        return Produced(MakeCall(op, {x.blocked.at(x.block)}, call->attrs), x.block, x.channels);
     } else if (BinaryOps().count(op)) {
       if (auto v = Binary(*call, e, op)) return *v;
     } else if (op == "nn.bias_add") {
@@ -161,6 +173,8 @@ class Rewriter {
         Expr packed = PackPerChannel(b->data, x.channels, x.block, 0.0f);
         return Produced(MakeCall("add", {x.blocked.at(x.block), packed}), x.block, x.channels);
       }
+    } else if (op == "sum" || op == "mean" || op == "max" || op == "min" || op == "prod") {
+      if (auto v = Reduce(*call, e)) return *v;
     } else if (op == "concatenate") {
       if (auto v = Concat(*call)) return *v;
     } else if (op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") {
@@ -281,13 +295,17 @@ class Rewriter {
     if (!st) return nullptr;
     int64_t numel = 1;
     for (int64_t d : *st) numel *= d;
-    if (numel == 1 && st->size() <= 4) return operand;  // a scalar broadcasts in any layout
+    // A scalar broadcasts in any layout (a computed one as rewritten: its NCHW form).
+    if (numel == 1 && st->size() <= 4) return NCHW(operand);
     if (s.empty()) return nullptr;
     if (s.size() == 4 && s == result_shape) return Blocked(operand, b);
     const auto* c = operand->as<ConstantNode>();
     bool per_channel = (s.size() == 3 && s[0] == C && s[1] == 1 && s[2] == 1) ||
                        (s.size() == 4 && s[0] == 1 && s[1] == C && s[2] == 1 && s[3] == 1);
     if (c && per_channel) return PackPerChannel(c->data, C, b, pad);
+    // A computed per-sample [N, 1, 1, 1] operand (a statistic of Reduce): [N, 1, 1, 1, 1].
+    if (!c && s.size() == 4 && s[0] == result_shape[0] && s[1] == 1 && s[2] == 1 && s[3] == 1)
+      return MakeCall("reshape", {NCHW(operand)}, Attrs{{"newshape", std::vector<int64_t>{s[0], 1, 1, 1, 1}}});
     // A computed per-channel [N, C, 1, 1] operand (squeeze-excite scales): a zero-copy reshape.
     if (!c && s.size() == 4 && IsReshapeBlockable(s, b) && s[1] == C && (s[0] == 1 || s[0] == result_shape[0]))
       return Blocked(operand, b);
@@ -307,12 +325,34 @@ class Rewriter {
     if (!left && !b.block) return std::nullopt;
     const Value& x = left ? a : b;
     if (F32Shape(call.args[left ? 0 : 1]) != os) return std::nullopt;  // the blocked side must not broadcast
-    if (op == "divide" && !(left && call.args[1]->as<ConstantNode>())) return std::nullopt;
+    // A divisor other than a constant (packed with 1 past C) could divide padded channels by 0;
+    // without padded channels it is a plain broadcast.
+    if (op == "divide" && !(left && (call.args[1]->as<ConstantNode>() || x.channels % x.block == 0))) return std::nullopt;
     Expr other = Fit(call.args[left ? 1 : 0], os, x.channels, x.block, op == "divide" ? 1.0f : 0.0f);
     if (!other) return std::nullopt;
     Expr xb = x.blocked.at(x.block);
     return Produced(MakeCall(op, left ? std::vector<Expr>{xb, other} : std::vector<Expr>{other, xb}, call.attrs), x.block,
                     x.channels);
+  }
+
+  // A per-sample reduction over every axis but the batch (C, H, W; keepdims), of a blocked value
+  // without padded channels: the blocked tensor reduced over its axes 1-4 holds the same
+  // [N, 1, 1, 1] (the order of the elements does not matter), reshaped without a copy. Group
+  // norm with one group (UnflattenReductions) so stays in the convolutions' layout.
+  std::optional<Value> Reduce(const CallNode& call, const Expr& e) {
+    const Value& x = Visit(call.args[0]);
+    std::vector<int64_t> axes = call.attrs.GetInts("axis", {});
+    for (int64_t& a : axes) a = a < 0 ? a + 4 : a;
+    std::sort(axes.begin(), axes.end());
+    if (!x.block || x.channels % x.block != 0 || F32Shape(call.args[0]).size() != 4 ||
+        axes != std::vector<int64_t>{1, 2, 3} || call.attrs.GetInt("keepdims", 0) != 1 ||
+        call.attrs.GetInt("exclude", 0) != 0) {
+      return std::nullopt;
+    }
+    Attrs attrs = call.attrs;
+    attrs.Set("axis", std::vector<int64_t>{1, 2, 3, 4});
+    Expr reduced = MakeCall(call.op->as<OpNode>()->name, {x.blocked.at(x.block)}, attrs);
+    return Value{MakeCall("reshape", {reduced}, Attrs{{"newshape", F32Shape(e)}}), {}, 0, 0};
   }
 
   std::optional<Value> Concat(const CallNode& call) {

@@ -251,15 +251,21 @@ bool ReducesAlongRows(const tir::BlockRealizeNode* r, const tir::IterVar* spatia
 // A reduction along rows (ReducesAlongRows): the innermost reduction loop is split by the
 // lane count and rfactor-ed (TensorIR §3.3), so each output keeps `lanes` partial results,
 // read with contiguous vector loads; the write-back combines them (lanes scalar steps per
-// output). Returns false, leaving the block as it was, when the loop does not split evenly.
+// output). A long row that the full lane count does not divide (softmax over 799 or 1500 keys)
+// or whose length the run decides gets full-width lanes and a predicated tail, which
+// LoopPartition splits off (the tail's lanes, never visited, keep the reducer's identity from
+// the init). Returns false, leaving the block as it was, when the row is too short for that
+// and a lane count that divides it is under 4.
 bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>& reduction, const ScheduleOptions& opt) {
   const LoopRV inner = reduction.back();
   const int64_t ext = ConstExtent(sch, inner);
-  const int64_t f = LaneFactor(ext, opt);
-  if (f < 4 || ext % f != 0) return false;
+  int64_t f = LaneFactor(ext, opt);
+  if (ext < 0 || (ext % std::max<int64_t>(f, 1) != 0 && ext >= 4 * opt.vector_lanes)) f = opt.vector_lanes;
+  else if (f < 4 || ext % f != 0) return false;
+  if (f < 4) return false;
   try {
     LoopRV lane = inner, first = reduction.front();
-    if (f < ext) {
+    if (ext < 0 || f < ext) {
       std::vector<LoopRV> parts = sch.split(inner, {-1, f});
       lane = parts[1];
       if (reduction.size() == 1) first = parts[0];

@@ -12,6 +12,8 @@
 //   FoldScaleAxis           3          folds per-channel scales into conv2d / dense weights
 //   EliminateCommonSubexpr  3          merges identical calls and identical constants
 //   DeadCodeElimination     1          drops unused let bindings and tuple fields
+//   UnflattenReductions     2          per-sample reductions over a flattened [N, 1, M] view
+//                                      run over the tensor's own axes (GroupNorm(1))
 //   FuseOps                 required   groups calls into primitive functions (fusion only
 //                                      when the context's opt_level >= 1)
 #pragma once
@@ -38,6 +40,7 @@ using ir::PassInfo;
 
 Pass InferTypePass();
 Pass SimplifyInferencePass();
+Pass UnflattenReductionsPass();
 Pass FoldScaleAxisPass();
 Pass EliminateCommonSubexprPass();
 Pass DeadCodeEliminationPass();
