@@ -93,7 +93,14 @@ bool FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile
     if (!opt.vectorize) return true;
     std::vector<LoopRV> el = sch.get_loops(e);
     const int64_t e_ext = ConstExtent(sch, el.back());
-    if (e_ext > 1 && e_ext <= 16) sch.vectorize(el.back());
+    if (e_ext > 1 && e_ext <= 16) {
+      sch.vectorize(el.back());
+    } else if (e_ext > 16 && e_ext % opt.vector_lanes == 0 && e_ext / opt.vector_lanes <= 16) {
+      // A tile row of several vectors (nv > 1): vectors of the target's width, unrolled.
+      std::vector<LoopRV> parts = sch.split(el.back(), {-1, opt.vector_lanes});
+      sch.vectorize(parts[1]);
+      sch.unroll(parts[0]);  // el.back() is not visited below: its parts are scheduled here
+    }
     const auto* tile_var = sch.GetFor(tile_loop)->loop_var.get();
     size_t first = el.size();
     for (size_t i = 0; i < el.size(); ++i)

@@ -81,10 +81,29 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     ms.erase(ms.begin(), ms.end() - 1);
   }
   LoopRV n = loops[loops.size() - 2], k = loops.back();
+  // Several static row loops (a channels-last [1, 56, 56, C] activation): when a row tile near
+  // the wanted one divides the innermost row loop, the tile takes rows of that loop only and
+  // the outer row loops stay tile loops, so the epilogue's region under the tile is a box
+  // (fusing the rows and splitting them by mr cuts tiles across rows: the epilogue cannot
+  // follow the tile, which then accumulates in a global buffer instead of registers).
+  std::vector<LoopRV> outer_rows;
+  int64_t inner_rows = 0;
+  if (!symbolic_rows && ms.size() > 1) {
+    int64_t total = 1;
+    for (const LoopRV& l : ms) total *= ConstExtent(sch, l);
+    inner_rows = ConstExtent(sch, ms.back());
+    int64_t d = std::min(mr_want, inner_rows);
+    while (inner_rows % d != 0) --d;
+    if (2 * d >= std::min(mr_want, total)) mr_want = d;
+    else inner_rows = 0;
+  }
   try {
     LoopRV m;
-    if (ms.size() > 1) m = sch.fuse(ms);
-    else if (ms.size() == 1) m = ms[0];
+    const int64_t rows_total = [&] {
+      int64_t t = 1;
+      for (const LoopRV& l : ms) t = ConstExtent(sch, l) < 0 || t < 0 ? -1 : t * ConstExtent(sch, l);
+      return t;
+    }();
     const int64_t n_ext = ConstExtent(sch, n);
     if (n_ext < 0) {
       // A symbolic N: the padded compute's extent is provably a multiple of nv * lanes.
@@ -99,19 +118,28 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // Tuning knobs (schedule_knobs.h): the micro-kernel's rows and column vectors. A row tile that
     // does not divide the rows leaves a predicated tail; the column vectors divide the padded N.
     // A symbolic row count counts as at least 12 rows (mr_want, the tile the compute padded to).
-    auto m_extent = [&] { return ConstExtent(sch, m) < 0 ? std::max<int64_t>(12, mr_want) : ConstExtent(sch, m); };
-    if (m.defined()) {
+    auto m_extent = [&] { return rows_total < 0 ? std::max<int64_t>(12, mr_want) : rows_total; };
+    if (!ms.empty()) {
       std::vector<int64_t> rows;
       for (int64_t r = 1; r <= std::min<int64_t>(m_extent(), 12); ++r) rows.push_back(r);
       mr_want = Knob(opt.knobs, name + ".mr", rows, std::min(mr_want, m_extent()));
     }
+    if (inner_rows > 0 && inner_rows % mr_want == 0) {
+      outer_rows.assign(ms.begin(), ms.end() - 1);
+      m = ms.back();
+    } else if (ms.size() > 1) {
+      m = sch.fuse(ms);
+    } else if (ms.size() == 1) {
+      m = ms[0];
+    }
+    const int64_t m_rows = outer_rows.empty() ? m_extent() : inner_rows;
     if (n_ext > 0) nv = Knob(opt.knobs, name + ".nv", DivisorsInRange(n_ext / lanes, 1, 4), nv);
     std::vector<LoopRV> ns = sch.split(n, {-1, nv, lanes});
     LoopRV no = ns[0], nvl = ns[1], nl = ns[2];
     std::vector<LoopRV> order = {no};
     LoopRV mo, mi;
     if (m.defined()) {
-      const int64_t m_ext = m_extent();
+      const int64_t m_ext = m_rows;
       const int64_t mr = std::min(mr_want, m_ext);
       if (mr < m_ext || ConstExtent(sch, m) < 0) {
         std::vector<LoopRV> mm = sch.split(m, {-1, mr});
@@ -126,7 +154,7 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // across chunks. The fallback is K: no blocking (the hand schedule).
     const int64_t k_ext = ConstExtent(sch, k);  // -1: symbolic, not blocked
     int64_t kc = k_ext;
-    if (mo.defined() && k_ext > 0) {
+    if ((mo.defined() || !outer_rows.empty()) && k_ext > 0) {
       std::vector<int64_t> chunks = DivisorsInRange(k_ext, 32, std::min<int64_t>(k_ext - 1, 1024));
       chunks.push_back(k_ext);
       kc = Knob(opt.knobs, name + ".kc", chunks, k_ext);
@@ -135,8 +163,12 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     if (kc < k_ext) {
       std::vector<LoopRV> ks = sch.split(k, {-1, kc});
       k_outer = ks[0];
-      order.insert(order.end(), {ks[0], mo, ks[1]});
+      order.push_back(ks[0]);
+      order.insert(order.end(), outer_rows.begin(), outer_rows.end());
+      if (mo.defined()) order.push_back(mo);
+      order.push_back(ks[1]);
     } else {
+      order.insert(order.end(), outer_rows.begin(), outer_rows.end());
       if (mo.defined()) order.push_back(mo);
       order.push_back(k);
     }
@@ -151,14 +183,14 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // The init's own tile loops (mi, nv, l) under the tile loop; with K blocking the init is
     // before the chunk loop and also has its copy of mo, which stays a loop.
     std::vector<LoopRV> il = sch.get_loops(init);
-    const size_t outer = batch.size() + units.size() + 1 + (mo.defined() ? 1 : 0);
+    const size_t outer = batch.size() + units.size() + 1 + outer_rows.size() + (mo.defined() ? 1 : 0);
     if (il.size() > outer) {
       if (opt.vectorize) sch.vectorize(il.back());
       for (size_t i = outer; i + 1 < il.size(); ++i) sch.unroll(il[i]);
     }
     // The epilogue computes each tile right after its k loop, from the tile still in L1 (with K
     // blocking: each column panel after its last chunk, from L2).
-    const LoopRV& tile_loop = kc < k_ext ? no : (mo.defined() ? mo : no);
+    const LoopRV& tile_loop = kc < k_ext ? no : mo.defined() ? mo : !outer_rows.empty() ? outer_rows.back() : no;
     if (FuseEpilogue(sch, epilogue, tile_loop, opt, "gemm")) fused = epilogue;
     if (opt.parallelize) {
       // Every loop outside the reduction loop k, in nest order: batch, the column and row tile
