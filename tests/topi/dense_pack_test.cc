@@ -228,6 +228,50 @@ TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
   testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
 }
 
+// Channels-last activations [1, H, W, K] (ConvNeXt's MLP): the row tile divides W (mr 10 -> 7 on a
+// 7 x 7 map, 4 on 6 x 12) and H stays a tile loop, so the epilogue still runs under the tile and the
+// GEMM's intermediate is the register tile; its rows of two vectors are vectorized (one vectorized
+// loop each for the init, the update and the epilogue). A W no tile near mr divides (13 with mr 6)
+// falls back to the fused rows. All equal the reference.
+TEST(TopiDensePack, ChannelsLastRowsAreTiledAlongTheInnerRowLoop) {
+  struct Case {
+    int64_t h, w, mr, want_rows;
+  };
+  for (const Case& c : {Case{7, 7, 10, 7}, Case{6, 12, 4, 4}, Case{5, 13, 6, 0}}) {
+    SCOPED_TRACE(::testing::Message() << c.h << " x " << c.w << " rows, mr " << c.mr);
+    GemmPackTile t;
+    t.mr = c.mr, t.nv = 2;
+    const int64_t m = c.h * c.w, n = 40, k = 24;
+    Tensor x = te::placeholder(MakeShape({1, c.h, c.w, k}), f32, "x");
+    Tensor w = te::placeholder(MakeShape({n, k}), f32, "w");
+    Tensor bias = te::placeholder(MakeShape({n}), f32, "bias");
+    Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), n, t), bias));
+    tir::PrimFunc scheduled = x86::DefaultSchedule(te::create_prim_func({x, w, bias, y}, "gemm"));
+    if (c.want_rows > 0) {
+      LoopKinds kinds;
+      kinds.VisitStmt(scheduled->body);
+      EXPECT_EQ(kinds.vectorized, 4) << "pack, init, update, epilogue\n" << tir::AsText(scheduled);
+      struct Allocs : tir::StmtExprVisitor {
+        std::map<std::string, int64_t> size;
+        void VisitStmt_(const tir::AllocateNode* op) override {
+          int64_t e = 1;
+          for (const PrimExpr& d : op->buffer->shape) e *= ir::get_const_int(d);
+          size[op->buffer->name] = e;
+          tir::StmtExprVisitor::VisitStmt_(op);
+        }
+      } allocs;
+      tir::PrimFunc f = tir::transform::LowerToFlat(scheduled);
+      allocs.VisitStmt(f->body);
+      EXPECT_EQ(allocs.size["T_gemm_packed"], c.want_rows * 32) << tir::AsText(f);
+    }
+    Data dx = testing::Random(m * k, 21), dw = testing::Random(n * k, 22), db = testing::Random(n, 23);
+    Data want = RefGemm(dx, dw, 1, m, n, k, false);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+    testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
+  }
+}
+
 // The tuning knob "kc" (K blocking): the reduction in chunks outside the row tiles, the init before
 // the chunk loop, the epilogue under the column panel loop; every chunk size computes the same.
 TEST(TopiDensePack, KBlockingKnobComputesTheSameProduct) {
