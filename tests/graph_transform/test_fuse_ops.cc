@@ -50,6 +50,34 @@ TEST(FuseOps, ConvBiasReluResidualFuseIntoOneFunction) {
   EXPECT_EQ(PrintModule(after), PrintModule(expected));
 }
 
+TEST(FuseOps, AConcatenateTakesDataMovementButNotAResizeIntoItsInputs) {
+  // concatenate(resize(a), transpose(b)): the concatenate's select chain evaluates every input at
+  // every element, so the resize stays a kernel of its own; the transpose (a load) joins.
+  Var a = VarNode::make("a", F32({1, 2, 4, 4}));
+  Var b = VarNode::make("b", F32({1, 8, 8, 3}));
+  Attrs resize{{"axes", std::vector<int64_t>{2, 3}}, {"sizes", std::vector<int64_t>{8, 8}},
+               {"scales", std::vector<double>{2.0, 2.0}}, {"mode", std::string("linear")}};
+  Attrs to_nchw{{"axes", std::vector<int64_t>{0, 3, 1, 2}}};
+  Attrs axis1{{"axis", int64_t{1}}};
+  auto concat = [&](const Expr& x, const Expr& y) {
+    return CallNode::make(OpNode::Get("concatenate"), {TupleNode::make({x, CallNode::make(OpNode::Get("transpose"), {y}, to_nchw)})},
+                          axis1);
+  };
+  Expr y = concat(CallNode::make(OpNode::Get("image.resize"), {a}, resize), b);
+  IRModule after = InferType(transform::FuseOps(InferType(IRModule::FromMain(FunctionNode::make({a, b}, y)))));
+
+  Var p0 = VarNode::make("p0", F32({1, 2, 4, 4}));
+  Function resize_fn = Primitive({p0}, CallNode::make(OpNode::Get("image.resize"), {p0}, resize));
+  Var q0 = VarNode::make("p0", F32({1, 2, 8, 8}));
+  Var q1 = VarNode::make("p1", F32({1, 8, 8, 3}));
+  Function concat_fn = Primitive({q0, q1}, concat(q0, q1));
+  Var a2 = VarNode::make("a", F32({1, 2, 4, 4}));
+  Var b2 = VarNode::make("b", F32({1, 8, 8, 3}));
+  IRModule expected = InferType(
+      IRModule::FromMain(FunctionNode::make({a2, b2}, CallNode::make(concat_fn, {CallNode::make(resize_fn, {a2}), b2}))));
+  EXPECT_EQ(PrintModule(after), PrintModule(expected));
+}
+
 TEST(FuseOps, DiamondFusesWhenEveryUseIsInside) {
   // exp feeds relu and sigmoid, both inside add's group: the whole diamond is one function
   // (TVM's post-dominator rule).

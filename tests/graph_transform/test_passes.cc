@@ -96,6 +96,22 @@ TEST(SimplifyInference, IdentitiesAreRemoved) {
   EXPECT_EQ(Text(after), Text(Main({x2}, Call("nn.relu", {Call("exp", {x2})}))));
 }
 
+TEST(SimplifyInference, PowerBySmallConstantsBecomesMultiplies) {
+  // x^3 (GPT-2's tanh GELU), x^2, x^4, x^1; x^0.5 (sqrt differs at -inf), x^2.5 and a [2, 3]
+  // exponent stay powers.
+  Var x = VarNode::make("x", F32({2, 3}));
+  auto pw = [](const Expr& b, const Expr& e) { return Call("power", {b, e}); };
+  Expr body = TupleNode::make({pw(x, Values({}, {3.f})), pw(x, Values({1}, {2.f})), pw(x, Values({}, {4.f})),
+                               pw(x, Values({}, {0.5f})), pw(x, Values({}, {1.f})), pw(x, Values({}, {2.5f})), pw(x, Values({2, 3}, {2.f}))});
+  IRModule after = transform::SimplifyInference(Main({x}, body));
+  Var x2 = VarNode::make("x", F32({2, 3}));
+  Expr sq = Call("multiply", {x2, x2});
+  Expr expected = TupleNode::make({Call("multiply", {Call("multiply", {x2, x2}), x2}), Call("multiply", {x2, x2}),
+                                   Call("multiply", {sq, sq}),
+                                   pw(x2, Values({}, {0.5f})), x2, pw(x2, Values({}, {2.5f})), pw(x2, Values({2, 3}, {2.f}))});
+  EXPECT_EQ(Text(after), Text(Main({x2}, expected)));
+}
+
 TEST(SimplifyInference, ConvTapsThatReadOnlyPaddingAreDropped) {
   // DeepLabV3's ASPP on a 14 x 14 map: a 3 x 3 conv of dilation 24, padding 24 reads the image
   // with its center tap only (the others land 24 rows / columns away) -> a 1 x 1 conv of the

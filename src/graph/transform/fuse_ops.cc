@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,24 @@ OpPatternKind PatternOf(const CallNode* call) {
   const auto* op = call->op->as<OpNode>();
   TESSERA_ICHECK(op != nullptr, "FuseOps expects calls of operators, not of functions");
   return OpRegistry::Global().Get(op->name).pattern;
+}
+
+/// Whether a concatenate may take `members` into one of its inputs. A concatenate's compute
+/// selects its input per element (a select chain whose branches are all evaluated, vector lanes
+/// included), so whatever is fused into an input runs for every element of the output: only
+/// work as cheap as a load is fused (elementwise / broadcast ops and data movement), not a
+/// resize's or a gather's index arithmetic and loads (SegFormer's decoder concatenates four
+/// resized maps: fused, each output element ran four resizes).
+bool CheapInConcatenate(const std::vector<const CallNode*>& members) {
+  for (const CallNode* m : members) {
+    const std::string& name = m->op->as<OpNode>()->name;
+    if (PatternOf(m) <= kBroadcast) continue;
+    if (name == "reshape" || name == "transpose" || name == "layout_transform" || name == "squeeze" ||
+        name == "expand_dims" || name == "strided_slice" || name == "copy" || name == "broadcast_to")
+      continue;
+    return false;
+  }
+  return true;
 }
 
 struct Group {
@@ -146,6 +165,7 @@ class GroupPlanner {
       if (other->has_master && group->pattern > kInjective) ok = false;
     } else if (consumer == kInjective || consumer == kCommReduce) {
       ok = other->pattern <= kInjective;
+      if (consumer_call->op->as<OpNode>()->name == "concatenate" && !CheapInConcatenate(other->members)) ok = false;
     }
     if (!ok) return false;
     if (static_cast<int>(group->members.size() + other->members.size()) > options_.max_fuse_depth) return false;

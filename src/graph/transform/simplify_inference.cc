@@ -8,6 +8,7 @@
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/transform/pass.h"
+#include "tessera/runtime/float_formats.h"
 #include "tessera/support/error.h"
 
 namespace tessera::graph::transform {
@@ -30,6 +31,7 @@ class Simplifier : public ExprMutator {
     if (op == "nn.batch_norm") return ExpandBatchNorm(call, c->args);
     if (op == "nn.conv2d") return DropDeadTaps(call, rewritten);
     if (op == "copy") return c->args[0];
+    if (op == "power") return ReducePower(call, rewritten);
     const TensorTypeNode* in = TensorTypeOf(call->args.empty() ? nullptr : call->args[0]);
     const TensorTypeNode* out = TensorTypeOf(call);
     if (!in || !out) return rewritten;
@@ -48,6 +50,30 @@ class Simplifier : public ExprMutator {
   }
 
  private:
+  /// power(x, c) of a float x and a constant scalar exponent c of 1, 2, 3 or 4 as multiplies of x
+  /// (GPT-2's tanh GELU cubes its input: a pow call per element otherwise); the result's type must
+  /// equal x's (not a broadcast of c to a higher rank). Not 0.5: sqrt(-inf) is NaN, pow's is inf.
+  Expr ReducePower(const Call& original, const Expr& rewritten) {
+    const auto* c = rewritten->as<CallNode>();
+    const auto* e = c->args[1]->as<ConstantNode>();
+    const TensorTypeNode* x = TensorTypeOf(original->args[0]);
+    const TensorTypeNode* out = TensorTypeOf(original);
+    if (!e || !x || !out || !x->dtype.is_floating() || !(x->shape == out->shape) || x->dtype != out->dtype ||
+        e->data.NumElements() != 1) {
+      return rewritten;
+    }
+    const double p = runtime::LoadAsDouble(e->data.raw_data(), 0, e->data.dtype());
+    const Expr& b = c->args[0];
+    if (p == 1) return b;
+    if (p == 2) return CallOp("multiply", {b, b});
+    if (p == 3) return CallOp("multiply", {CallOp("multiply", {b, b}), b});
+    if (p == 4) {
+      Expr sq = CallOp("multiply", {b, b});
+      return CallOp("multiply", {sq, sq});
+    }
+    return rewritten;
+  }
+
   /// nn.conv2d (NCHW / OIHW, static shapes) without the kernel taps that read only padding: along
   /// H and W, a tap k reads rows k * dilation - pad_begin + y * stride for the outputs y; when that
   /// range misses the input for every y, the tap's weights multiply zeros only. The leading and
@@ -146,7 +172,7 @@ IRModule SimplifyInference(const IRModule& input) {
 
 Pass SimplifyInferencePass() {
   return Pass({"SimplifyInference",
-               "nn.batch_norm -> multiply/add with constant scale/shift; identities and dead conv taps removed", 0},
+               "nn.batch_norm -> multiply/add with constant scale/shift; identities and dead conv taps removed; power by 1-4 -> multiplies", 0},
               [](const IRModule& m, const PassContext&) { return SimplifyInference(m); });
 }
 

@@ -5,7 +5,11 @@
 //   - an out-elemwise-fusable op (conv2d, dense) takes the elemwise / broadcast ops that
 //     follow it (bias, batch-norm scale, relu, clip, residual add...), with whatever injective
 //     ops feed their other operands (an RNN step's add of a slice of the input projection);
-//   - chains of injective ops (elemwise, broadcast, reshape, transpose, concatenate...) fuse;
+//   - chains of injective ops (elemwise, broadcast, reshape, transpose, concatenate...) fuse,
+//     except that a concatenate takes into its inputs only elementwise / broadcast ops and data
+//     movement (reshape, transpose, layout_transform, squeeze, expand_dims, strided_slice, copy,
+//     broadcast_to): its compute selects an input per element with every input evaluated, so a
+//     fused resize or gather would run once per input for every element;
 //   - a reduction takes the injective ops that feed it;
 //   - opaque ops stay alone.
 // A producer joins its consumer's group only when every use of it is inside that group: the

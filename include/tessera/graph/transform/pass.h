@@ -7,7 +7,8 @@
 //
 //   pass                    opt_level  what it does
 //   InferType               required   fills checked types (infer_type.h)
-//   SimplifyInference       0          nn.batch_norm -> multiply/add; identity ops removed
+//   SimplifyInference       0          nn.batch_norm -> multiply/add; identity ops removed;
+//                                      power by 1, 2, 3, 4 -> multiplies
 //   FoldConstant            2          evaluates constant subgraphs (needs an evaluator)
 //   FoldScaleAxis           3          folds per-channel scales into conv2d / dense weights
 //   EliminateCommonSubexpr  3          merges identical calls and identical constants

@@ -10,6 +10,8 @@
 //        for FoldConstant.
 //   identities removed (Dropout already is, by the ONNX importer): copy(x), cast(x) to x's own
 //   dtype, reshape(x) to x's own shape, transpose(x) with the identity permutation -> x.
+//   power(x, c) with a constant scalar exponent c in {1, 2, 3, 4} and x of the result's type
+//     -> x or multiplies of x (a pow call per element otherwise: GPT-2's tanh GELU).
 //   nn.conv2d (NCHW / OIHW, static shapes) whose leading or trailing kernel taps read only padding
 //     for every output (along H or W): those taps are sliced off the weight (strided_slice on axes
 //     2 / 3, folded by FoldConstant) and the padding shrinks by their span, e.g. a 3 x 3 atrous
