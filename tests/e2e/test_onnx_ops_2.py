@@ -581,3 +581,35 @@ def test_atrous_convolutions_whose_taps_read_only_padding_match_onnxruntime(tmp_
     got, _ = run_outputs(tmp_path, so, {"x": x}, "r")
     for k, want in enumerate(ort_run(path, {"x": x})):
         np.testing.assert_allclose(got[f"y{k}"], want, rtol=1e-4, atol=1e-4)
+
+
+def test_atrous_convolutions_whose_taps_are_mostly_dead_match_onnxruntime(tmp_path):
+    # Taps that read padding for most outputs (dilation near the map's size): SimplifyInference
+    # splits such a conv into one conv per live tap over the outputs it reaches. Rate 12 on 14 x 14
+    # (ASPP), strided with asymmetric pads and a dead tap dropped first, depthwise, a 5 x 5 kernel
+    # split along H only, and along W only.
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 8, 14, 13)).astype(np.float32)
+    cases = [  # kernel, dilations, pads, strides, group
+        ((3, 3), (12, 12), [12, 12, 12, 12], (1, 1), 1),
+        ((3, 3), (11, 10), [11, 10, 11, 3], (2, 3), 1),
+        ((3, 3), (11, 11), [11, 11, 11, 11], (1, 1), 8),
+        ((5, 5), (6, 5), [12, 10, 12, 10], (1, 1), 2),
+        ((3, 3), (1, 11), [1, 11, 1, 11], (1, 1), 1),
+    ]
+    nodes, inits, outputs = [], [], []
+    for k, (ks, dil, pads, st, g) in enumerate(cases):
+        shape = [4 if g != 8 else 8, 8 // g, *ks]
+        w = helper.make_tensor(f"w{k}", TensorProto.FLOAT, shape, rng.standard_normal(int(np.prod(shape))).astype(np.float32))
+        nodes.append(helper.make_node("Conv", ["x", f"w{k}"], [f"y{k}"], dilations=list(dil), pads=pads, strides=list(st),
+                                      group=g))
+        inits.append(w)
+        out = [2, shape[0]] + [(n + pads[i] + pads[i + 2] - dil[i] * (ks[i] - 1) - 1) // st[i] + 1
+                               for i, n in enumerate((14, 13))]
+        outputs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, out))
+    path, so = compile_graph(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 14, 13])],
+                             outputs, 13, inits)
+    got, _ = run_outputs(tmp_path, so, {"x": x}, "r")
+    for k, want in enumerate(ort_run(path, {"x": x})):
+        assert got[f"y{k}"].shape == want.shape
+        np.testing.assert_allclose(got[f"y{k}"], want, rtol=1e-4, atol=1e-4, err_msg=str(cases[k]))

@@ -115,7 +115,7 @@ TEST(SimplifyInference, PowerBySmallConstantsBecomesMultiplies) {
 TEST(SimplifyInference, ConvTapsThatReadOnlyPaddingAreDropped) {
   // DeepLabV3's ASPP on a 14 x 14 map: a 3 x 3 conv of dilation 24, padding 24 reads the image
   // with its center tap only (the others land 24 rows / columns away) -> a 1 x 1 conv of the
-  // center weights, padding 0; at dilation 12 every tap reads some output's rows: unchanged. Along
+  // center weights, padding 0; at dilation 6 every tap reads most outputs' rows: unchanged. Along
   // W alone (dilation [1, 20], padding [1, 20]): the H taps stay.
   auto conv = [](const Expr& x, const Expr& w, std::vector<int64_t> dilation, std::vector<int64_t> pad) {
     return Call("nn.conv2d", {x, w}, Attrs{{"strides", std::vector<int64_t>{1, 1}}, {"dilation", dilation},
@@ -127,14 +127,43 @@ TEST(SimplifyInference, ConvTapsThatReadOnlyPaddingAreDropped) {
   };
   Var x = VarNode::make("x", F32({1, 4, 14, 14}));
   Constant w = Weights({2, 4, 3, 3});
-  Expr body = TupleNode::make({conv(x, w, {24, 24}, {24, 24, 24, 24}), conv(x, w, {12, 12}, {12, 12, 12, 12}),
+  Expr body = TupleNode::make({conv(x, w, {24, 24}, {24, 24, 24, 24}), conv(x, w, {6, 6}, {6, 6, 6, 6}),
                                conv(x, w, {1, 20}, {1, 20, 1, 20})});
   IRModule after = transform::SimplifyInference(Main({x}, body));
   Var x2 = VarNode::make("x", F32({1, 4, 14, 14}));
   Expr expected = TupleNode::make({conv(x2, slice(w, {1, 1}, {2, 2}), {24, 24}, {0, 0, 0, 0}),
-                                   conv(x2, w, {12, 12}, {12, 12, 12, 12}),
+                                   conv(x2, w, {6, 6}, {6, 6, 6, 6}),
                                    conv(x2, slice(w, {0, 1}, {3, 2}), {1, 20}, {1, 0, 1, 0})});
   EXPECT_EQ(Text(InferType(after)), Text(InferType(Main({x2}, expected))));
+}
+
+TEST(SimplifyInference, ConvTapsLiveForFewOutputsAreSplitIntoOneConvPerTap) {
+  // A 3 x 1 kernel of dilation 4, padding 4 along H of a 5-row map: tap 0 reads the image for
+  // output row 4 only, tap 1 for all 5, tap 2 for row 0 (7 of 15 tap-rows live): one conv per
+  // tap over its rows (the input rows it reads, no padding), zero-padded back to 5 rows, summed.
+  // W (one tap, all live) is not split.
+  auto slice = [](const Expr& e, int64_t begin, int64_t end) {
+    return Call("strided_slice", {e}, Attrs{{"begin", std::vector<int64_t>{begin}}, {"end", std::vector<int64_t>{end}},
+                                            {"strides", std::vector<int64_t>{1}}, {"axes", std::vector<int64_t>{2}}});
+  };
+  auto conv = [](const Expr& x, const Expr& w, std::vector<int64_t> pad) {
+    return Call("nn.conv2d", {x, w}, Attrs{{"strides", std::vector<int64_t>{1, 1}}, {"dilation", std::vector<int64_t>{4, 1}},
+                                          {"padding", pad}});
+  };
+  auto pad_rows = [](const Expr& e, int64_t before, int64_t after) {
+    return Call("pad", {e}, Attrs{{"pad_before", std::vector<int64_t>{0, 0, before, 0}},
+                                  {"pad_after", std::vector<int64_t>{0, 0, after, 0}}, {"mode", std::string("constant")},
+                                  {"pad_value", 0.0}});
+  };
+  Var x = VarNode::make("x", F32({1, 2, 5, 4}));
+  Constant w = Weights({3, 2, 3, 1});
+  IRModule after = transform::SimplifyInference(Main({x}, conv(x, w, {4, 0, 4, 0})));
+  Var x2 = VarNode::make("x", F32({1, 2, 5, 4}));
+  const std::vector<int64_t> none{0, 0, 0, 0};
+  Expr top = pad_rows(conv(slice(x2, 0, 1), slice(w, 0, 1), none), 4, 0);
+  Expr mid = conv(slice(x2, 0, 5), slice(w, 1, 2), none);
+  Expr bottom = pad_rows(conv(slice(x2, 4, 5), slice(w, 2, 3), none), 0, 4);
+  EXPECT_EQ(Text(after), Text(Main({x2}, Call("add", {Call("add", {top, mid}), bottom}))));
 }
 
 // ---- UnflattenReductions -------------------------------------------------------------------

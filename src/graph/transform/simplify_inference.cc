@@ -29,7 +29,7 @@ class Simplifier : public ExprMutator {
     const auto* c = rewritten->as<CallNode>();
     const std::string op = OpName(rewritten);
     if (op == "nn.batch_norm") return ExpandBatchNorm(call, c->args);
-    if (op == "nn.conv2d") return DropDeadTaps(call, rewritten);
+    if (op == "nn.conv2d") return SplitPartlyDeadTaps(call, DropDeadTaps(call, rewritten));
     if (op == "copy") return c->args[0];
     if (op == "power") return ReducePower(call, rewritten);
     const TensorTypeNode* in = TensorTypeOf(call->args.empty() ? nullptr : call->args[0]);
@@ -118,6 +118,93 @@ class Simplifier : public ExprMutator {
     Attrs attrs = a;
     attrs.Set("padding", pad);
     return CallNode::make(c->op, {c->args[0], weight}, attrs);
+  }
+
+  /// A conv's geometry along one spatial axis.
+  struct ConvAxis {
+    int64_t in, taps, out, stride, dilation, pad_begin;
+    /// The outputs [lo, hi) whose input position for tap t is inside the input (not padding).
+    std::pair<int64_t, int64_t> Live(int64_t t) const {
+      const int64_t off = t * dilation - pad_begin;  // the input position of output 0
+      int64_t lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+      int64_t hi = in - 1 - off < 0 ? 0 : (in - 1 - off) / stride + 1;
+      lo = std::min(lo, out);
+      return {lo, std::max(lo, std::min(hi, out))};
+    }
+  };
+
+  /// nn.conv2d (NCHW / OIHW, static shapes) whose taps along H or W read padding for most outputs
+  /// (an atrous conv whose dilation is near the map's size: DeepLabV3's ASPP at rate 12 on a
+  /// 14 x 14 map, where a 3 x 3 tap is live for 2, 14 and 2 of the 14 rows): along such an axis
+  /// (under half of the tap x output positions live) the conv becomes one conv per live tap over
+  /// the outputs where it is live, its kernel that tap's slice (extent 1, no padding) and its
+  /// input the rows it reads (strided_slice), padded with zeros back to the output's extent and
+  /// summed. H first, then each part along W: the ASPP conv's 9 taps over 196 outputs (1,764
+  /// tap-positions) become 9 1 x 1 convs over 324. Same sums, in another order (float rounding).
+  Expr SplitPartlyDeadTaps(const Call& original, const Expr& rewritten) {
+    const auto* c = rewritten->as<CallNode>();
+    if (!c || OpName(rewritten) != "nn.conv2d") return rewritten;
+    const auto x = StaticShapeOf(original->args[0]);
+    auto w = StaticShapeOf(original->args[1]);
+    if (w && w->size() == 4 && c->args[1] != original->args[1]) {
+      // DropDeadTaps sliced the weight: its taps [begin, end) along H and W.
+      const auto* sl = AsOpCall(c->args[1], "strided_slice");
+      if (!sl) return rewritten;
+      const std::vector<int64_t> begin = sl->attrs.GetInts("begin"), end = sl->attrs.GetInts("end");
+      for (int d = 0; d < 2; ++d) (*w)[2 + d] = end[d] - begin[d];
+    }
+    const Attrs& a = c->attrs;
+    if (!x || !w || x->size() != 4 || w->size() != 4 || a.GetString("data_layout", "NCHW") != "NCHW" ||
+        a.GetString("kernel_layout", "OIHW") != "OIHW" || !TensorTypeOf(original) ||
+        !TensorTypeOf(original)->dtype.is_floating())
+      return rewritten;
+    Expr split = SplitAxis(c->args[0], *x, c->args[1], *w, a, 0);
+    return split ? split : rewritten;
+  }
+
+  /// The conv of x (shape xs) and w (shape ws) split along axis d (0: H, 1: W) and then along the
+  /// later axes; null when no axis is split.
+  Expr SplitAxis(const Expr& x, const std::vector<int64_t>& xs, const Expr& w, const std::vector<int64_t>& ws,
+                 const Attrs& attrs, int d) {
+    if (d > 1) return nullptr;
+    const std::vector<int64_t> pad = attrs.GetInts("padding", {0, 0, 0, 0});
+    const std::vector<int64_t> strides = attrs.GetInts("strides", {1, 1}), dilation = attrs.GetInts("dilation", {1, 1});
+    if (pad.size() != 4 || strides.size() != 2 || dilation.size() != 2) return nullptr;
+    ConvAxis ax{xs[2 + d], ws[2 + d], 0, strides[d], dilation[d], pad[d]};
+    ax.out = (ax.in + pad[d] + pad[d + 2] - ax.dilation * (ax.taps - 1) - 1) / ax.stride + 1;
+    int64_t live = 0;
+    for (int64_t t = 0; t < ax.taps; ++t) live += ax.Live(t).second - ax.Live(t).first;
+    if (ax.out <= 0 || live == 0 || 2 * live >= ax.taps * ax.out) return SplitAxis(x, xs, w, ws, attrs, d + 1);
+    auto slice = [&](const Expr& e, int64_t begin, int64_t end) {
+      return CallOp("strided_slice", {e}, Attrs{{"begin", std::vector<int64_t>{begin}}, {"end", std::vector<int64_t>{end}},
+                                                {"strides", std::vector<int64_t>{1}},
+                                                {"axes", std::vector<int64_t>{2 + d}}});
+    };
+    Expr sum;
+    for (int64_t t = 0; t < ax.taps; ++t) {
+      const auto [lo, hi] = ax.Live(t);
+      if (hi <= lo) continue;
+      const int64_t first = lo * ax.stride + t * ax.dilation - ax.pad_begin, last = (hi - 1) * ax.stride + t * ax.dilation - ax.pad_begin;
+      std::vector<int64_t> sub_xs = xs, sub_ws = ws;
+      sub_xs[2 + d] = last - first + 1;
+      sub_ws[2 + d] = 1;
+      Attrs sub_attrs = attrs;
+      std::vector<int64_t> sub_pad = pad;
+      sub_pad[d] = sub_pad[d + 2] = 0;
+      sub_attrs.Set("padding", sub_pad);
+      Expr sx = slice(x, first, last + 1), sw = slice(w, t, t + 1);
+      Expr part = SplitAxis(sx, sub_xs, sw, sub_ws, sub_attrs, d + 1);
+      if (!part) part = CallOp("nn.conv2d", {sx, sw}, sub_attrs);
+      if (lo > 0 || hi < ax.out) {
+        std::vector<int64_t> before(4, 0), after(4, 0);
+        before[2 + d] = lo;
+        after[2 + d] = ax.out - hi;
+        part = CallOp("pad", {part}, Attrs{{"pad_before", before}, {"pad_after", after}, {"mode", std::string("constant")},
+                                           {"pad_value", 0.0}});
+      }
+      sum = sum ? CallOp("add", {sum, part}) : part;
+    }
+    return sum;
   }
 
   /// `original` is the typed batch_norm call; `args` its rewritten arguments.

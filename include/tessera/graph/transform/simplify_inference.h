@@ -17,6 +17,12 @@
 //     2 / 3, folded by FoldConstant) and the padding shrinks by their span, e.g. a 3 x 3 atrous
 //     conv of dilation 24, padding 24 on a 14 x 14 map -> the 1 x 1 conv of its center taps,
 //     padding 0 (DeepLabV3's ASPP). Same outputs (the dropped taps multiplied zeros).
+//   nn.conv2d (NCHW / OIHW, static shapes) whose taps along H or W read only padding for most
+//     outputs (under half of the tap x output positions along that axis live: DeepLabV3's ASPP
+//     at rate 12 on a 14 x 14 map) -> along that axis (H, then each part along W), one conv per
+//     live tap over the outputs it reaches: the tap's weight slice (extent 1), the input rows
+//     it reads (strided_slice, no padding), zero-padded (pad) back to the output's extent, the
+//     parts summed. The same sums in another order (float rounding).
 //
 // Runs InferType first; the result has untyped new nodes (run InferType again).
 #pragma once
