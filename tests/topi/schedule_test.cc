@@ -9,6 +9,7 @@
 #include "tessera/tir/functor.h"
 #include "tessera/tir/printer.h"
 #include "tessera/topi/broadcast.h"
+#include "tessera/topi/image/resize.h"
 #include "tessera/topi/math.h"
 #include "tessera/topi/nn/conv2d.h"
 #include "tessera/topi/nn/dense.h"
@@ -204,6 +205,40 @@ TEST(TopiX86Schedule, SoftmaxOverRowsTheLanesDoNotDivideIsRfactoredWithATail) {
       for (int64_t i = 0; i < n; ++i) want[r * n + i] = std::exp(d[r * n + i] - m) / sum;
     }
     testing::CheckAllModes({x}, y, {d}, want, 1e-5);
+  }
+}
+
+TEST(TopiX86Schedule, AResizesFewVectorsPerRowAreUnrolledAndTheCoordinatesFold) {
+  // A bilinear 7 -> 112 resize along W (and 5 -> 9 along H): 7 vectors of 16 per output row. The
+  // loop over them is unrolled (its float coordinates fold per copy). A 16 -> 20 resize (a scale
+  // of 5 / 4: topi's exact integer coordinates and a table of 5 weights, no float coordinate) and
+  // a nearest 4 -> 8 resize (one vector of 8: no loop left) are not. All equal the unscheduled
+  // compute.
+  struct Case {
+    std::vector<int64_t> in;
+    int64_t out_h, out_w;
+    std::string mode;
+    int unrolled;
+  };
+  for (const Case& c : {Case{{2, 3, 5, 7}, 9, 112, "linear", 1}, Case{{1, 2, 6, 16}, 6, 20, "linear", 0},
+                        Case{{1, 3, 4, 4}, 8, 8, "nearest", 0}}) {
+    SCOPED_TRACE(c.mode + " to " + std::to_string(c.out_w));
+    ResizeParams p;
+    p.axes = {2, 3};
+    p.sizes = {c.out_h, c.out_w};
+    p.scales = {static_cast<double>(c.out_h) / c.in[2], static_cast<double>(c.out_w) / c.in[3]};
+    p.mode = c.mode;
+    Tensor x = te::placeholder(MakeShape(c.in), f32, "x");
+    Tensor y = resize(x, p);
+    tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
+    Summary s = Summarize(f);
+    EXPECT_EQ(s.unrolled, c.unrolled) << tir::AsText(f);
+    EXPECT_EQ(s.vectorized, 1) << tir::AsText(f);
+    int64_t n = 1;
+    for (int64_t e : c.in) n *= e;
+    Data d = testing::Random(n, 17);
+    Data u = testing::Run({x}, {y}, {d}, testing::Mode::kUnscheduled)[0];
+    testing::CheckAllModes({x}, y, {d}, u, 1e-6);
   }
 }
 

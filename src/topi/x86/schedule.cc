@@ -180,11 +180,46 @@ LoopRV SplitLanes(Schedule& sch, const std::string& block, std::vector<LoopRV>& 
   return parts[1];
 }
 
-// An elementwise-style block: vectorize its innermost (spatial) loop.
+// Whether a block converts an integer expression of the iter var `iv` to floating point: a
+// coordinate computed from the output index (resize, grid sample, RoI align), whose float math,
+// rounding and clamping are the same for every row and channel.
+bool ComputesFloatCoordinateOf(const tir::BlockNode* b, const ir::VarNode* iv) {
+  struct Casts : public tir::StmtExprVisitor {
+    const ir::VarNode* iv;
+    bool found = false, uses = false;
+    void VisitExpr_(const ir::CastNode* op) override {
+      if (op->dtype.is_floating() && !op->value.dtype().is_floating()) {
+        uses = false;
+        tir::StmtExprVisitor::VisitExpr(op->value);
+        found |= uses;
+      }
+      tir::StmtExprVisitor::VisitExpr_(op);
+    }
+    void VisitExpr_(const ir::VarNode* op) override { uses |= op == iv; }
+  } casts;
+  casts.iv = iv;
+  casts.VisitStmt(b->body);
+  return casts.found;
+}
+
+// An elementwise-style block: vectorize its innermost (spatial) loop. When the block computes a
+// float coordinate from the innermost index (a resize along W) and the lanes leave at most 16
+// iterations of that loop, those are unrolled: each copy's coordinates, weights and clamped
+// indices fold to constants instead of being recomputed per row and channel (DeepLabV3's final
+// 14 -> 224 bilinear resize).
 void VectorizeInner(Schedule& sch, const std::string& block, std::vector<LoopRV>& spatial, const ScheduleOptions& opt) {
   try {
     LoopRV lane = SplitLanes(sch, block, spatial, opt);
-    if (lane.defined()) sch.vectorize(lane);
+    if (!lane.defined()) return;
+    sch.vectorize(lane);
+    const int64_t rest = spatial.size() > 1 ? ConstExtent(sch, spatial.back()) : 0;
+    const tir::BlockRealizeNode* r = FindRealize(sch.func(), block);
+    const tir::BlockNode* b = r ? r->block_node() : nullptr;
+    if (rest > 1 && rest <= 16 && b && !b->iter_vars.empty() &&
+        ComputesFloatCoordinateOf(b, b->iter_vars.back().var.get_var())) {
+      sch.unroll(spatial.back());
+      spatial.pop_back();
+    }
   } catch (const ScheduleError&) {
     // Leave the loop serial: still correct.
   }
