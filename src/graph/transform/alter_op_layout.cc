@@ -40,12 +40,14 @@ Constant MakeF32Constant(const std::vector<int64_t>& shape, const std::vector<fl
   return ConstantNode::make(a);
 }
 
-// Unary elementwise ops that are finite on the zeros of padded channels (a conv reading an inf
-// or NaN there would multiply it by its zero weights and poison its outputs).
+// Unary elementwise ops that keep the (finite) values of padded channels finite: a conv reading
+// an inf or NaN there would multiply it by its zero weights and poison its outputs. Not sqrt,
+// log, reciprocal and the like (a padded lane may hold any finite value after a few ops).
 const std::set<std::string>& UnaryOps() {
-  static const std::set<std::string> ops = {"nn.relu", "clip", "sigmoid",  "tanh", "hard_sigmoid", "hard_swish", "exp",
-                                            "negative", "abs", "copy", "erf", "sqrt", "nn.gelu", "nn.silu", "nn.leaky_relu",
-                                            "nn.elu", "nn.softplus", "floor", "ceil", "round", "sin", "cos"};
+  static const std::set<std::string> ops = {"nn.relu", "clip",     "sigmoid", "tanh",         "hard_sigmoid",
+                                            "hard_swish", "exp",   "negative", "abs",         "copy",
+                                            "erf",     "nn.gelu",  "nn.elu",  "nn.leaky_relu", "floor",
+                                            "ceil",    "round",    "sin",     "cos"};
   return ops;
 }
 

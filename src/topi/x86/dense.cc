@@ -86,24 +86,19 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
   // the outer row loops stay tile loops, so the epilogue's region under the tile is a box
   // (fusing the rows and splitting them by mr cuts tiles across rows: the epilogue cannot
   // follow the tile, which then accumulates in a global buffer instead of registers).
+  int64_t rows_total = 1;  // -1: symbolic
+  for (const LoopRV& l : ms) rows_total = rows_total < 0 || ConstExtent(sch, l) < 0 ? -1 : rows_total * ConstExtent(sch, l);
   std::vector<LoopRV> outer_rows;
   int64_t inner_rows = 0;
-  if (!symbolic_rows && ms.size() > 1) {
-    int64_t total = 1;
-    for (const LoopRV& l : ms) total *= ConstExtent(sch, l);
+  if (rows_total > 0 && ms.size() > 1) {
     inner_rows = ConstExtent(sch, ms.back());
     int64_t d = std::min(mr_want, inner_rows);
     while (inner_rows % d != 0) --d;
-    if (2 * d >= std::min(mr_want, total)) mr_want = d;
+    if (2 * d >= std::min(mr_want, rows_total)) mr_want = d;
     else inner_rows = 0;
   }
   try {
     LoopRV m;
-    const int64_t rows_total = [&] {
-      int64_t t = 1;
-      for (const LoopRV& l : ms) t = ConstExtent(sch, l) < 0 || t < 0 ? -1 : t * ConstExtent(sch, l);
-      return t;
-    }();
     const int64_t n_ext = ConstExtent(sch, n);
     if (n_ext < 0) {
       // A symbolic N: the padded compute's extent is provably a multiple of nv * lanes.

@@ -17,11 +17,20 @@
 //          c = k = 8, then 4 (output NCHW<k>c); none: unchanged.
 // and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
 // stay in NCHWc:
-//   elementwise (nn.relu, clip, sigmoid, tanh, hard_sigmoid, hard_swish, exp, negative, abs, copy);
-//   add / subtract / multiply / maximum / minimum (and divide by a constant) of two tensors of the
-//   same blocked layout, or of a blocked tensor and a constant that is a scalar or per channel
-//   ([C, 1, 1] / [1, C, 1, 1]; packed at compile time to [1, C/c, 1, 1, c]); a 4-D operand of the
-//   result's shape is converted to the blocked layout;
+//   unary elementwise ops that keep finite values finite (nn.relu, clip, sigmoid, tanh,
+//   hard_sigmoid, hard_swish, exp, negative, abs, copy, erf, nn.gelu, nn.elu, nn.leaky_relu, floor,
+//   ceil, round, sin, cos); any other one-input elementwise op (kElemWise: sqrt, log, ...) when the
+//   tensor has no padded channels;
+//   add / subtract / multiply / maximum / minimum (and divide by a constant, or by anything when
+//   there are no padded channels) of two tensors of the same blocked layout, or of a blocked tensor
+//   and a constant that is a scalar or per channel ([C, 1, 1] / [1, C, 1, 1]; packed at compile
+//   time to [1, C/c, 1, 1, c]), or a computed scalar, or a computed per-sample [N, 1, 1, 1] value
+//   (reshaped to [N, 1, 1, 1, 1]); a 4-D operand of the result's shape is converted to the blocked
+//   layout;
+//   sum / mean / max / min / prod over axes 1, 2, 3 with keepdims (a per-sample statistic: group
+//   norm with one group, see unflatten_reductions.h) of a blocked tensor without padded channels:
+//   reduced over the blocked axes 1-4 and reshaped to [N, 1, 1, 1] (the elements' order does not
+//   matter to the reduction);
 //   nn.bias_add on axis 1 with a constant bias (becomes add with the packed bias);
 //   concatenate on axis 1 of tensors of one block size whose channel counts are multiples of it;
 //   nn.max_pool2d / nn.avg_pool2d / nn.global_avg_pool2d of a blocked tensor (layout="NCHW<c>c":
