@@ -1,5 +1,5 @@
 """ONNX ConvTranspose through the whole compiler against ONNX Runtime (CPU), on models built here:
-strides, pads, output_padding, dilations, groups, auto_pad, output_shape, bias, 1-D and 2-D,
+strides, pads, output_padding, dilations, groups, auto_pad, output_shape, bias, 1-D, 2-D and 3-D,
 constant and run-time weights. (ONNX Runtime and the ONNX reference implementation agree exactly on
 every ungrouped case here; the reference's grouped path fails for M / group > 1, so it is not used.)
 
@@ -86,6 +86,20 @@ def test_conv_transpose_1d_and_runtime_weights(tmp_path):
     _compare(sub, model, feeds, [1, 2, 4, 4])
 
 
+def test_conv_transpose_3d_attributes(tmp_path):
+    # A 3-D input: zero insertion and border over D, H and W, then the 3-D conv of volume.h.
+    x_shape = [2, 4, 3, 4, 5]
+    cases = [
+        ([4, 2, 3, 3, 3], True, {}),
+        ([4, 3, 2, 3, 3], False, {"strides": [2, 1, 2], "pads": [0, 1, 1, 1, 0, 1]}),
+        ([4, 2, 3, 2, 3], True, {"strides": [3, 2, 2], "output_padding": [2, 1, 0], "dilations": [1, 1, 2]}),
+        ([4, 1, 3, 3, 3], False, {"group": 2, "strides": [2, 2, 2], "auto_pad": "SAME_UPPER"}),
+        ([4, 2, 2, 2, 2], False, {"strides": [2, 2, 2], "output_shape": [7, 8, 11]}),
+    ]
+    model, feeds = _model(x_shape, cases)
+    _compare(tmp_path, model, feeds, x_shape)
+
+
 def test_conv_transpose_errors(tmp_path):
     def error(x_shape, w_shape, **attrs):
         model, _ = _model(x_shape, [(w_shape, False, attrs)])
@@ -99,5 +113,5 @@ def test_conv_transpose_errors(tmp_path):
     assert "must equal the input channels" in error([1, 4, 5, 5], [3, 2, 3, 3])
     assert "output_padding 2 must be >= 0 and smaller than the stride" in error(
         [1, 4, 5, 5], [4, 2, 3, 3], strides=[2, 2], output_padding=[2, 0])
-    assert "only 1-D and 2-D ConvTranspose" in error([1, 4, 5, 5, 5], [4, 2, 3, 3, 3])
+    assert "only 1-D, 2-D and 3-D ConvTranspose" in error([1, 4, 5, 5, 5, 5], [4, 2, 3, 3, 3, 3])
     assert "'output_shape' must have 2 values" in error([1, 4, 5, 5], [4, 2, 3, 3], output_shape=[3])

@@ -45,6 +45,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterSequenceConverters(*t);
     RegisterOptionalConverters(*t);
     RegisterDataDependentConverters(*t);
+    RegisterMLConverters(*t);
     return t;
   }();
   auto it = table->find(ConverterKey(domain, op_type));

@@ -1,12 +1,14 @@
-// ONNX ConvTranspose-1/11 (1-D and 2-D) as a direct convolution (the gradient of Conv with
+// ONNX ConvTranspose-1/11 (1-D, 2-D and 3-D) as a direct convolution (the gradient of Conv with
 // respect to its input; Dumoulin & Visin, "A guide to convolution arithmetic", §4):
 //
 //   1. zero insertion: x [N, C, H, W] -> [N, C, (H-1)*sh + 1, (W-1)*sw + 1], x at multiples of
-//      the stride (reshape to [N, C, H, 1, W, 1], pad the unit dims to the stride, reshape);
+//      the stride (reshape to [N, C, H, 1, W, 1], pad the unit dims to the stride, reshape;
+//      likewise over D, H, W in 3-D);
 //   2. border: pad (zeros; negative amounts crop) by dk - pad_begin before and
 //      dk - pad_end + output_padding after, dk = (k - 1) * dilation;
-//   3. nn.conv2d, stride 1, same dilation and groups, with the weight
-//      W [C, M/group, kH, kW] regrouped to [M, C/group, kH, kW] and flipped in kH and kW.
+//   3. nn.conv2d (3-D: the Conv of volume.h, one 2-D conv per depth tap), stride 1, same dilation
+//      and groups, with the weight W [C, M/group, k...] regrouped to [M, C/group, k...] and
+//      flipped along every spatial axis.
 //
 // The weight's reshape / transpose / flip are graph ops that FoldConstant folds for constant
 // weights, so the convolution takes the NCHWc path of any Conv. Padding follows the ONNX spec
@@ -15,10 +17,12 @@
 // start, NOTSET with pads: pads' begin), else pads (default 0), else SAME_* for an output of
 // in * stride. Cost: the convolution also multiplies the inserted zeros (stride^2 times the
 // minimal work); a direct transposed-conv schedule is later work.
+#include <algorithm>
 #include <limits>
 
 #include "context.h"
 #include "graph_build.h"
+#include "volume.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -68,8 +72,8 @@ std::vector<int64_t> TransposePadding(NodeContext& ctx, const std::vector<int64_
 
 void ConvertConvTranspose(NodeContext& ctx) {
   const int64_t rank = ctx.InputType(0).ndim();
-  if (rank != 3 && rank != 4)
-    ctx.Unsupported("only 1-D and 2-D ConvTranspose (a 3-D or 4-D input) are supported; the input has rank " +
+  if (rank < 3 || rank > 5)
+    ctx.Unsupported("only 1-D, 2-D and 3-D ConvTranspose (an input of rank 3, 4 or 5) are supported; the input has rank " +
                     std::to_string(rank));
   const size_t dims = static_cast<size_t>(rank - 2);
   std::vector<int64_t> xs = ctx.InputShape(0), ws = ctx.InputShape(1);
@@ -93,15 +97,16 @@ void ConvertConvTranspose(NodeContext& ctx) {
   const std::vector<int64_t> in(xs.begin() + 2, xs.end());
   std::vector<int64_t> pads = TransposePadding(ctx, in, kernel_w, strides, dilations, out_pad);
 
-  // 1-D runs as 2-D over [N, C, 1, L].
-  auto two_d = [&](std::vector<int64_t> v, int64_t fill) {
+  // 1-D runs as 2-D over [N, C, 1, L]; sd = the spatial dims of the convolution (2 or 3).
+  const size_t sd = std::max<size_t>(dims, 2);
+  auto lift = [&](std::vector<int64_t> v, int64_t fill) {
     if (dims == 1) v.insert(v.begin(), fill);
     return v;
   };
-  const std::vector<int64_t> s2 = two_d(strides, 1), d2 = two_d(dilations, 1), k2 = two_d(kernel_w, 1);
-  const std::vector<int64_t> in2 = two_d(in, 1), op2 = two_d(out_pad, 0);
-  std::vector<int64_t> pb = {dims == 1 ? 0 : pads[0], pads[dims - 1]};
-  std::vector<int64_t> pe = {dims == 1 ? 0 : pads[dims], pads[2 * dims - 1]};
+  const std::vector<int64_t> st = lift(strides, 1), dil = lift(dilations, 1), k = lift(kernel_w, 1);
+  const std::vector<int64_t> sp = lift(in, 1), op = lift(out_pad, 0);
+  const std::vector<int64_t> pb = lift(std::vector<int64_t>(pads.begin(), pads.begin() + dims), 0);
+  const std::vector<int64_t> pe = lift(std::vector<int64_t>(pads.begin() + dims, pads.end()), 0);
   const int64_t n = xs[0], c = xs[1], m = ws[1] * group;
 
   Expr x = ctx.Input(0), w = ctx.Input(1);
@@ -109,42 +114,61 @@ void ConvertConvTranspose(NodeContext& ctx) {
     x = ctx.Call("expand_dims", {x}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
     w = ctx.Call("expand_dims", {w}, Attrs{{"axis", int64_t{2}}, {"num_newaxis", int64_t{1}}});
   }
-  // 1. zero insertion.
-  if (s2[0] > 1 || s2[1] > 1) {
-    x = Reshape(ctx, x, {n, c, in2[0], 1, in2[1], 1});
-    x = ctx.Call("pad", {x}, Attrs{{"pad_before", std::vector<int64_t>(6, 0)},
-                                   {"pad_after", std::vector<int64_t>{0, 0, 0, s2[0] - 1, 0, s2[1] - 1}}});
-    x = Reshape(ctx, x, {n, c, in2[0] * s2[0], in2[1] * s2[1]});
+  // 1. zero insertion: [N, C, D0, 1, D1, 1, ...] padded to the strides after each unit dim.
+  bool strided = false;
+  for (int64_t s : st) strided |= s > 1;
+  if (strided) {
+    std::vector<int64_t> split = {n, c}, after(2, 0), inserted = {n, c};
+    for (size_t d = 0; d < sd; ++d) {
+      split.insert(split.end(), {sp[d], 1});
+      after.insert(after.end(), {0, st[d] - 1});
+      inserted.push_back(sp[d] * st[d]);
+    }
+    x = Reshape(ctx, x, split);
+    x = ctx.Call("pad", {x}, Attrs{{"pad_before", std::vector<int64_t>(split.size(), 0)}, {"pad_after", after}});
+    x = Reshape(ctx, x, inserted);
   }
   // 2. border (the zero insertion left stride - 1 zeros after the last element).
-  std::vector<int64_t> before = {0, 0}, after = {0, 0};
-  for (int d = 0; d < 2; ++d) {
-    const int64_t dk = (k2[d] - 1) * d2[d];
+  std::vector<int64_t> before(2, 0), after(2, 0);
+  for (size_t d = 0; d < sd; ++d) {
+    const int64_t dk = (k[d] - 1) * dil[d];
     before.push_back(dk - pb[d]);
-    after.push_back(dk - pe[d] + op2[d] - (s2[d] - 1));
+    after.push_back(dk - pe[d] + op[d] - (st[d] - 1));
   }
-  for (int d = 0; d < 2; ++d)
-    if (in2[d] * s2[d] + before[2 + d] + after[2 + d] < (k2[d] - 1) * d2[d] + 1)
+  for (size_t d = 0; d < sd; ++d)
+    if (sp[d] * st[d] + before[2 + d] + after[2 + d] < (k[d] - 1) * dil[d] + 1)
       ctx.Fail("the padding leaves an empty output (pads larger than the transposed extent)");
-  if (before != std::vector<int64_t>(4, 0) || after != std::vector<int64_t>(4, 0))
+  if (before != std::vector<int64_t>(2 + sd, 0) || after != std::vector<int64_t>(2 + sd, 0))
     x = ctx.Call("pad", {x}, Attrs{{"pad_before", before}, {"pad_after", after}});
-  // 3. the weight as a Conv weight: [C, M/g, kH, kW] -> [g, C/g, M/g, kH, kW] -> [g, M/g, C/g, ...]
-  //    -> [M, C/g, kH, kW], flipped spatially.
-  w = Reshape(ctx, w, {group, c / group, m / group, k2[0], k2[1]});
-  w = Transpose(ctx, w, {0, 2, 1, 3, 4});
-  w = Reshape(ctx, w, {m, c / group, k2[0], k2[1]});
+  // 3. the weight as a Conv weight: [C, M/g, k...] -> [g, C/g, M/g, k...] -> [g, M/g, C/g, k...]
+  //    -> [M, C/g, k...], flipped along every spatial axis.
+  std::vector<int64_t> grouped = {group, c / group, m / group}, perm = {0, 2, 1}, conv_w = {m, c / group}, flip_axes;
+  for (size_t d = 0; d < sd; ++d) {
+    grouped.push_back(k[d]);
+    perm.push_back(static_cast<int64_t>(3 + d));
+    conv_w.push_back(k[d]);
+    flip_axes.push_back(static_cast<int64_t>(2 + d));
+  }
+  w = Reshape(ctx, w, grouped);
+  w = Transpose(ctx, w, perm);
+  w = Reshape(ctx, w, conv_w);
   const int64_t lowest = std::numeric_limits<int64_t>::min();
-  w = ctx.Call("strided_slice", {w}, Attrs{{"begin", std::vector<int64_t>{-1, -1}},
-                                           {"end", std::vector<int64_t>{lowest, lowest}},
-                                           {"strides", std::vector<int64_t>{-1, -1}},
-                                           {"axes", std::vector<int64_t>{2, 3}}});
-  Attrs attrs{{"strides", std::vector<int64_t>{1, 1}},
-              {"padding", std::vector<int64_t>{0, 0, 0, 0}},
-              {"dilation", d2},
-              {"groups", group},
-              {"data_layout", std::string("NCHW")},
-              {"kernel_layout", std::string("OIHW")}};
-  Expr out = ctx.Call("nn.conv2d", {x, w}, attrs);
+  w = ctx.Call("strided_slice", {w}, Attrs{{"begin", std::vector<int64_t>(sd, -1)},
+                                           {"end", std::vector<int64_t>(sd, lowest)},
+                                           {"strides", std::vector<int64_t>(sd, -1)},
+                                           {"axes", flip_axes}});
+  Expr out;
+  if (sd == 3) {
+    out = BuildConv3D(ctx, x, w, conv_w, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, dil, group);
+  } else {
+    Attrs attrs{{"strides", std::vector<int64_t>{1, 1}},
+                {"padding", std::vector<int64_t>{0, 0, 0, 0}},
+                {"dilation", dil},
+                {"groups", group},
+                {"data_layout", std::string("NCHW")},
+                {"kernel_layout", std::string("OIHW")}};
+    out = ctx.Call("nn.conv2d", {x, w}, attrs);
+  }
   if (dims == 1) out = ctx.Call("squeeze", {out}, Attrs{{"axis", std::vector<int64_t>{2}}});
   if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
   ctx.SetOutput(0, out);

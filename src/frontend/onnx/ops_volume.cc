@@ -110,44 +110,50 @@ void ConvertPool3D(NodeContext& ctx, const std::string& kind) {
   ctx.SetOutput(0, ctx.Call("power", {sum, ctx.ScalarConst(1.0 / p, dt)}));
 }
 
-void ConvertConv3D(NodeContext& ctx) {
-  const std::vector<int64_t> xs = ctx.InputShape(0), ws = ctx.InputShape(1);
-  if (ws.size() != 5) ctx.Fail("weight must be 5-D [M, C/group, kD, kH, kW]");
-  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
-  if (ctx.AttrInts("kernel_shape", kernel) != kernel) ctx.Fail("kernel_shape does not match the weight shape");
-  const Window3D w = ReadWindow(ctx, kernel);
-  const int64_t group = ctx.AttrInt("group", 1), n = xs[0], c = xs[1], m = ws[0];
+Expr BuildConv3D(NodeContext& ctx, Expr x, Expr weight, const std::vector<int64_t>& ws, const std::vector<int64_t>& strides,
+                 const std::vector<int64_t>& pad_begin, const std::vector<int64_t>& pad_end,
+                 const std::vector<int64_t>& dilations, int64_t group) {
+  const std::vector<int64_t> xs = StaticShape(ctx, x);
+  const int64_t n = xs[0], c = xs[1], m = ws[0];
   if (group < 1 || c % group != 0 || ws[1] * group != c)
     ctx.Fail("the weight's channels (" + std::to_string(ws[1]) + " x group " + std::to_string(group) +
              ") must equal the input channels (" + std::to_string(c) + ")");
-  Expr x = ctx.Input(0);
-  if (w.begin[0] || w.end[0]) {
-    x = ctx.Call("pad", {x}, Attrs{{"pad_before", std::vector<int64_t>{0, 0, w.begin[0], 0, 0}},
-                                   {"pad_after", std::vector<int64_t>{0, 0, w.end[0], 0, 0}}});
+  if (pad_begin[0] || pad_end[0]) {
+    x = ctx.Call("pad", {x}, Attrs{{"pad_before", std::vector<int64_t>{0, 0, pad_begin[0], 0, 0}},
+                                   {"pad_after", std::vector<int64_t>{0, 0, pad_end[0], 0, 0}}});
   }
-  const int64_t depth = xs[2] + w.begin[0] + w.end[0];
-  const int64_t span = (kernel[0] - 1) * w.dilations[0] + 1;
+  const int64_t depth = xs[2] + pad_begin[0] + pad_end[0];
+  const int64_t span = (ws[2] - 1) * dilations[0] + 1;
   if (depth < span) ctx.Fail("the depth window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(depth) + ")");
-  const int64_t d_out = (depth - span) / w.strides[0] + 1;
-  Attrs conv{{"strides", std::vector<int64_t>{w.strides[1], w.strides[2]}},
-             {"padding", std::vector<int64_t>{w.begin[1], w.begin[2], w.end[1], w.end[2]}},
-             {"dilation", std::vector<int64_t>{w.dilations[1], w.dilations[2]}},
+  const int64_t d_out = (depth - span) / strides[0] + 1;
+  Attrs conv{{"strides", std::vector<int64_t>{strides[1], strides[2]}},
+             {"padding", std::vector<int64_t>{pad_begin[1], pad_begin[2], pad_end[1], pad_end[2]}},
+             {"dilation", std::vector<int64_t>{dilations[1], dilations[2]}},
              {"groups", group},
              {"data_layout", std::string("NCHW")},
              {"kernel_layout", std::string("OIHW")}};
   Expr sum;
-  for (int64_t kd = 0; kd < kernel[0]; ++kd) {
-    const int64_t first = kd * w.dilations[0];
-    Expr xs_kd = SliceAxis(ctx, x, 2, first, first + (d_out - 1) * w.strides[0] + 1, w.strides[0]);
+  for (int64_t kd = 0; kd < ws[2]; ++kd) {
+    const int64_t first = kd * dilations[0];
+    Expr xs_kd = SliceAxis(ctx, x, 2, first, first + (d_out - 1) * strides[0] + 1, strides[0]);
     xs_kd = Transpose(ctx, xs_kd, {0, 2, 1, 3, 4});
     xs_kd = Reshape(ctx, xs_kd, {n * d_out, c, xs[3], xs[4]});
-    Expr w_kd = SliceAxis(ctx, ctx.Input(1), 2, kd, kd + 1);
+    Expr w_kd = SliceAxis(ctx, weight, 2, kd, kd + 1);
     w_kd = Reshape(ctx, w_kd, {m, ws[1], ws[3], ws[4]});
     Expr y = ctx.Call("nn.conv2d", {xs_kd, w_kd}, conv);
     sum = sum ? ctx.Call("add", {sum, y}) : y;
   }
   const std::vector<int64_t> ys = StaticShape(ctx, sum);
-  Expr out = Transpose(ctx, Reshape(ctx, sum, {n, d_out, m, ys[2], ys[3]}), {0, 2, 1, 3, 4});
+  return Transpose(ctx, Reshape(ctx, sum, {n, d_out, m, ys[2], ys[3]}), {0, 2, 1, 3, 4});
+}
+
+void ConvertConv3D(NodeContext& ctx) {
+  const std::vector<int64_t> ws = ctx.InputShape(1);
+  if (ws.size() != 5) ctx.Fail("weight must be 5-D [M, C/group, kD, kH, kW]");
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (ctx.AttrInts("kernel_shape", kernel) != kernel) ctx.Fail("kernel_shape does not match the weight shape");
+  const Window3D w = ReadWindow(ctx, kernel);
+  Expr out = BuildConv3D(ctx, ctx.Input(0), ctx.Input(1), ws, w.strides, w.begin, w.end, w.dilations, ctx.AttrInt("group", 1));
   if (ctx.HasInput(2)) out = ctx.Call("nn.bias_add", {out, ctx.Input(2)}, Attrs{{"axis", int64_t{1}}});
   ctx.SetOutput(0, out);
 }
