@@ -252,6 +252,13 @@ std::vector<float> RunModel(const IRModule& mod, const runtime::NDArray& in, boo
   return std::vector<float>(out.data<float>(), out.data<float>() + out.NumElements());
 }
 
+// The model built with AlterOpLayout gives the outputs of the one built without it (1e-4 relative).
+void ExpectSameNumerics(const IRModule& mod, const runtime::NDArray& in, const std::string& what = "") {
+  std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << what << " " << i;
+}
+
 TEST(AlterOpLayout, NumericsUnchangedEndToEnd) {
   Var x = VarNode::make("x", F32({1, 3, 13, 11}));
   Expr c1 = Call("nn.conv2d", {x, ConstantNode::make(Random({10, 3, 3, 3}, 1))}, ConvAttrs(1, 1, 2));
@@ -263,9 +270,7 @@ TEST(AlterOpLayout, NumericsUnchangedEndToEnd) {
   Expr y = Call("nn.relu", {Call("add", {c3, c2})});
   IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
   runtime::NDArray in = Random({1, 3, 13, 11}, 9);
-  std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+  ExpectSameNumerics(mod, in);
 }
 
 // Grouped convolutions as grouped NCHWc ones (merged or not, after a blocked producer or not) give
@@ -278,9 +283,7 @@ TEST(AlterOpLayout, GroupedNumericsUnchangedEndToEnd) {
   Expr g3 = Call("nn.conv2d", {g2, ConstantNode::make(Random({64, 8, 1, 1}, 3))}, ConvAttrs(0, 8));
   IRModule mod = IRModule::FromMain(FunctionNode::make({x}, Call("add", {g3, g2})));
   runtime::NDArray in = Random({1, 32, 9, 7}, 9);
-  std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+  ExpectSameNumerics(mod, in);
 }
 
 // Blocked pooling (channels a multiple of the block and padded ones) and squeeze-excite give the
@@ -301,10 +304,7 @@ TEST(AlterOpLayout, PoolingNumericsUnchangedEndToEnd) {
     Expr y = Call("nn.conv2d", {a, ConstantNode::make(Random({8, C, 1, 1}, 4))}, ConvAttrs(0));
     IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
     runtime::NDArray in = Random({1, 3, 13, 11}, 9);
-    std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "C=" << C << " " << i;
+    ExpectSameNumerics(mod, in, "C=" + std::to_string(C));
   }
 }
 
@@ -324,10 +324,7 @@ TEST(AlterOpLayout, FlattenedGroupNormNumericsUnchangedEndToEnd) {
     Expr y = Call("nn.conv2d", {g, ConstantNode::make(Random({8, C, 1, 1}, 4))}, ConvAttrs(0));
     IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
     runtime::NDArray in = Random({2, 3, 9, 7}, 9);
-    std::vector<float> want = RunModel(mod, in, false), got = RunModel(mod, in, true);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "C=" << C << " " << i;
+    ExpectSameNumerics(mod, in, "C=" + std::to_string(C));
   }
 }
 

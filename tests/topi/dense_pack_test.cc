@@ -195,6 +195,21 @@ TEST(TopiDensePack, ScheduleIsRegisterBlocked) {
   EXPECT_EQ(k.unrolled, 4);    // mi and nv of each
 }
 
+// The element count of every buffer `f` allocates, by name.
+std::map<std::string, int64_t> AllocationSizes(const tir::PrimFunc& f) {
+  struct Allocs : tir::StmtExprVisitor {
+    std::map<std::string, int64_t> size;
+    void VisitStmt_(const tir::AllocateNode* op) override {
+      int64_t n = 1;
+      for (const PrimExpr& e : op->buffer->shape) n *= ir::get_const_int(e);
+      size[op->buffer->name] = n;
+      tir::StmtExprVisitor::VisitStmt_(op);
+    }
+  } allocs;
+  allocs.VisitStmt(f->body);
+  return allocs.size;
+}
+
 // The epilogue (bias + relu, and the slicing of padded rows and columns) runs under the tile
 // loop: one parallel loop holds the whole kernel, and the GEMM's intermediate shrinks to the
 // mr x nv*16 register tile (TVM's dense_pack schedule does the same).
@@ -209,18 +224,9 @@ TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
   LoopKinds k;
   k.VisitStmt(f->body);
   EXPECT_EQ(k.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
-  struct Allocs : tir::StmtExprVisitor {
-    std::map<std::string, int64_t> size;
-    void VisitStmt_(const tir::AllocateNode* op) override {
-      int64_t n = 1;
-      for (const PrimExpr& e : op->buffer->shape) n *= ir::get_const_int(e);
-      size[op->buffer->name] = n;
-      tir::StmtExprVisitor::VisitStmt_(op);
-    }
-  } allocs;
-  allocs.VisitStmt(f->body);
-  ASSERT_TRUE(allocs.size.count("T_gemm_packed")) << tir::AsText(f);
-  EXPECT_EQ(allocs.size["T_gemm_packed"], 6 * 16) << tir::AsText(f);
+  const std::map<std::string, int64_t> allocs = AllocationSizes(f);
+  ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
+  EXPECT_EQ(allocs.at("T_gemm_packed"), 6 * 16) << tir::AsText(f);
   Data dx = testing::Random(20 * 24, 11), dw = testing::Random(21 * 24, 12), db = testing::Random(21, 13);
   Data want = RefGemm(dx, dw, 1, 20, 21, 24, false);
   for (int64_t i = 0; i < 20; ++i)
@@ -251,18 +257,10 @@ TEST(TopiDensePack, ChannelsLastRowsAreTiledAlongTheInnerRowLoop) {
       LoopKinds kinds;
       kinds.VisitStmt(scheduled->body);
       EXPECT_EQ(kinds.vectorized, 4) << "pack, init, update, epilogue\n" << tir::AsText(scheduled);
-      struct Allocs : tir::StmtExprVisitor {
-        std::map<std::string, int64_t> size;
-        void VisitStmt_(const tir::AllocateNode* op) override {
-          int64_t e = 1;
-          for (const PrimExpr& d : op->buffer->shape) e *= ir::get_const_int(d);
-          size[op->buffer->name] = e;
-          tir::StmtExprVisitor::VisitStmt_(op);
-        }
-      } allocs;
       tir::PrimFunc f = tir::transform::LowerToFlat(scheduled);
-      allocs.VisitStmt(f->body);
-      EXPECT_EQ(allocs.size["T_gemm_packed"], c.want_rows * 32) << tir::AsText(f);
+      const std::map<std::string, int64_t> allocs = AllocationSizes(f);
+      ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
+      EXPECT_EQ(allocs.at("T_gemm_packed"), c.want_rows * 32) << tir::AsText(f);
     }
     Data dx = testing::Random(m * k, 21), dw = testing::Random(n * k, 22), db = testing::Random(n, 23);
     Data want = RefGemm(dx, dw, 1, m, n, k, false);

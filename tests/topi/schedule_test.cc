@@ -137,6 +137,18 @@ struct ParallelScopes : tir::StmtExprVisitor {
   }
 };
 
+// Softmax of each of `rows` rows of n values (the reference, in double).
+Data SoftmaxRows(const Data& d, int64_t rows, int64_t n) {
+  Data out(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, sum = 0;
+    for (int64_t i = 0; i < n; ++i) m = std::max(m, d[r * n + i]);
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(d[r * n + i] - m);
+    for (int64_t i = 0; i < n; ++i) out[r * n + i] = std::exp(d[r * n + i] - m) / sum;
+  }
+  return out;
+}
+
 TEST(TopiX86Schedule, SoftmaxRowsShareOneParallelLoop) {
   const int64_t rows = 4 * 8, n = 48;
   Tensor x = te::placeholder(MakeShape({4, 8, n}), f32, "x");
@@ -153,14 +165,8 @@ TEST(TopiX86Schedule, SoftmaxRowsShareOneParallelLoop) {
   EXPECT_EQ(par.scopes[0], want) << tir::AsText(f);
   // Vectorized: both rf inits and updates (16 partial results per row), the exp and the norm.
   EXPECT_EQ(Summarize(f).vectorized, 6) << tir::AsText(f);
-  Data d = testing::Random(rows * n, 9, -4.0, 4.0), want_y(rows * n);
-  for (int64_t r = 0; r < rows; ++r) {
-    double m = -INFINITY, sum = 0;
-    for (int64_t i = 0; i < n; ++i) m = std::max(m, d[r * n + i]);
-    for (int64_t i = 0; i < n; ++i) sum += std::exp(d[r * n + i] - m);
-    for (int64_t i = 0; i < n; ++i) want_y[r * n + i] = std::exp(d[r * n + i] - m) / sum;
-  }
-  testing::CheckAllModes({x}, y, {d}, want_y, 1e-5);
+  Data d = testing::Random(rows * n, 9, -4.0, 4.0);
+  testing::CheckAllModes({x}, y, {d}, SoftmaxRows(d, rows, n), 1e-5);
 }
 
 TEST(TopiX86Schedule, RowReductionsAreRfactored) {
@@ -197,14 +203,8 @@ TEST(TopiX86Schedule, SoftmaxOverRowsTheLanesDoNotDivideIsRfactoredWithATail) {
   EXPECT_EQ(s.blocks.count("T_softmax_expsum_rf"), 1u) << tir::AsText(f);
   EXPECT_EQ(s.vectorized, 6) << tir::AsText(f);
   for (double lo : {-4.0, -1e4}) {  // all-negative rows: a lane left at -inf must not win the max
-    Data d = testing::Random(rows * n, 11, lo, lo + 8.0), want(rows * n);
-    for (int64_t r = 0; r < rows; ++r) {
-      double m = -INFINITY, sum = 0;
-      for (int64_t i = 0; i < n; ++i) m = std::max(m, d[r * n + i]);
-      for (int64_t i = 0; i < n; ++i) sum += std::exp(d[r * n + i] - m);
-      for (int64_t i = 0; i < n; ++i) want[r * n + i] = std::exp(d[r * n + i] - m) / sum;
-    }
-    testing::CheckAllModes({x}, y, {d}, want, 1e-5);
+    Data d = testing::Random(rows * n, 11, lo, lo + 8.0);
+    testing::CheckAllModes({x}, y, {d}, SoftmaxRows(d, rows, n), 1e-5);
   }
 }
 
