@@ -82,10 +82,20 @@ def test_torch_compile_backend_matches_eager():
         assert_close(c(x + 1), m(x + 1))  # a second call reuses the compiled graph
 
 
+class MaxPool3dWithIndices(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool3d(2, return_indices=True)
+
+    def forward(self, x):
+        y, indices = self.pool(x)
+        return y + indices.float()
+
+
 def test_torch_compile_falls_back_per_graph():
     torch._dynamo.reset()
     torch.manual_seed(2)
-    m = nn.Sequential(nn.ConvTranspose3d(2, 2, 3), nn.ReLU()).eval()  # 3-D ConvTranspose: unsupported
+    m = MaxPool3dWithIndices().eval()  # a 3-D MaxPool's Indices output: unsupported
     c = torch.compile(m, backend="tessera")
     x = torch.randn(1, 2, 4, 4, 4)
     with torch.no_grad():
