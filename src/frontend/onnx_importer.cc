@@ -275,6 +275,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
   ImportState state;
   state.source = source;
   state.opset = result.opset;
+  for (const auto& o : model.opset_import()) state.domain_opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
   for (const auto& init : g.initializer()) {
     Value v;
     v.constant = TensorProtoToNDArray(init, source + ": initializer '" + init.name() + "'");

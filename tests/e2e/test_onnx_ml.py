@@ -77,3 +77,4 @@ def test_array_feature_extractor_constant_and_run_time_indices(tmp_path):
     proc = run_cli("compile", tmp_path / "bad.onnx", "-o", tmp_path / "bad.so", check=False)
     assert proc.returncode == 1, proc.stderr
     assert "afe" in proc.stderr and "index 6" in proc.stderr and "outside [0, 6)" in proc.stderr, proc.stderr
+    assert "domain ai.onnx.ml, opset 1)" in proc.stderr, proc.stderr  # the node's domain's opset

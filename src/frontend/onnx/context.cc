@@ -21,7 +21,11 @@ std::string NodeContext::Where() const { return detail::Concat(state_.source, ":
 std::string NodeContext::Label() const {
   std::string who = node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'";
   std::string domain = node_.domain().empty() ? "ai.onnx" : node_.domain();
-  return detail::Concat(who, " (op ", node_.op_type(), ", domain ", domain, ", opset ", state_.opset, ")");
+  auto it = state_.domain_opsets.find(domain);
+  const std::string opset = domain == "ai.onnx" ? std::to_string(state_.opset)
+                            : it != state_.domain_opsets.end() ? std::to_string(it->second)
+                                                                : std::string("not imported by the model");
+  return detail::Concat(who, " (op ", node_.op_type(), ", domain ", domain, ", opset ", opset, ")");
 }
 
 void NodeContext::Fail(const std::string& msg) const { throw UserError(Where() + ": " + msg); }

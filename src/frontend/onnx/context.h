@@ -48,7 +48,9 @@ Value ValueOf(graph::Expr e);
 
 struct ImportState {
   std::string source;  ///< file name for messages
-  int64_t opset = 0;
+  int64_t opset = 0;   ///< the default domain's (ai.onnx)
+  /// Every domain's opset the model imports ("ai.onnx" for the default domain's ""), for messages.
+  std::map<std::string, int64_t> domain_opsets;
   std::map<std::string, Value> values;
   std::vector<std::string> warnings;  ///< ImportResult::warnings
   std::vector<std::string> symbols;   ///< the symbolic dim names shape values use (symbolic_shape.h)
