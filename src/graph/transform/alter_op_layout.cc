@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "pass_util.h"
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/op_registry.h"
@@ -17,10 +18,6 @@ namespace tessera::graph::transform {
 namespace {
 
 std::string BlockedName(int64_t b) { return b ? "NCHW" + std::to_string(b) + "c" : "NCHW"; }
-
-const TensorTypeNode* TensorTypeOf(const Expr& e) {
-  return e->has_checked_type() ? e->checked_type()->as<TensorTypeNode>() : nullptr;
-}
 
 // The static shape of a float32 tensor expression, or empty.
 std::vector<int64_t> F32Shape(const Expr& e) {
@@ -175,7 +172,7 @@ class Rewriter {
         Expr packed = PackPerChannel(b->data, x.channels, x.block, 0.0f);
         return Produced(MakeCall("add", {x.blocked.at(x.block), packed}), x.block, x.channels);
       }
-    } else if (op == "sum" || op == "mean" || op == "max" || op == "min" || op == "prod") {
+    } else if (detail::IsReduceOp(op)) {
       if (auto v = Reduce(*call, e)) return *v;
     } else if (op == "concatenate") {
       if (auto v = Concat(*call)) return *v;

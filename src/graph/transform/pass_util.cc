@@ -21,6 +21,10 @@ std::string OpName(const Expr& e) {
   return op ? op->name : std::string();
 }
 
+bool IsReduceOp(const std::string& op) {
+  return op == "sum" || op == "mean" || op == "max" || op == "min" || op == "prod";
+}
+
 void ForEachUse(const Expr& e, const std::function<void(const Expr&)>& use) {
   if (const auto* c = e->as<CallNode>()) {
     // A Var: a let-bound function (a loop) or a closure. GlobalVars and Constructors are leaves.

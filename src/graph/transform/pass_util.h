@@ -18,6 +18,9 @@ namespace tessera::graph::transform::detail {
 const CallNode* AsOpCall(const Expr& e, const char* name);
 /// The op name of a call of an op, else "".
 std::string OpName(const Expr& e);
+/// Whether `op` is one of the reductions sum / mean / max / min / prod (graph/op/reduce.cc; attrs
+/// axis, keepdims, exclude).
+bool IsReduceOp(const std::string& op);
 using graph::CallOp;  // expr_util.h
 
 /// Calls `use(child)` for every expression `e` uses as an operand (call arguments, tuple

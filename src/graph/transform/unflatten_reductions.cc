@@ -1,9 +1,8 @@
 // UnflattenReductions: see include/tessera/graph/transform/unflatten_reductions.h.
 #include "tessera/graph/transform/unflatten_reductions.h"
 
-#include <algorithm>
 #include <deque>
-#include <set>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,10 +16,6 @@ namespace tessera::graph::transform {
 namespace {
 
 using namespace detail;
-
-bool IsReduceOp(const std::string& op) {
-  return op == "sum" || op == "mean" || op == "max" || op == "min" || op == "prod";
-}
 
 bool IsElementwiseOp(const std::string& op) {
   const OpInfo* info = OpRegistry::Global().Find(op);

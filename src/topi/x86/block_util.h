@@ -50,7 +50,8 @@ std::string SoleReader(const tir::PrimFunc& f, const tir::BlockNode* producer);
 
 /// Puts an elementwise epilogue (bias / relu / residual add, or a cache_write copy-out) under a
 /// kernel's tile loop (reverse_compute_at), its innermost loop vectorized when it is a register
-/// wide (<= 16 lanes) and its other loops inside the tile unrolled when short (<= 16): constant
+/// wide (<= 16 lanes), or split into vectors of opt.vector_lanes (unrolled, at most 16) when it is
+/// a multiple of them, and its other loops inside the tile unrolled when short (<= 16): constant
 /// offsets into the accumulator tile, which then stays in registers. Returns false (and reports
 /// the refusal under TESSERA_DEBUG_SCHEDULE as `<schedule> epilogue: ...`) when the library
 /// refuses the move; the epilogue then keeps its own loop nest.

@@ -293,11 +293,11 @@ bool ReducesAlongRows(const tir::BlockRealizeNode* r, const tir::IterVar* spatia
 // and a lane count that divides it is under 4.
 bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>& reduction, const ScheduleOptions& opt) {
   const LoopRV inner = reduction.back();
-  const int64_t ext = ConstExtent(sch, inner);
+  const int64_t ext = ConstExtent(sch, inner);  // -1: symbolic
   int64_t f = LaneFactor(ext, opt);
-  if (ext < 0 || (ext % std::max<int64_t>(f, 1) != 0 && ext >= 4 * opt.vector_lanes)) f = opt.vector_lanes;
-  else if (f < 4 || ext % f != 0) return false;
-  if (f < 4) return false;
+  const bool tail = ext < 0 || (f > 0 && ext % f != 0 && ext >= 4 * opt.vector_lanes);
+  if (tail) f = opt.vector_lanes;
+  if (f < 4 || (!tail && ext % f != 0)) return false;
   try {
     LoopRV lane = inner, first = reduction.front();
     if (ext < 0 || f < ext) {

@@ -2,7 +2,10 @@
 // nn.batch_matmul with a right operand in the blocked layout Bp[NB, K, 16]. GotoBLAS's
 // register-blocked micro-kernel, written with tir::Schedule primitives.
 //
-// T_gemm_packed, loops batch..., m..., n | k (the m loops fused into one) become
+// T_gemm_packed, loops batch..., m..., n | k (the m loops fused into one; with several static row
+// loops, when a row tile of at least half the wanted mr divides the innermost one, that one is
+// tiled alone and the outer row loops stay tile loops, so the epilogue's region under the tile
+// stays a box: channels-last [1, H, W, C] activations) become
 //   parallel(fuse(batch..., no, mo))        one task per (batch, mr x nv*16 tile); tiles of one
 //                                           column panel are consecutive, so a thread streams
 //                                           the panel Bp[no] (K x nv*16) from L2 for all its rows
@@ -11,7 +14,8 @@
 //       unroll mi (mr), unroll nv,          the micro-kernel: mr * nv zmm accumulators, nv vector
 //       vectorize l (16)                    loads of Bp[no, k, :], mr broadcasts of A[m, k], FMAs
 //     epilogue                              bias / GELU / residual add / the unpadding copy of
-//                                           this tile, under the tile loop (reverse_compute_at)
+//                                           this tile, under the tile loop (reverse_compute_at);
+//                                           its row of nv * 16 vectorized 16 lanes at a time
 // The tile of C sits at a loop-invariant address inside k and the kernel's buffers are
 // noalias, so LLVM keeps the mr * nv accumulators in registers (checked by a test on the
 // assembly); with the epilogue under the tile loop the intermediate C shrinks to the tile. Row

@@ -14,9 +14,8 @@
 //      normalize; layer norm: mean, variance, normalize) is scheduled row by row: the last
 //      block's leading spatial loops (never its innermost one, whose lanes stay under the row: a
 //      pool's window sum and divide share every spatial loop) are fused into one parallel row
-//      loop and every earlier
-//      block is compute_at it, so a row's intermediates stay in L1. The blocks under it are
-//      vectorized as below;
+//      loop and every earlier block is compute_at it, so a row's intermediates stay in L1. The
+//      blocks under it are vectorized as below;
 //   3. for every remaining block (outputs and reductions), the spatial loops outside its
 //      reduction loops are handled: the outer ones are fused while their combined extent is
 //      below `min_parallel_extent` (batch 1 gives no parallelism alone) and the result is
@@ -24,7 +23,10 @@
 //      dim of the output, it is vectorized, split first when longer than `vector_lanes`
 //      (by vector_lanes, or half / a quarter of it when that divides the extent exactly; a
 //      loop of at least 4 * vector_lanes that vector_lanes does not divide is split by
-//      vector_lanes all the same, its guarded tail split off by LoopPartition).
+//      vector_lanes all the same, its guarded tail split off by LoopPartition). When the block
+//      computes a float coordinate from that innermost index (an int-to-float cast of it: resize,
+//      grid sample) and at most 16 vector iterations of the loop are left, they are unrolled, so
+//      each copy's coordinates, weights and clamped indices fold to constants.
 //      For a reduction block whose innermost spatial loop indexes the output's last dim, that
 //      loop (or its inner split part) is moved inside the reduction loops, the init is split
 //      off with decompose_reduction, and both the update's and the init's lane loops are
@@ -32,8 +34,11 @@
 //      its innermost reduction loop instead (a row sum: x[i, k], contiguous in k, not in i)
 //      would gather with a stride that way: its innermost reduction loop is split by the lane
 //      count and rfactor-ed (tir::Schedule::rfactor), and the partial results' lane loop is
-//      vectorized (16 partial sums per row, then 16 scalar steps); when the lane count (or
-//      half / a quarter of it) does not divide that loop, the lanes stay across rows.
+//      vectorized (16 partial sums per row, then 16 scalar steps). A loop the lane count (or
+//      half / a quarter of it) does not divide is rfactor-ed by the full lane count with a guarded
+//      tail when it is at least 4 vectors long or symbolic (softmax over 799 keys; the tail's
+//      unvisited partial results keep the init's identity); a shorter one keeps the lanes across
+//      rows.
 // Other extents are split by vector_lanes with a predicate (or, with `vectorize_partial`
 // off, left unvectorized); tir's VectorizeLoop then keeps that loop serial, correctly. Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
