@@ -433,9 +433,12 @@ class Compiler {
     json functions = json::array();
     for (size_t k = 0; k < jobs_.size(); ++k) functions.push_back(CompileFunction(static_cast<int>(k)));
     if (!functions.empty()) j["functions"] = std::move(functions);
-    // Version 3 has functions, closures and ADTs; 2 names symbols (dynamic shapes); a program with
-    // neither stays readable by older runtimes.
-    j["version"] = uses_v3_ || !jobs_.empty() ? 3 : HasSymbols(j["inputs"]) || HasSymbols(j["outputs"]) || symbolic_allocs_ ? 2 : 1;
+    // Version 4 has CallBuiltin, 3 functions, closures and ADTs; 2 names symbols (dynamic shapes); a
+    // program with none of them stays readable by older runtimes.
+    j["version"] = uses_builtins_                ? 4
+                   : uses_v3_ || !jobs_.empty() ? 3
+                   : HasSymbols(j["inputs"]) || HasSymbols(j["outputs"]) || symbolic_allocs_ ? 2
+                                                                                            : 1;
     if (!guards_.empty()) {
       j["guards"] = json::array();
       for (const auto& [input, param] : guards_) j["guards"].push_back({{"input", input}, {"param", param}});
@@ -706,6 +709,16 @@ class Compiler {
       scope.block->push_back(Plain({{"op", "ShapeOf"}, {"dst", out}, {"src", src}}, {src}, {out}));
       return RegValue{out, {}};
     }
+    if (const graph::CallNode* decode = OpCallOverParams(fn, "vm.image_decode")) {
+      // A builtin of the runtime (runtime/vm_builtins.h) decodes; its result's extents bind h and w.
+      const int src = ParamRegister(*fn, args, decode->args[0]), out = NewReg();
+      uses_builtins_ = true;
+      scope.block->push_back(Plain({{"op", "CallBuiltin"}, {"dst", out}, {"name", "image_decode"}, {"args", {src}},
+                                    {"attrs", {{"pixel_format", decode->attrs.GetString("pixel_format")}}},
+                                    {"dtype", "uint8"}, {"shape", ShapeJson(call->checked_type(), "a decoded image")}},
+                                   {src}, {out}));
+      return RegValue{out, {}};
+    }
     const json shape = ShapeJson(call->checked_type(), "a kernel output");
     for (const auto& d : shape) symbolic_allocs_ |= d.is_string();
     const DataType dtype = DTypeOf(call->checked_type());
@@ -923,6 +936,7 @@ class Compiler {
   std::vector<FunctionJob> jobs_;                 // the VM functions, by index
   std::map<std::string, int> global_index_;                          // a global's name -> its job
   std::unordered_map<const graph::FunctionNode*, int> lifted_index_;  // a function value -> its job
+  bool uses_builtins_ = false;                    // a CallBuiltin: executable version 4
   bool uses_v3_ = false;                          // an instruction of version 3 (closures, ADTs, calls)
   std::vector<ActiveLoop> loops_;  // the loops whose bodies are being compiled, innermost last
   bool symbolic_allocs_ = false;  // some AllocTensor / ReshapeTensor shape names a symbol

@@ -1,4 +1,5 @@
 #include "tessera/runtime/vm.h"
+#include "tessera/runtime/vm_builtins.h"
 
 #include <algorithm>
 #include <chrono>
@@ -109,6 +110,7 @@ struct VirtualMachine::Impl {
   }
   void ListStack(size_t pc, const VMInstruction& in);
   void ListAt(size_t pc, const VMInstruction& in);
+  void CallBuiltin(size_t pc, const VMInstruction& in);
   void InvokePacked(size_t pc, const VMInstruction& in, bool multi_threaded);
   void GetField(size_t pc, const VMInstruction& in);
 
@@ -301,6 +303,38 @@ void VirtualMachine::Impl::ListStack(size_t pc, const VMInstruction& in) {
   Write(in.dst, std::move(out), true);
 }
 
+// CallBuiltin: the builtin's result (from the pool), whose dims bind the instruction's symbols;
+// its dtype and static dims must be the instruction's.
+void VirtualMachine::Impl::CallBuiltin(size_t pc, const VMInstruction& in) {
+  const VMBuiltin* builtin = FindVMBuiltin(in.name);  // the loader checked that it exists
+  std::vector<NDArray> args;
+  for (int r : in.regs) args.push_back(Read(pc, r));
+  NDArray out;
+  try {
+    out = builtin->run(args, in.attrs, [&](const std::vector<int64_t>& shape, DataType dtype) {
+      return pool.Alloc(shape, dtype);
+    });
+  } catch (const UserError& e) {
+    TESSERA_THROW(UserError, Where(pc), ": builtin ", in.name, ": ", e.what());
+  }
+  TESSERA_CHECK(out.dtype() == in.dtype && out.ndim() == static_cast<int>(in.shape.size()), Where(pc), ": builtin ",
+                in.name, " returned ", out.dtype().str(), " ", ShapeToString(out.shape()), ", not ", in.dtype.str(), " ",
+                Symbolic(in.shape, in.dim_symbols), ". The executable is inconsistent; rebuild the model");
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    const int64_t v = out.shape()[d];
+    const int symbol = in.dim_symbols.empty() ? -1 : in.dim_symbols[d];
+    if (symbol < 0) {
+      TESSERA_CHECK(v == in.shape[d], Where(pc), ": builtin ", in.name, " returned ", ShapeToString(out.shape()),
+                    ", whose dim ", d, " should be ", in.shape[d], ". The executable is inconsistent; rebuild the model");
+      continue;
+    }
+    TESSERA_CHECK(v <= kMaxSymbolValue, Where(pc), ": builtin ", in.name, " returned the extent ", v, " (symbol '",
+                  exe.symbols[symbol], "'), over 2^31 - 1: kernels compiled for symbolic extents index with 32 bits");
+    symbol_values[symbol] = v;
+  }
+  Write(in.dst, std::move(out), true);
+}
+
 // ListAt: the element at a position (ONNX SequenceAt: in [-length, length), negative from the end);
 // the register shares the element (no copy).
 void VirtualMachine::Impl::ListAt(size_t pc, const VMInstruction& in) {
@@ -467,6 +501,7 @@ std::vector<NDArray> VirtualMachine::Impl::Execute() {
         break;
       }
       case VMOpcode::kListStack: ListStack(pc, in); break;
+      case VMOpcode::kCallBuiltin: CallBuiltin(pc, in); break;
       case VMOpcode::kListAt: ListAt(pc, in); break;
       case VMOpcode::kIf: {
         const NDArray& cond = Read(pc, in.cond);

@@ -46,7 +46,8 @@ void Apply(const VMInstruction& in, State& s) {
     case VMOpcode::kListNew:
     case VMOpcode::kListPush:
     case VMOpcode::kListLength:
-    case VMOpcode::kListStack: s.Write(in.dst, false); break;
+    case VMOpcode::kListStack:
+    case VMOpcode::kCallBuiltin: s.Write(in.dst, false); break;
     case VMOpcode::kAllocClosure:
     case VMOpcode::kAllocADT: s.Write(in.dst, false); break;
     // An element may be an input or a param pushed: as read-only as a Move of it. So may a field
@@ -104,6 +105,7 @@ std::string Check(const VMInstruction& in, const State& s) {
       if (std::string e = unassigned(in.src); !e.empty()) return e;
       return unassigned(in.value);
     case VMOpcode::kIf: return unassigned(in.cond);
+    case VMOpcode::kCallBuiltin: return all_assigned(in.regs);
     case VMOpcode::kInvokeClosure:
       if (std::string e = unassigned(in.src); !e.empty()) return e;
       return all_assigned(in.regs);

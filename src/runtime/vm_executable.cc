@@ -1,9 +1,12 @@
 #include "tessera/runtime/vm_executable.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "json_fields.h"
+#include "tessera/runtime/vm_builtins.h"
+#include "tessera/support/error.h"
 #include "vm_dataflow.h"
 
 namespace tessera::runtime {
@@ -26,7 +29,7 @@ constexpr struct {
     {VMOpcode::kListAt, "ListAt"},         {VMOpcode::kInvoke, "Invoke"},
     {VMOpcode::kInvokeClosure, "InvokeClosure"}, {VMOpcode::kAllocClosure, "AllocClosure"},
     {VMOpcode::kAllocADT, "AllocADT"},     {VMOpcode::kGetField, "GetField"},
-    {VMOpcode::kIfTag, "IfTag"},
+    {VMOpcode::kIfTag, "IfTag"},           {VMOpcode::kCallBuiltin, "CallBuiltin"},
 };
 
 // " of function 'sum'", or "" for main: what follows an instruction's name in messages.
@@ -111,11 +114,12 @@ class InstructionReader {
     if (!known)
       ctx_.Fail(at + suffix_, "unknown op \"" + op + "\" (expected LoadConst, AllocTensor, InvokePacked, "
                               "ReshapeTensor, Move, If, Goto, Kill, Ret, Fatal, ShapeOf, LoadShape, ListNew, ListPush, "
-                              "ListLength, ListStack, ListAt, Invoke, InvokeClosure, AllocClosure, AllocADT, GetField "
-                              "or IfTag)");
+                              "ListLength, ListStack, ListAt, Invoke, InvokeClosure, AllocClosure, AllocADT, GetField, "
+                              "IfTag or CallBuiltin)");
     const std::string where = at + " (" + op + ")" + suffix_;
-    if (IsVersion3Opcode(in.op) && exe_.version < 3)
-      ctx_.Fail(where, op + " needs version 3 (this executable declares version " + std::to_string(exe_.version) + ")");
+    if (const int needed = MinVersionOf(in.op); exe_.version < needed)
+      ctx_.Fail(where, op + " needs version " + std::to_string(needed) + " (this executable declares version " +
+                           std::to_string(exe_.version) + ")");
     const int64_t here = static_cast<int64_t>(pc);
     switch (in.op) {
       case VMOpcode::kLoadConst:
@@ -183,6 +187,7 @@ class InstructionReader {
         in.src = Register(j, "src", where);
         in.value = Register(j, "index", where);
         break;
+      case VMOpcode::kCallBuiltin: ReadCallBuiltin(j, where, in); break;
       case VMOpcode::kListStack:
         in.dst = Register(j, "dst", where);
         in.src = Register(j, "src", where);
@@ -246,6 +251,40 @@ class InstructionReader {
   }
 
  private:
+  // CallBuiltin: a known builtin, its number of args, exactly its attributes (strings, checked by
+  // the builtin), and the result's dtype and shape (whose symbols it binds).
+  void ReadCallBuiltin(const json& j, const std::string& where, VMInstruction& in) {
+    in.dst = Register(j, "dst", where);
+    in.name = ctx_.String(j, "name", where);
+    const VMBuiltin* builtin = FindVMBuiltin(in.name);
+    if (!builtin) {
+      std::string known;
+      for (const std::string& n : VMBuiltinNames()) known += (known.empty() ? "" : ", ") + n;
+      ctx_.Fail(where, "unknown builtin \"" + in.name + "\" (this runtime has: " + known + ")");
+    }
+    in.regs = Registers(j, "args", where);
+    if (in.regs.size() != static_cast<size_t>(builtin->num_args))
+      ctx_.Fail(where, "builtin " + in.name + " takes " + std::to_string(builtin->num_args) + " args, got " +
+                           std::to_string(in.regs.size()));
+    const json& attrs = ctx_.Field(j, "attrs", where);
+    if (!attrs.is_object()) ctx_.Fail(where, "\"attrs\" must be an object of strings");
+    for (const auto& [key, value] : attrs.items()) {
+      if (!value.is_string()) ctx_.Fail(where, "attr \"" + key + "\" must be a string");
+      if (std::find(builtin->attrs.begin(), builtin->attrs.end(), key) == builtin->attrs.end())
+        ctx_.Fail(where, "builtin " + in.name + " has no attr \"" + key + "\"");
+      in.attrs[key] = value.get<std::string>();
+    }
+    for (const std::string& key : builtin->attrs)
+      if (!in.attrs.count(key)) ctx_.Fail(where, "builtin " + in.name + " needs attr \"" + key + "\"");
+    try {
+      builtin->check_attrs(in.attrs);
+    } catch (const UserError& e) {
+      ctx_.Fail(where, e.what());
+    }
+    in.dtype = ctx_.TensorDType(j, "dtype", where);
+    symbols_.Shape(j, "shape", where, in.dtype, in.shape, in.dim_symbols);
+  }
+
   int RegisterValue(const json& v, const char* key, const std::string& where) const {
     const int64_t r = ctx_.IntValue(v, where, key);
     const int registers = exe_.NumRegisters(func_);
@@ -345,6 +384,9 @@ void CheckSymbolsBound(const JsonFields& ctx, const VMExecutable& exe) {
       if (in.op == VMOpcode::kLoadShape)
         for (int s : in.symbols) bound[s] = 1;
       if (in.op == VMOpcode::kListStack) bound[in.dim_symbols[0]] = 1;
+      if (in.op == VMOpcode::kCallBuiltin)
+        for (int s : in.dim_symbols)
+          if (s >= 0) bound[s] = 1;
     }
   auto check = [&](const std::vector<int>& used, const std::string& where) {
     for (int s : used)
@@ -426,6 +468,11 @@ const char* VMOpcodeName(VMOpcode op) {
   return "?";
 }
 
+int MinVersionOf(VMOpcode op) {
+  if (op == VMOpcode::kCallBuiltin) return 4;
+  return IsVersion3Opcode(op) ? 3 : 1;
+}
+
 bool IsVersion3Opcode(VMOpcode op) {
   switch (op) {
     case VMOpcode::kInvoke:
@@ -455,7 +502,7 @@ std::string DescribeFunction(const VMExecutable& exe, int func) {
 VMExecutable ParseVMExecutable(std::string_view text, const std::string& origin) {
   const JsonFields ctx(origin, "VM executable",
                        "The executable and the library do not match or the library is corrupt; rebuild the model");
-  const json root = ctx.ParseRoot(text, "tessera-vm", 3);
+  const json root = ctx.ParseRoot(text, "tessera-vm", 4);
 
   VMExecutable exe;
   exe.version = static_cast<int>(ctx.Int(root, "version", "the root"));

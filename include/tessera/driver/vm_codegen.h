@@ -57,6 +57,8 @@
 // an UnsupportedError).
 //
 // A primitive function that is one vm.shape_of call is a ShapeOf (a tensor's extents at run time).
+// One vm.image_decode call is a CallBuiltin of the runtime's image_decode (runtime/vm_builtins.h),
+// whose result binds the output's symbols (executable version 4).
 //
 // A primitive function that is one vm.fatal call (an If branch that cannot run with the compiled
 // shapes, graph/op/vm.cc) compiles to a Fatal instruction with its message.

@@ -7,10 +7,11 @@
 // params blob, kernels, target record and content hash. MakeExecutor (executor.h) picks the
 // executor by the JSON's "format".
 //
-// VM executable JSON, version 1, 2 or 3 (this runtime reads all three, with the same fields; a
+// VM executable JSON, version 1, 2, 3 or 4 (this runtime reads all four, with the same fields; a
 // writer that uses a dynamic-shape field below, symbols, "shape_args", ShapeOf or LoadShape, writes
-// 2, one that uses "functions" or an instruction of "Functions, closures and ADTs" writes 3, so that
-// a runtime from before them refuses the executable by its version):
+// 2, one that uses "functions" or an instruction of "Functions, closures and ADTs" writes 3, one
+// that uses CallBuiltin ("Builtins") writes 4, so that a runtime from before them refuses the
+// executable by its version):
 //
 //   {"format": "tessera-vm", "version": 1,
 //    "num_registers": 12,
@@ -38,7 +39,8 @@
 //     the dims and the symbol: "input 'mask' dim 1 is 7, but symbol 'seq' is 5 from input 'ids'
 //     dim 1"); ranks and static dims are checked as before (InputShape gives -1 for a symbolic dim,
 //     InputDimNames its name);
-//   - LoadShape (below), which may bind a symbol again (a new value from then on).
+//   - LoadShape (below), which may bind a symbol again (a new value from then on), ListStack's first
+//     dim and CallBuiltin's result ("Builtins").
 // A symbol's value is at most 2^31 - 1 (kernels compiled for symbolic extents index with int32): a
 // larger input extent or LoadShape value is a UserError naming the input / instruction and the symbol.
 // AllocTensor and ReshapeTensor evaluate their symbolic dims from the current values; Ret checks
@@ -115,6 +117,17 @@
 //       r = the element of the list in l at the position in i (one integer: in [-length, length),
 //       negative from the end, ONNX SequenceAt; else a UserError naming the instruction). No copy:
 //       r shares the element (as a Move, read-only for kernels).
+// Builtins (version 4): run-time functions that are no compiled kernel (runtime/vm_builtins.h lists
+// them; Relax VM's "vm.builtin.*" calls), e.g. ONNX ImageDecoder, whose result's shape only decoding
+// the stream tells:
+//   {"op": "CallBuiltin", "dst": r, "name": "image_decode", "args": [s], "attrs": {"pixel_format": "RGB"},
+//    "dtype": "uint8", "shape": ["h", "w", 3]}
+//       r = a new tensor (from the pool) that the builtin computes from the args' tensors; each
+//       symbol of "shape" is bound to the result's extent in that dim (like LoadShape), each static
+//       dim and the dtype must match (else a UserError: the executable is inconsistent). At load: the
+//       builtin must exist in this runtime (else a UserError listing the ones it has), with its number
+//       of args and exactly its attrs (strings, which it checks). A UserError of the builtin (an
+//       argument it cannot take) names the instruction.
 // Move copies a list like a tensor, Kill drops it (its elements' storages go back to the pool when no
 // list or register holds them). A tensor instruction reading a list register, or a list instruction
 // reading a tensor (the JSON gives registers no types), is a UserError naming the instruction and

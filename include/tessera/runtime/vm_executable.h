@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,11 +17,15 @@ enum class VMOpcode {
   kLoadConst, kAllocTensor, kInvokePacked, kReshapeTensor, kMove, kIf, kGoto, kKill, kRet, kFatal, kShapeOf, kLoadShape,
   kListNew, kListPush, kListLength, kListStack, kListAt,
   // Version 3 (vm.h "Functions, closures and ADTs").
-  kInvoke, kInvokeClosure, kAllocClosure, kAllocADT, kGetField, kIfTag
+  kInvoke, kInvokeClosure, kAllocClosure, kAllocADT, kGetField, kIfTag,
+  // Version 4 (vm.h "Builtins").
+  kCallBuiltin
 };
 
 /// Whether `op` needs version 3 (a function call, a closure or an ADT instruction).
 bool IsVersion3Opcode(VMOpcode op);
+/// The executable version `op` needs: 1, 2 (never: version 2 is about shapes), 3 or 4.
+int MinVersionOf(VMOpcode op);
 
 /// The JSON "op" of `op`: "LoadConst", "InvokePacked", ...
 const char* VMOpcodeName(VMOpcode op);
@@ -40,11 +45,14 @@ struct VMInstruction {
                   ///< IfTag: the register read; InvokeClosure: the closure ("closure")
   int value = -1; ///< ListPush: the tensor appended; ListAt: the position (an integer scalar tensor)
   int cond = -1;  ///< If: the condition register
-  std::string name;             ///< LoadConst: the param; InvokePacked: the kernel; Fatal: the message
-  DataType dtype;               ///< AllocTensor, ListStack
-  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor, ListStack (kDynamicDim for a symbolic dim)
-  std::vector<int> dim_symbols; ///< AllocTensor, ReshapeTensor, ListStack: per dim, its symbol or -1 (empty: static)
-  std::vector<int> regs;        ///< InvokePacked, Invoke, InvokeClosure: args; Kill: the registers dropped;
+  std::string name;             ///< LoadConst: the param; InvokePacked: the kernel; Fatal: the message;
+                                ///< CallBuiltin: the builtin (runtime/vm_builtins.h)
+  DataType dtype;               ///< AllocTensor, ListStack, CallBuiltin
+  std::vector<int64_t> shape;   ///< AllocTensor, ReshapeTensor, ListStack, CallBuiltin (kDynamicDim for a symbolic dim)
+  std::vector<int> dim_symbols; ///< AllocTensor, ReshapeTensor, ListStack, CallBuiltin: per dim, its symbol or -1
+                                ///< (empty: static)
+  std::map<std::string, std::string> attrs;  ///< CallBuiltin: the builtin's attributes
+  std::vector<int> regs;        ///< InvokePacked, Invoke, InvokeClosure, CallBuiltin: args; Kill: the registers dropped;
                                 ///< Ret: results; AllocClosure: captured; AllocADT: fields
   std::vector<int> dsts;        ///< Invoke, InvokeClosure: the registers the results go to (distinct)
   int func = -1;                ///< Invoke, AllocClosure: the function, an index into VMExecutable::functions
@@ -89,7 +97,7 @@ struct VMGuard {
 };
 
 struct VMExecutable {
-  int version = 1;        ///< the executable's "version": 1, 2 or 3
+  int version = 1;        ///< the executable's "version": 1, 2, 3 or 4
   int num_registers = 0;  ///< main's: at least inputs.size(); input i is register i at entry
   std::vector<VMTensorInfo> inputs, outputs;
   std::vector<VMInstruction> instructions;  ///< main's

@@ -248,6 +248,7 @@ void RegisterRnnConverters(ConverterTable& t);  // ops_rnn.cc
 void RegisterSequenceConverters(ConverterTable& t);  // ops_sequence.cc
 void RegisterOptionalConverters(ConverterTable& t);  // ops_optional.cc (the prelude's Option ADT)
 void RegisterDataDependentConverters(ConverterTable& t);  // ops_data_dependent.cc (NonZero, Compress, NonMaxSuppression, Unique)
+void RegisterImageDecoderConverters(ConverterTable& t);  // ops_image_decoder.cc (ImageDecoder, the runtime's decoders)
 void RegisterMLConverters(ConverterTable& t);  // ops_ml.cc (ai.onnx.ml: Binarizer, ArrayFeatureExtractor)
 
 }  // namespace tessera::frontend::onnx_import

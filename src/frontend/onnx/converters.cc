@@ -31,6 +31,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterAffineGridConverters(*t);
     RegisterMaxUnpoolConverters(*t);
     RegisterDetConverters(*t);
+    RegisterImageDecoderConverters(*t);
     RegisterTfIdfConverters(*t);
     RegisterRoiAlignConverters(*t);
     RegisterDeformConvConverters(*t);

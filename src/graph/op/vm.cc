@@ -74,6 +74,9 @@
 //     "first": each distinct value's first occurrence) or counts (kind "counts") from the inverse
 //     (int64 [n], unique_inverse) and the number of distinct values (int64 [1]), which binds the
 //     symbol (topi::unique_select). Opaque.
+//   vm.image_decode(encoded) -> Tensor[(h, w, c), uint8]: ONNX ImageDecoder of a 1-D uint8 stream
+//     (runtime/image_decode.h), run by the VM's builtin image_decode (CallBuiltin; no kernel); attrs
+//     pixel_format (RGB, BGR: c = 3; Grayscale: c = 1) and symbols (two: h and w, bound by the call).
 //   vm.shape_of(x) -> Tensor[(r,), int64]: x's extents at run time (the VM's ShapeOf; no kernel): how
 //     the importer turns a shape value of symbolic dims (ONNX Shape of a tensor whose extents the
 //     run decides) into a tensor when it is used as data.
@@ -351,6 +354,18 @@ Type ShapeOfRel(const std::vector<Type>& args, const Attrs&) {
   return TensorTypeNode::make(std::vector<int64_t>{x.ndim()}, DataType::Int(64));
 }
 
+Type ImageDecodeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& encoded = TensorArg(args, 0);
+  TESSERA_CHECK(encoded.ndim() == 1 && encoded.dtype == DataType::UInt(8), "the encoded stream must be 1-D uint8, got ",
+                encoded.dtype.str(), " ", ShapeStr(encoded.shape));
+  const Shape hw = SymbolsAttr(attrs);
+  TESSERA_CHECK(hw.size() == 2, "attr symbols must name two dims (height, width), got ", hw.size());
+  const std::string format = attrs.GetString("pixel_format");
+  TESSERA_CHECK(format == "RGB" || format == "BGR" || format == "Grayscale", "attr pixel_format must be RGB, BGR or "
+                "Grayscale, got '", format, "'");
+  return TensorTypeNode::make(Shape{hw[0], hw[1], Dim(format == "Grayscale" ? 1 : 3)}, DataType::UInt(8));
+}
+
 Type ListLengthRel(const std::vector<Type>& args, const Attrs&) {
   ListArg(args, 0);
   return TensorTypeNode::make(Shape{}, DataType::Int(64));
@@ -417,6 +432,8 @@ void RegisterVMOps(OpRegistry& r) {
              "an empty list of tensors (the VM's ListNew). attrs: dtype, shape (-1: symbolic), dim_symbols");
   r.Register("vm.list_push", 2, kOpaque, ListPushRel, "the list with a tensor appended (the VM's ListPush)");
   r.Register("vm.shape_of", 1, kOpaque, ShapeOfRel, "x's extents at run time: int64 [rank] (the VM's ShapeOf)");
+  r.Register("vm.image_decode", 1, kOpaque, ImageDecodeRel,
+             "ONNX ImageDecoder: uint8 [h, w, c] (the VM's builtin image_decode). attrs: pixel_format, symbols");
   r.Register("vm.list_length", 1, kOpaque, ListLengthRel, "the list's length: int64 [] (the VM's ListLength)");
   r.Register("vm.list_at", 2, kOpaque, ListAtRel, "the list's element at a run-time position (the VM's ListAt)");
   r.Register("vm.list_stack", 1, kOpaque, ListStackRel,
