@@ -3,7 +3,7 @@
 # UBSan: scripts/build_env.sh), and runs each for SECONDS (default 60), TESSERA_FUZZ_JOBS at a time
 # (default: one per core).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: onnx_import tensor_proto npy npz artifact
-#                                              graph_executor vm rpc_messages (default: all)
+#                                              graph_executor vm rpc_messages image_decode (default: all)
 # Each run starts from the seeds in tests/fuzz/corpus/<target>/ plus what earlier runs found
 # (build-asan/fuzz-corpus/<target>/, where new inputs go). A crash, leak, timeout (> 10 s for one
 # input) or out-of-memory (> 4 GiB) leaves its input in build-asan/fuzz-findings/<target>/ and makes
@@ -14,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
-all=(onnx_import tensor_proto npy npz artifact graph_executor vm rpc_messages)
+all=(onnx_import tensor_proto npy npz artifact graph_executor vm rpc_messages image_decode)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 lock=/tmp/tessera-build.lock
 

@@ -12,15 +12,18 @@ APT_PACKAGES=(
   libdnnl-dev libopenblas-dev libzip-dev libxgboost-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
   qemu-user g++-aarch64-linux-gnu
+  libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev libstb-dev
 )
 # libxgboost-dev: the tuner's cost model (XGBoost's C API, src/tune/cost_model.cc).
 # clang-19 (with libclang-rt-19-dev's libFuzzer and sanitizer runtimes): the fuzz targets (scripts/fuzz.sh).
 # qemu-user, g++-aarch64-linux-gnu: cross-compiled AArch64 artifacts (linked with aarch64-linux-gnu-gcc)
 # and the runtime-only aarch64 build (scripts/build_cross.sh) run under qemu-aarch64 in tests/e2e/test_aarch64.py.
+# libjpeg62-turbo-dev ... libstb-dev: ImageDecoder's codecs in the runtime (runtime/image_decode.h; CMake
+# TESSERA_IMAGE_CODECS). pillow: tests/e2e/test_image_decoder.py encodes its images with it.
 # torch: tests/e2e/test_accuracy_vs_ort.py exports ResNet-50 / MobileNetV2 / BERT-base / LSTM / GRU with bench/export_models.
 # Exactly 2.13.0: the local CPU wheel (a plain `torch` would pull GBs of CUDA).
 # nanobind, scikit-build-core: the Python package (python/, pyproject.toml); tqdm: tessera.tune's progress bar.
-PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0 nanobind scikit-build-core tqdm)
+PIP_PACKAGES=(numpy onnx onnxruntime pytest torch==2.13.0 nanobind scikit-build-core tqdm pillow)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -34,7 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PY=${PYTHON:-python3}
-if ! $PY -c "import numpy, onnx, onnxruntime, pytest, torch, nanobind, scikit_build_core, tqdm" 2>/dev/null; then
+if ! $PY -c "import numpy, onnx, onnxruntime, pytest, torch, nanobind, scikit_build_core, tqdm, PIL" 2>/dev/null; then
   echo "setup: installing Python packages: ${PIP_PACKAGES[*]}"
   $PY -m pip install -q "${PIP_PACKAGES[@]}"
 fi

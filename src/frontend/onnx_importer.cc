@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "onnx/const_eval.h"
@@ -275,6 +276,7 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
   ImportState state;
   state.source = source;
   state.opset = result.opset;
+  state.graph = &g;
   for (const auto& o : model.opset_import()) state.domain_opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
   for (const auto& init : g.initializer()) {
     Value v;
@@ -282,10 +284,19 @@ ImportResult ImportModel(const onnx::ModelProto& model, const ImportOptions& giv
     v.type = graph::TensorTypeNode::make(v.constant.shape(), v.constant.dtype());
     state.values[init.name()] = std::move(v);
   }
+  // An encoded image stream (an ImageDecoder's input) keeps its length symbolic: bound to 1 it would
+  // hold no image, and the decoded image's extents are the run's anyway.
+  std::set<std::string> encoded_streams;
+  for (const auto& node : g.node())
+    if (node.op_type() == "ImageDecoder" && (node.domain().empty() || node.domain() == "ai.onnx") && node.input_size() > 0)
+      encoded_streams.insert(node.input(0));
+  ImportOptions keep_symbolic = opts;
+  keep_symbolic.keep_symbolic_dims = true;
   std::vector<graph::Var> params;
   for (const auto& in : g.input()) {
     if (state.values.count(in.name())) continue;  // an initializer listed as input (IR < 4): a constant
-    graph::Type t = DeclaredType(in, source, opts, result.bound_dims, true);
+    graph::Type t =
+        DeclaredType(in, source, encoded_streams.count(in.name()) ? keep_symbolic : opts, result.bound_dims, true);
     graph::Var var = graph::VarNode::make(in.name(), t);
     graph::InferExprType(var);
     // An input with no elements (a static dim of 0) has a known value, the empty tensor: e.g.

@@ -11,7 +11,8 @@
 //   symbolic name is bound to default_symbolic_dim (1), and recorded in ImportResult::bound_dims.
 //   With ImportOptions::keep_symbolic_dims (or a -1 in input_shapes) a dim stays symbolic instead
 //   (graph::Dim::Symbolic, named by the model's dim_param): the model is compiled once for every
-//   extent and run by the VM (dynamic shapes, Relay's Any). Converters that need a static extent
+//   extent and run by the VM (dynamic shapes, Relay's Any). An input that is an ImageDecoder's
+//   encoded stream always keeps its length symbolic (bound to 1 it could hold no image). Converters that need a static extent
 //   refuse a symbolic one with an UnsupportedError naming the node and the dim.
 //
 // Errors (tessera::UserError, UnsupportedError for unsupported ops / attributes / dtypes) name
