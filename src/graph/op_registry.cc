@@ -17,6 +17,7 @@ OpRegistry& OpRegistry::Global() {
     op::RegisterIndexingOps(*r);
     op::RegisterImageOps(*r);
     op::RegisterAnnotationOps(*r);
+    op::RegisterRandomOps(*r);
     op::RegisterVMOps(*r);
     return r;
   }();

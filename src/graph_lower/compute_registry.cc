@@ -75,6 +75,7 @@ void RegisterComputes() {
     detail::RegisterActivationComputes(r);
     detail::RegisterIndexingComputes(r);
     detail::RegisterImageComputes(r);
+    detail::RegisterRandomComputes(r);
     detail::RegisterVMComputes(r);
     detail::RegisterDenseComputes(r);
     detail::RegisterWinogradComputes(r);

@@ -27,6 +27,7 @@ void RegisterLogicalComputes(graph::OpRegistry& r);    // computes_logical.cc
 void RegisterActivationComputes(graph::OpRegistry& r); // computes_activation.cc
 void RegisterIndexingComputes(graph::OpRegistry& r);   // computes_indexing.cc
 void RegisterImageComputes(graph::OpRegistry& r);      // computes_image.cc: image.resize, image.grid_sample, vm.resize(_shape)
+void RegisterRandomComputes(graph::OpRegistry& r);     // computes_random.cc: random.uniform_like, random.normal_like
 void RegisterVMComputes(graph::OpRegistry& r);         // computes_vm.cc: vm.reshape_shape, vm.full
 void RegisterDenseComputes(graph::OpRegistry& r);      // computes_dense.cc: dense / matmul / batch_matmul
 void RegisterWinogradComputes(graph::OpRegistry& r);   // computes_winograd.cc: the Winograd conv ops

@@ -131,6 +131,17 @@ int64_t FloorDivInt(int64_t a, int64_t b) {
 }
 int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
 
+// v truncated to t's width, as the stored int64 of an immediate of t (sign-extended for a signed
+// dtype, zero-extended for an unsigned one; 64-bit unsigned values keep their bits).
+int64_t Wrap(DataType t, uint64_t v) {
+  const int bits = t.is_bool() ? 1 : t.bits();
+  if (bits >= 64) return static_cast<int64_t>(v);
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  v &= mask;
+  if (t.is_int() && (v >> (bits - 1)) != 0) v |= ~mask;
+  return static_cast<int64_t>(v);
+}
+
 // Folds op(a, b) when both are scalar immediates; returns an undefined expr otherwise.
 PrimExpr Fold(ExprKind k, const PrimExpr& a, const PrimExpr& b) {
   auto* ia = a.as<IntImmNode>();
@@ -139,14 +150,33 @@ PrimExpr Fold(ExprKind k, const PrimExpr& a, const PrimExpr& b) {
   DataType bt = DataType::Bool();
   if (ia && ib) {
     int64_t x = ia->value, y = ib->value;
+    // uint64 immediates above INT64_MAX are stored as negative int64: they compare, divide and
+    // order as unsigned values (no fold of division by zero or of INT64_MIN / -1).
+    if (t.is_uint() && t.bits() == 64) {
+      const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+      switch (k) {
+        case ExprKind::kDiv: case ExprKind::kFloorDiv: if (uy != 0) return make_const(t, Wrap(t, ux / uy)); break;
+        case ExprKind::kMod: case ExprKind::kFloorMod: if (uy != 0) return make_const(t, Wrap(t, ux % uy)); break;
+        case ExprKind::kMin: return make_const(t, Wrap(t, std::min(ux, uy)));
+        case ExprKind::kMax: return make_const(t, Wrap(t, std::max(ux, uy)));
+        case ExprKind::kLT: return make_const(bt, int64_t{ux < uy});
+        case ExprKind::kLE: return make_const(bt, int64_t{ux <= uy});
+        case ExprKind::kGT: return make_const(bt, int64_t{ux > uy});
+        case ExprKind::kGE: return make_const(bt, int64_t{ux >= uy});
+        default: break;
+      }
+    }
+    const bool overflows = y == -1 && x == std::numeric_limits<int64_t>::min();
+    // +, -, * wrap at the dtype's width, as the generated code does (no signed overflow here).
+    const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     switch (k) {
-      case ExprKind::kAdd: return make_const(t, x + y);
-      case ExprKind::kSub: return make_const(t, x - y);
-      case ExprKind::kMul: return make_const(t, x * y);
-      case ExprKind::kDiv: if (y != 0) return make_const(t, x / y); break;
-      case ExprKind::kMod: if (y != 0) return make_const(t, x % y); break;
-      case ExprKind::kFloorDiv: if (y != 0) return make_const(t, FloorDivInt(x, y)); break;
-      case ExprKind::kFloorMod: if (y != 0) return make_const(t, FloorModInt(x, y)); break;
+      case ExprKind::kAdd: return make_const(t, Wrap(t, ux + uy));
+      case ExprKind::kSub: return make_const(t, Wrap(t, ux - uy));
+      case ExprKind::kMul: return make_const(t, Wrap(t, ux * uy));
+      case ExprKind::kDiv: if (y != 0 && !overflows) return make_const(t, x / y); break;
+      case ExprKind::kMod: if (y != 0 && !overflows) return make_const(t, x % y); break;
+      case ExprKind::kFloorDiv: if (y != 0 && !overflows) return make_const(t, FloorDivInt(x, y)); break;
+      case ExprKind::kFloorMod: if (y != 0 && !overflows) return make_const(t, FloorModInt(x, y)); break;
       case ExprKind::kMin: return make_const(t, std::min(x, y));
       case ExprKind::kMax: return make_const(t, std::max(x, y));
       case ExprKind::kEQ: return make_const(bt, int64_t{x == y});

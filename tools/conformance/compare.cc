@@ -83,6 +83,34 @@ std::optional<std::string> CompareExact(const runtime::NDArray& got, const runti
 
 }  // namespace
 
+std::optional<std::string> CompareSupport(const runtime::NDArray& got, const runtime::NDArray& ref) {
+  if (got.dtype() != ref.dtype()) return "dtype " + got.dtype().str() + ", expected " + ref.dtype().str();
+  if (got.shape() != ref.shape()) {
+    return "shape " + runtime::ShapeToString(got.shape()) + ", expected " + runtime::ShapeToString(ref.shape());
+  }
+  const int64_t n = ref.NumElements();
+  if (n == 0) return std::nullopt;
+  double lo = INFINITY, hi = -INFINITY;
+  bool integral = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const double r = runtime::LoadAsDouble(ref.raw_data(), i, ref.dtype());
+    lo = std::fmin(lo, r);
+    hi = std::fmax(hi, r);
+    integral = integral && std::isfinite(r) && r == std::floor(r);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const double g = runtime::LoadAsDouble(got.raw_data(), i, got.dtype());
+    if (!std::isfinite(g) || g < lo || g > hi || (integral && g != std::floor(g))) {
+      std::ostringstream os;
+      os.precision(9);
+      os << "element " << IndexToString(i, ref.shape()) << " is " << g << ", outside the reference's support ["
+         << lo << ", " << hi << "]" << (integral ? " of integers" : "");
+      return os.str();
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CompareTensors(const runtime::NDArray& got, const runtime::NDArray& ref,
                                           const Tolerance& tol) {
   if (got.dtype() != ref.dtype()) return "dtype " + got.dtype().str() + ", expected " + ref.dtype().str();

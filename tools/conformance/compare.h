@@ -18,6 +18,12 @@ namespace tessera::conformance {
 std::optional<std::string> CompareTensors(const runtime::NDArray& got, const runtime::NDArray& ref,
                                           const Tolerance& tol);
 
+/// Compares the output of a random operator (its values cannot be the reference's: the reference
+/// drew them with NumPy's generator) by its support: the same dtype and shape, every value finite
+/// and within the reference's [min, max], and integral where every reference value is (a Bernoulli
+/// draw of 0 / 1 is then 0 or 1). Returns std::nullopt when it holds, else the first violation.
+std::optional<std::string> CompareSupport(const runtime::NDArray& got, const runtime::NDArray& ref);
+
 /// "atol 1e-05, rtol 0.001 (|got - ref| <= atol + rtol * |ref|; integers and bools exact)".
 std::string DescribeTolerance(const Tolerance& tol);
 

@@ -249,6 +249,11 @@ void RegisterSequenceConverters(ConverterTable& t);  // ops_sequence.cc
 void RegisterOptionalConverters(ConverterTable& t);  // ops_optional.cc (the prelude's Option ADT)
 void RegisterDataDependentConverters(ConverterTable& t);  // ops_data_dependent.cc (NonZero, Compress, NonMaxSuppression, Unique)
 void RegisterImageDecoderConverters(ConverterTable& t);  // ops_image_decoder.cc (ImageDecoder, the runtime's decoders)
-void RegisterMLConverters(ConverterTable& t);  // ops_ml.cc (ai.onnx.ml: Binarizer, ArrayFeatureExtractor)
+void RegisterRandomConverters(ConverterTable& t);  // ops_random.cc (RandomUniform/Normal(Like), Bernoulli, Multinomial)
+void RegisterMLConverters(ConverterTable& t);  // ops_ml.cc (ai.onnx.ml: Binarizer, ArrayFeatureExtractor; and
+                                               // the tree ensembles below)
+/// ops_tree_ensemble.cc (ai.onnx.ml: TreeEnsemble, TreeEnsembleRegressor, TreeEnsembleClassifier); called
+/// by RegisterMLConverters.
+void RegisterTreeEnsembleConverters(ConverterTable& t);
 
 }  // namespace tessera::frontend::onnx_import

@@ -33,6 +33,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterDetConverters(*t);
     RegisterImageDecoderConverters(*t);
     RegisterTfIdfConverters(*t);
+    RegisterRandomConverters(*t);
     RegisterRoiAlignConverters(*t);
     RegisterDeformConvConverters(*t);
     RegisterTensorScatterConverters(*t);

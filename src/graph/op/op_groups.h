@@ -15,6 +15,7 @@ void RegisterActivationOps(OpRegistry& r); // activation.cc
 void RegisterIndexingOps(OpRegistry& r);   // indexing.cc: broadcast_to, tile, pad, gather_elements, trilu, argmax, topk_indices, unique_inverse
 void RegisterImageOps(OpRegistry& r);       // image.cc: image.resize, image.grid_sample, vision.nms, vision.nms_indices
 void RegisterAnnotationOps(OpRegistry& r);  // annotation.cc: BYOC compiler_begin / compiler_end
+void RegisterRandomOps(OpRegistry& r);      // random.cc: random.uniform_like, random.normal_like
 void RegisterVMOps(OpRegistry& r);          // vm.cc: vm.fatal, the data-dependent-shape ops, vm.shape_of, vm.list_*
 
 }  // namespace tessera::graph::op
