@@ -15,6 +15,28 @@ TEST(PrimExpr, LiteralsAndFolding) {
   EXPECT_EQ(PrimExpr(1.5f).dtype(), DataType::Float(32));
 }
 
+TEST(PrimExpr, IntegerFoldingWrapsAtTheDtypesWidth) {
+  // +, -, * of immediates wrap as the generated code does (no signed overflow in the folder).
+  const DataType i32 = DataType::Int(32), u8 = DataType::UInt(8), u64 = DataType::UInt(64);
+  EXPECT_TRUE(is_const_int(make_const(i32, INT32_MAX) + make_const(i32, 1), INT32_MIN));
+  EXPECT_TRUE(is_const_int(make_const(u8, 200) + make_const(u8, 100), 44));
+  EXPECT_TRUE(is_const_int(make_const(u8, 3) - make_const(u8, 5), 254));
+  const PrimExpr big = make_const(u64, static_cast<int64_t>(0x9E3779B97F4A7C15ull));  // above INT64_MAX
+  int64_t v = 0;
+  ASSERT_TRUE(as_const_int(big * make_const(u64, 3), &v));
+  EXPECT_EQ(static_cast<uint64_t>(v), 0x9E3779B97F4A7C15ull * 3);
+  ASSERT_TRUE(as_const_int(make_const(DataType::Int(64), INT64_MAX) + make_const(DataType::Int(64), 1), &v));
+  EXPECT_EQ(v, INT64_MIN);
+  // uint64 above INT64_MAX orders and divides as unsigned.
+  EXPECT_TRUE(is_const_int(big > make_const(u64, 1), 1));
+  ASSERT_TRUE(as_const_int(floordiv(big, make_const(u64, 2)), &v));
+  EXPECT_EQ(static_cast<uint64_t>(v), 0x9E3779B97F4A7C15ull / 2);
+  ASSERT_TRUE(as_const_int(max(big, make_const(u64, 7)), &v));
+  EXPECT_EQ(static_cast<uint64_t>(v), 0x9E3779B97F4A7C15ull);
+  // INT64_MIN / -1 overflows: left unfolded.
+  EXPECT_FALSE(as_const_int(truncdiv(make_const(DataType::Int(64), INT64_MIN), make_const(DataType::Int(64), -1)), &v));
+}
+
 TEST(PrimExpr, ImmediateTakesOtherSidesType) {
   Var i("i", DataType::Int(64));
   PrimExpr e = i * 4;
