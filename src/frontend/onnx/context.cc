@@ -375,6 +375,7 @@ std::vector<Value> NodeContext::ImportSubgraph(const onnx::GraphProto& g, const 
     Fail("subgraph '" + g.name() + "' takes " + std::to_string(g.input_size()) + " inputs, given " +
          std::to_string(inputs.size()));
   ImportState inner = state_;  // the outer scope, visible inside; the copy keeps inner names inside
+  inner.graph = &g;
   inner.source = state_.source + ", in the subgraph '" + g.name() + "' of " +
                  (node_.name().empty() ? "node #" + std::to_string(index_) : "node '" + node_.name() + "'");
   for (const auto& init : g.initializer()) {

@@ -54,6 +54,9 @@ struct ImportState {
   std::map<std::string, Value> values;
   std::vector<std::string> warnings;  ///< ImportResult::warnings
   std::vector<std::string> symbols;   ///< the symbolic dim names shape values use (symbolic_shape.h)
+  /// The graph whose nodes are being converted (the model's, or a subgraph's in ImportSubgraph):
+  /// Gradient (ops_gradient.cc) imports again the nodes between its xs and y.
+  const onnx::GraphProto* graph = nullptr;
 };
 
 class NodeContext {
@@ -61,6 +64,11 @@ class NodeContext {
   NodeContext(ImportState& state, const onnx::NodeProto& node, int index);
 
   const onnx::NodeProto& node() const { return node_; }
+  /// The graph this node belongs to (ImportState::graph; null when the importer did not set it).
+  const onnx::GraphProto* graph() const { return state_.graph; }
+  /// Whether `name` names a value computed so far (a graph input, initializer, earlier node's output
+  /// or, in a subgraph, a value of an enclosing graph).
+  bool HasValue(const std::string& name) const { return state_.values.count(name) != 0; }
   int64_t opset() const { return state_.opset; }
   /// "model.onnx: node 'name' (op Conv, domain ai.onnx, opset 10)" for messages.
   std::string Where() const;
@@ -228,6 +236,7 @@ void RegisterQuantizeConverters(ConverterTable& t);  // ops_quantize.cc
 void RegisterEinsumConverters(ConverterTable& t);  // ops_einsum.cc
 void RegisterRotaryConverters(ConverterTable& t);  // ops_rotary.cc
 void RegisterTrainingConverters(ConverterTable& t);  // ops_training.cc (ai.onnx.preview.training)
+void RegisterGradientConverters(ConverterTable& t);  // ops_gradient.cc (ai.onnx.preview.training Gradient)
 void RegisterControlConverters(ConverterTable& t);   // ops_control.cc (If, Scan, Loop)
 void RegisterCol2ImConverters(ConverterTable& t);  // ops_col2im.cc
 void RegisterCenterCropPadConverters(ConverterTable& t);  // ops_center_crop_pad.cc

@@ -25,6 +25,7 @@ const Converter* FindConverter(const std::string& domain, const std::string& op_
     RegisterEinsumConverters(*t);
     RegisterRotaryConverters(*t);
     RegisterTrainingConverters(*t);
+    RegisterGradientConverters(*t);
     RegisterControlConverters(*t);
     RegisterCol2ImConverters(*t);
     RegisterCenterCropPadConverters(*t);
