@@ -13,6 +13,7 @@
 // Refused: a name of xs / zs / y that no earlier node, initializer or graph input defines, names
 // listed twice, inputs that do not match xs and zs, an op on the path without a gradient rule
 // (UnsupportedError "Gradient through op ... is not supported").
+#include <map>
 #include <set>
 
 #include "context.h"
