@@ -9,8 +9,10 @@
 //                                import error; run-time ones outside [-N, N) fail the run (a
 //                                negative one counts from the end, where ONNX Runtime refuses it).
 //
-// The domain's model operators (TreeEnsemble, LinearClassifier, ...) and its string operators
-// (LabelEncoder over strings) are not supported; they are refused naming the domain.
+// The tree-ensemble model operators (TreeEnsemble-5, TreeEnsembleRegressor and TreeEnsembleClassifier
+// 1 / 3) are ops_tree_ensemble.cc's, registered from here. The domain's other model operators
+// (LinearClassifier, SVMClassifier, ...) and its string operators (LabelEncoder over strings) are not
+// supported; they are refused naming the domain.
 #include "const_eval.h"
 #include "context.h"
 #include "graph_build.h"
@@ -61,6 +63,7 @@ void RegisterMLConverters(ConverterTable& t) {
   const std::string d = "ai.onnx.ml";
   t[ConverterKey(d, "Binarizer")] = ConvertBinarizer;
   t[ConverterKey(d, "ArrayFeatureExtractor")] = ConvertArrayFeatureExtractor;
+  RegisterTreeEnsembleConverters(t);
 }
 
 }  // namespace tessera::frontend::onnx_import
