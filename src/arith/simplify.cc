@@ -212,11 +212,14 @@ class Simplifier {
     if (as_const_int(a, &v) && a.dtype().is_scalar()) return make_const(a.dtype(), int64_t{v == 0});
     PrimExpr x, y;
     if (GetBinaryOperands(a, &x, &y)) {
+      // !(x < y) is x >= y only where no operand is NaN: for floats it is "x >= y or unordered",
+      // so ordered comparisons of floats keep their Not (== and != negate each other exactly).
+      const bool exact = !x.dtype().is_floating();
       switch (a->kind) {
-        case ExprKind::kLT: return GENode::make(x, y);
-        case ExprKind::kLE: return GTNode::make(x, y);
-        case ExprKind::kGT: return LENode::make(x, y);
-        case ExprKind::kGE: return LTNode::make(x, y);
+        case ExprKind::kLT: if (exact) return GENode::make(x, y); break;
+        case ExprKind::kLE: if (exact) return GTNode::make(x, y); break;
+        case ExprKind::kGT: if (exact) return LENode::make(x, y); break;
+        case ExprKind::kGE: if (exact) return LTNode::make(x, y); break;
         case ExprKind::kEQ: return NENode::make(x, y);
         case ExprKind::kNE: return EQNode::make(x, y);
         default: break;

@@ -168,7 +168,8 @@ void onnx_import::ConvertNode(ImportState& state, const onnx::NodeProto& node, i
   if (!conv && !domain.empty() && domain != "ai.onnx") {
     ctx.Unsupported("operator " + node.op_type() + " of domain '" + domain +
                     "' is not supported by Tessera's ONNX importer (domains: ai.onnx, ai.onnx.preview.training, "
-                    "ai.onnx.preview: FlexAttention, ai.onnx.ml: Binarizer, ArrayFeatureExtractor)");
+                    "ai.onnx.preview: FlexAttention, ai.onnx.ml: Binarizer, ArrayFeatureExtractor, TreeEnsemble, "
+                    "TreeEnsembleRegressor, TreeEnsembleClassifier)");
   }
   if (!conv) ctx.Unsupported("operator " + node.op_type() + " is not supported by Tessera's ONNX importer");
   std::string where = ctx.Where();

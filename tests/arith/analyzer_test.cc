@@ -100,6 +100,18 @@ TEST(Simplify, FloatsAreOnlyFolded) {
   EXPECT_SIMPLIFY(an, AddNode::make(PrimExpr(1.5f), PrimExpr(2.0f)), PrimExpr(3.5f));
 }
 
+TEST(Simplify, NegatedComparisons) {
+  // Integers: !(i < j) is i >= j. Floats: NaN makes every ordered comparison false, so
+  // !(x > y) stays (x <= y would be false for a NaN); == and != negate each other exactly.
+  Analyzer an;
+  Var i("i"), j("j"), x("x", DataType::Float(32)), y("y", DataType::Float(32));
+  EXPECT_SIMPLIFY(an, NotNode::make(LTNode::make(i, j)), GENode::make(i, j));
+  EXPECT_SIMPLIFY(an, NotNode::make(GENode::make(i, j)), LTNode::make(i, j));
+  EXPECT_SIMPLIFY(an, NotNode::make(GTNode::make(x, y)), NotNode::make(GTNode::make(x, y)));
+  EXPECT_SIMPLIFY(an, NotNode::make(LENode::make(x, y)), NotNode::make(LENode::make(x, y)));
+  EXPECT_SIMPLIFY(an, NotNode::make(EQNode::make(x, y)), NENode::make(x, y));
+}
+
 TEST(Simplify, VectorRampBroadcast) {
   Analyzer an;
   Var i("i");
