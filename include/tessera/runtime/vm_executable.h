@@ -24,7 +24,8 @@ enum class VMOpcode {
 
 /// Whether `op` needs version 3 (a function call, a closure or an ADT instruction).
 bool IsVersion3Opcode(VMOpcode op);
-/// The executable version `op` needs: 1, 2 (never: version 2 is about shapes), 3 or 4.
+/// The lowest executable version that may hold `op`: 1, 3 (function calls, closures, ADTs) or 4
+/// (CallBuiltin). Version 2 adds no instruction of its own, only symbols in shapes.
 int MinVersionOf(VMOpcode op);
 
 /// The JSON "op" of `op`: "LoadConst", "InvokePacked", ...

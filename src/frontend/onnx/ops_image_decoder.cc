@@ -16,8 +16,12 @@ namespace {
 
 void ConvertImageDecoder(NodeContext& ctx) {
   const std::string format = ctx.AttrString("pixel_format", "RGB");
-  if (format != "RGB" && format != "BGR" && format != "Grayscale")
-    ctx.Fail("pixel_format \"" + format + "\" is not one of RGB, BGR, Grayscale");
+  runtime::PixelFormat pixel_format;
+  try {
+    pixel_format = runtime::ParsePixelFormat(format);
+  } catch (const UserError& e) {
+    ctx.Fail(e.what());
+  }
   const graph::TensorTypeNode& encoded = ctx.InputType(0);
   if (encoded.dtype != DataType::UInt(8) || encoded.ndim() != 1)
     ctx.Fail("the encoded stream must be a 1-D uint8 tensor, got " + encoded.dtype.str() + " " +
@@ -26,7 +30,7 @@ void ConvertImageDecoder(NodeContext& ctx) {
   if (constant.defined()) {
     const runtime::DecodedImage image =
         runtime::DecodeImageDetailed(static_cast<const uint8_t*>(constant.raw_data()),
-                                     static_cast<size_t>(constant.NumElements()), runtime::ParsePixelFormat(format));
+                                     static_cast<size_t>(constant.NumElements()), pixel_format);
     runtime::NDArray out = runtime::NDArray::Empty({image.height, image.width, image.channels}, DataType::UInt(8));
     if (!image.pixels.empty()) std::memcpy(out.raw_data(), image.pixels.data(), image.pixels.size());
     return ctx.SetOutputConst(0, out);

@@ -100,6 +100,7 @@
 
 #include "op_groups.h"
 #include "op_util.h"
+#include "tessera/runtime/image_decode.h"
 
 namespace tessera::graph::op {
 
@@ -360,10 +361,8 @@ Type ImageDecodeRel(const std::vector<Type>& args, const Attrs& attrs) {
                 encoded.dtype.str(), " ", ShapeStr(encoded.shape));
   const Shape hw = SymbolsAttr(attrs);
   TESSERA_CHECK(hw.size() == 2, "attr symbols must name two dims (height, width), got ", hw.size());
-  const std::string format = attrs.GetString("pixel_format");
-  TESSERA_CHECK(format == "RGB" || format == "BGR" || format == "Grayscale", "attr pixel_format must be RGB, BGR or "
-                "Grayscale, got '", format, "'");
-  return TensorTypeNode::make(Shape{hw[0], hw[1], Dim(format == "Grayscale" ? 1 : 3)}, DataType::UInt(8));
+  const int channels = runtime::ChannelsOf(runtime::ParsePixelFormat(attrs.GetString("pixel_format")));
+  return TensorTypeNode::make(Shape{hw[0], hw[1], Dim(channels)}, DataType::UInt(8));
 }
 
 Type ListLengthRel(const std::vector<Type>& args, const Attrs&) {
