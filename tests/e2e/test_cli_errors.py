@@ -46,24 +46,24 @@ def test_garbage_model(tmp_path):
 
 
 def test_unsupported_op_names_op_node_and_opset(tmp_path):
-    # RandomUniformLike: random number generation is not supported (no op yet).
-    node = oh.make_node("RandomUniformLike", ["x"], ["y"], name="my_random_node")
+    # StringNormalizer: Tessera has no string tensors, so the string operators are refused.
+    node = oh.make_node("StringNormalizer", ["x"], ["y"], name="my_string_node")
     graph = oh.make_graph([node], "g", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
                           [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])])
     model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
     path = tmp_path / "unsupported.onnx"
     onnx.save(model, str(path))
-    expect_error(run_cli("compile", path, "-o", tmp_path / "x.so", check=False), "RandomUniformLike", "my_random_node",
+    expect_error(run_cli("compile", path, "-o", tmp_path / "x.so", check=False), "StringNormalizer", "my_string_node",
                  "13")
 
 
 def test_every_unsupported_node_is_listed_at_once(tmp_path):
-    # Three nodes of two unsupported ops (RandomUniformLike twice, one com.microsoft op), between supported ones:
+    # Three nodes of two unsupported ops (StringNormalizer twice, one com.microsoft op), between supported ones:
     # one error lists all of them, grouped by op with counts, and `inspect` says the same.
     f = onnx.TensorProto.FLOAT
     nodes = [oh.make_node("Relu", ["x"], ["r"], name="relu"),
-             oh.make_node("RandomUniformLike", ["r"], ["u1"], name="random_a"),
-             oh.make_node("RandomUniformLike", ["u1"], ["u2"]),
+             oh.make_node("StringNormalizer", ["r"], ["u1"], name="strings_a"),
+             oh.make_node("StringNormalizer", ["u1"], ["u2"]),
              oh.make_node("FusedConv", ["u2"], ["y"], name="fused", domain="com.microsoft")]
     graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", f, [4])], [oh.make_tensor_value_info("y", f, None)])
     model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13), oh.make_opsetid("com.microsoft", 1)])
@@ -72,7 +72,7 @@ def test_every_unsupported_node_is_listed_at_once(tmp_path):
     for cmd in (("compile", path, "-o", tmp_path / "x.so"), ("inspect", path)):
         proc = run_cli(*cmd, check=False)
         expect_error(proc, "3 nodes use 2 operators that Tessera's ONNX importer does not support (opset 13)",
-                     "RandomUniformLike: 2 nodes ('random_a', node #2)", "com.microsoft:FusedConv: 1 node ('fused')")
+                     "StringNormalizer: 2 nodes ('strings_a', node #2)", "com.microsoft:FusedConv: 1 node ('fused')")
 
 
 def test_wrong_input_name(tmp_path, mnist_so):
