@@ -2,6 +2,7 @@
 // fallbacks, and numerics unchanged end to end (BuildJIT with and without the pass).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 
 #include "tessera/driver/build.h"
@@ -117,8 +118,9 @@ TEST(AlterOpLayout, PacksWeightsAtCompileTime) {
 }
 
 TEST(AlterOpLayout, DepthwiseAndGrouped) {
-  // Grouped 32 -> 32 in 4 groups of 8 channels, 16-wide blocks: pairs of groups merge (m = 2) into
-  // 2 block-diagonal groups of 16.
+  // Grouped 32 -> 32 in 4 groups of 8 channels: 8-wide blocks hold each group unmerged (m = 1),
+  // where 16-wide ones would merge pairs (m = 2: twice the work); the depthwise output's 16-wide
+  // blocks are converted.
   Var x = VarNode::make("x", F32({1, 32, 8, 8}));
   Expr dw = Call("nn.conv2d", {x, ConstantNode::make(Random({32, 1, 3, 3}, 6))}, ConvAttrs(1, 32));
   Expr gr = Call("nn.conv2d", {dw, ConstantNode::make(Random({32, 8, 3, 3}, 7))}, ConvAttrs(1, 4));
@@ -126,27 +128,46 @@ TEST(AlterOpLayout, DepthwiseAndGrouped) {
   Var x2 = VarNode::make("x", F32({1, 32, 8, 8}));
   Expr dw2 = Call("nn.contrib_conv2d_NCHWc", {LT(x2, "NCHW", "NCHW16c", 32), Zeros({2, 1, 3, 3, 1, 16})},
                   Blocked(ConvAttrs(1, 32), 16, 16, true));
-  Expr gr2 = Call("nn.contrib_conv2d_NCHWc", {dw2, Zeros({2, 1, 3, 3, 16, 16})}, Blocked(ConvAttrs(1, 2), 16, 16));
+  Expr gr2 = Call("nn.contrib_conv2d_NCHWc", {LT(dw2, "NCHW16c", "NCHW8c", 32), Zeros({4, 1, 3, 3, 8, 8})},
+                  Blocked(ConvAttrs(1, 4), 8, 8));
   EXPECT_EQ(PrintModule(after),
-            PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(gr2, "NCHW16c", "NCHW", 32))))));
+            PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(gr2, "NCHW8c", "NCHW", 32))))));
+}
+
+TEST(AlterOpLayout, GroupedMergesOnlyWhenNoFullWidthBlockHoldsAGroup) {
+  // Groups of 120 channels (RegNetX-8GF, 720 in 6 groups): 8-wide blocks, unmerged. Groups of 4
+  // (ResNeXt 32x4d's first stage): merged in pairs at 8-wide blocks (m = 4 at 16). Groups of 32:
+  // 16-wide blocks (both fit unmerged; the wider wins).
+  for (const auto& [C, groups, m, b] : std::vector<std::array<int64_t, 4>>{{720, 6, 1, 8}, {128, 32, 2, 8},
+                                                                         {64, 2, 1, 16}}) {
+    Var x = VarNode::make("x", F32({1, C, 4, 4}));
+    Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({C, C / groups, 3, 3}, 11))}, ConvAttrs(1, groups));
+    IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
+    const auto* conv = after.main()->body->as<CallNode>()->args[0]->as<CallNode>();
+    ASSERT_TRUE(conv && conv->op->as<OpNode>()->name == "nn.contrib_conv2d_NCHWc") << C;
+    EXPECT_EQ(conv->attrs.GetInt("groups"), groups / m) << C;
+    EXPECT_EQ(conv->attrs.GetString("out_layout"), "NCHW" + std::to_string(b) + "c") << C;
+    EXPECT_EQ(conv->args[1]->as<ConstantNode>()->data.shape(),
+              (std::vector<int64_t>{C / b, m * (C / groups) / b, 3, 3, b, b})) << C;
+  }
 }
 
 TEST(AlterOpLayout, GroupedWeightsAreBlockDiagonalAcrossMergedGroups) {
-  // 16 -> 16 in 4 groups of 4: all four merge (m = 4) into one 16-wide group.
+  // 16 -> 16 in 4 groups of 4: pairs merge (m = 2) into two 8-wide groups (m = 4 at 16-wide blocks).
   runtime::NDArray w = Random({16, 4, 1, 1}, 8);
   Var x = VarNode::make("x", F32({1, 16, 5, 5}));
   Expr y = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(0, 4));
   IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)));
   const auto* conv = after.main()->body->as<CallNode>()->args[0]->as<CallNode>();
   ASSERT_TRUE(conv && conv->op->as<OpNode>()->name == "nn.contrib_conv2d_NCHWc");
-  EXPECT_EQ(conv->attrs.GetInt("groups"), 1);
+  EXPECT_EQ(conv->attrs.GetInt("groups"), 2);
   const auto* wp = conv->args[1]->as<ConstantNode>();
   ASSERT_TRUE(wp);
-  ASSERT_EQ(wp->data.shape(), (std::vector<int64_t>{1, 1, 1, 1, 16, 16}));
+  ASSERT_EQ(wp->data.shape(), (std::vector<int64_t>{2, 1, 1, 1, 8, 8}));
   for (int64_t o = 0; o < 16; ++o)
-    for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t i = o / 8 * 8; i < o / 8 * 8 + 8; ++i) {  // the input channels of o's merged group
       const float want = i / 4 == o / 4 ? w.data<float>()[o * 4 + i % 4] : 0.f;
-      ASSERT_EQ(wp->data.data<float>()[i * 16 + o], want) << o << " " << i;
+      ASSERT_EQ(wp->data.data<float>()[((o / 8) * 8 + i % 8) * 8 + o % 8], want) << o << " " << i;
     }
 }
 

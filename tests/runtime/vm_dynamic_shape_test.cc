@@ -516,7 +516,7 @@ TEST(VMDynamicShape, ValidationOfSymbols) {
   EXPECT_BAD_DYN_VM(Exe(in, out, R"([{"op": "AllocTensor", "dst": 1, "dtype": "float32",
                                       "shape": ["n", 4611686018427387904, 4]}, {"op": "Ret", "results": [0]}])"),
                     "instruction 0 (AllocTensor)", "too large");
-  EXPECT_BAD_DYN_VM(Replace(kAddN, R"("version": 2)", R"("version": 4)"), "version 4", "reads version 1 to 3");
+  EXPECT_BAD_DYN_VM(Replace(kAddN, R"("version": 2)", R"("version": 5)"), "version 5", "reads version 1 to 4");
   // A LoadShape binds a symbol for the whole program (which path is checked at run time), and a
   // ShapeOf result is a fresh tensor a kernel may write.
   DynModel ok{Exe(in, R"([{"name": "y", "dtype": "int64", "shape": ["r"]}])", R"([

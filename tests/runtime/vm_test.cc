@@ -446,8 +446,8 @@ TEST(VirtualMachine, ValidatesTheExecutable) {
   EXPECT_BAD_VM(Program("[]"), "no instructions");
   // Format, version, JSON.
   EXPECT_BAD_VM(R"({"format": "tessera-graph", "version": 1})", "<test>", "expected \"tessera-vm\"");
-  EXPECT_BAD_VM(R"({"format": "tessera-vm", "version": 4})", "version 4", "reads version 1 to 3");
-  EXPECT_BAD_VM(R"({"format": "tessera-vm", "version": 0})", "version 0", "reads version 1 to 3");
+  EXPECT_BAD_VM(R"({"format": "tessera-vm", "version": 5})", "version 5", "reads version 1 to 4");
+  EXPECT_BAD_VM(R"({"format": "tessera-vm", "version": 0})", "version 0", "reads version 1 to 4");
   EXPECT_BAD_VM("{not json", "not valid JSON");
   // dtypes and shapes.
   EXPECT_BAD_VM(Program(R"([{"op": "AllocTensor", "dst": 2, "dtype": "flot32", "shape": [4]},

@@ -11,10 +11,12 @@
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW16c, W packed to [C/16, 1, KH, KW, 1, 16], groups = C)
 //   nn.conv2d grouped (1 < groups, W [K, C/groups, KH, KW] Constant)
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/(c g'), KH, KW, c, 16],
-//          groups = g' = groups / m), c = x's block or 16, m the smallest divisor of groups (<= 8)
-//          that makes m C/groups a multiple of c and m K/groups one of 16: m adjacent groups merge
-//          into one whose weights across them are zero (block-diagonal); no such m: the same with
-//          c = k = 8, then 4 (output NCHW<k>c); none: unchanged.
+//          groups = g' = groups / m), m the smallest divisor of groups (<= 8) that makes m C/groups
+//          a multiple of c and m K/groups one of k: m adjacent groups merge into one whose weights
+//          across them are zero (block-diagonal: m times the layer's work). (c, k) = (x's block or
+//          16, 16) or (8, 8), whichever needs the smaller m (16 on a tie): groups of 120 channels
+//          (RegNetX-8GF) take 8-wide blocks unmerged, not 16-wide ones at m = 2; neither fits: 4
+//          (output NCHW<k>c); none: unchanged.
 // and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
 // stay in NCHWc:
 //   unary elementwise ops that keep finite values finite (nn.relu, clip, sigmoid, tanh,
