@@ -25,8 +25,33 @@ namespace tessera::topi {
 using te::Tensor;
 using ir::PrimExpr;
 
-/// SplitMix64's output at stream position `position` (a uint64 PrimExpr) for `key`: uint64.
+/// SplitMix64's constants: the Weyl increment and the two multipliers of its finalizer.
+inline constexpr uint64_t kSplitMixGamma = 0x9E3779B97F4A7C15ull;
+inline constexpr uint64_t kSplitMixM1 = 0xBF58476D1CE4E5B9ull;
+inline constexpr uint64_t kSplitMixM2 = 0x94D049BB133111EBull;
+
+/// SplitMix64's finalizer on a host value (what `splitmix64` computes in the kernel): the importer
+/// derives generator keys with it.
+constexpr uint64_t splitmix64_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * kSplitMixM1;
+  z = (z ^ (z >> 27)) * kSplitMixM2;
+  return z ^ (z >> 31);
+}
+
+/// SplitMix64's output at stream position `position` (a uint64 PrimExpr) for `key`: uint64,
+/// splitmix64_mix(key + (position + 1) * kSplitMixGamma).
 PrimExpr splitmix64(PrimExpr position, uint64_t key);
+
+/// Whether draws can be of `dtype`: float16, bfloat16, float32 or float64 (scalar).
+inline bool is_random_dtype(DataType dtype) {
+  return dtype.is_scalar() && (dtype.is_float() || dtype.is_bfloat16()) &&
+         (dtype.bits() == 16 || dtype.bits() == 32 || dtype.bits() == 64);
+}
+
+/// The type draws are computed in for an output `dtype`: float64 for float64, float32 otherwise.
+inline DataType random_compute_type(DataType dtype) {
+  return dtype == DataType::Float(64) ? DataType::Float(64) : DataType::Float(32);
+}
 
 /// low + (high - low) * U, U uniform in [0, 1) per element, `dtype` float16 / bfloat16 / float32 /
 /// float64, `shape` any (symbolic extents allowed). Tag elemwise.

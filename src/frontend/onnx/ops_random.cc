@@ -23,6 +23,7 @@
 #include "context.h"
 #include "graph_build.h"
 #include "tensor_convert.h"
+#include "tessera/topi/random.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -30,12 +31,6 @@ using graph::Attrs;
 using graph::Expr;
 
 namespace {
-
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // The generator key of this node (above).
 int64_t Key(NodeContext& ctx) {
@@ -47,18 +42,14 @@ int64_t Key(NodeContext& ctx) {
     bits = 0xCBF29CE484222325ull;  // FNV-1a of the first output's name
     for (unsigned char c : ctx.node().output(0)) bits = (bits ^ c) * 0x100000001B3ull;
   }
-  return static_cast<int64_t>(Mix64(bits + 0x9E3779B97F4A7C15ull));
-}
-
-bool IsRandomFloat(DataType t) {
-  return t == DataType::Float(16) || t == DataType::BFloat16() || t == DataType::Float(32) || t == DataType::Float(64);
+  return static_cast<int64_t>(topi::splitmix64_mix(bits + topi::kSplitMixGamma));
 }
 
 // The dtype attr (an ONNX TensorProto type), or `dflt` when absent; must be a float type.
 DataType FloatDType(NodeContext& ctx, DataType dflt, const char* what) {
   const DataType t = ctx.HasAttr("dtype") ? DataTypeFromONNX(static_cast<int>(ctx.AttrInt("dtype")), ctx.Label())
                                           : dflt;
-  if (!IsRandomFloat(t))
+  if (!topi::is_random_dtype(t))
     ctx.Fail(std::string(what) + " must be float16, bfloat16, float or double, got " + t.str() +
              (ctx.HasAttr("dtype") ? "" : " (the input's; give attr dtype)"));
   return t;
@@ -98,9 +89,9 @@ void ConvertBernoulli(NodeContext& ctx) {
     ctx.Fail("the probabilities must be float16, float or double, got " + p.str());
   const DataType out =
       ctx.HasAttr("dtype") ? DataTypeFromONNX(static_cast<int>(ctx.AttrInt("dtype")), ctx.Label()) : p;
-  if (!(out.is_bool() || out.is_int() || out.is_uint() || IsRandomFloat(out)))
+  if (!(out.is_bool() || out.is_int() || out.is_uint() || topi::is_random_dtype(out)))
     ctx.Fail("dtype must be a numeric type or bool, got " + out.str());
-  const DataType ct = p == DataType::Float(64) ? p : DataType::Float(32);
+  const DataType ct = topi::random_compute_type(p);
   Expr u = ctx.Call("random.uniform_like", {ctx.Input(0)},
                     Attrs{{"dtype", ct.str()}, {"low", 0.0}, {"high", 1.0}, {"key", Key(ctx)}});
   Expr probability = p == ct ? ctx.Input(0) : ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", ct.str()}});
@@ -119,7 +110,7 @@ void ConvertMultinomial(NodeContext& ctx) {
   if (!x.shape[1].is_static() || x.shape[1].value() < 1)
     ctx.Unsupported("Multinomial needs a static class count of at least 1, got " + graph::ShapeStr(x.shape));
   const int64_t classes = x.shape[1].value();
-  const DataType ct = x.dtype == DataType::Float(64) ? x.dtype : DataType::Float(32);
+  const DataType ct = topi::random_compute_type(x.dtype);
   Expr logits = x.dtype == ct ? ctx.Input(0) : ctx.Call("cast", {ctx.Input(0)}, Attrs{{"dtype", ct.str()}});
   // Running sums of the unnormalized probabilities, [batch, 1, classes].
   Expr row_max = ctx.Call("max", {logits}, Attrs{{"axis", std::vector<int64_t>{1}}, {"keepdims", int64_t{1}}});
