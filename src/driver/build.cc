@@ -70,6 +70,8 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
     passes.push_back(PartitionGraphPass());
     passes.push_back(InlineExternalFunctionsPass([](const graph::FunctionNode& fn) { return byoc::WorthOffloading(fn); }));
   }
+  // After BYOC: a backend that takes the attention's matmuls keeps them; what is left fuses.
+  passes.push_back(FuseAttentionPass());
   for (Pass p : {AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
                  graph_lower::WinogradConv2dPass(target), graph_lower::PackGemmWeightsPass(target), FuseOpsPass(),
                  InferTypePass()})

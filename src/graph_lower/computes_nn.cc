@@ -2,6 +2,7 @@
 #include "computes.h"
 #include "tessera/support/error.h"
 #include "tessera/topi/math.h"
+#include "tessera/topi/nn/attention.h"
 #include "tessera/topi/nn/batch_norm.h"
 #include "tessera/topi/nn/bias_add.h"
 #include "tessera/topi/nn/conv2d.h"
@@ -53,6 +54,11 @@ void RegisterNNComputes(graph::OpRegistry& r) {
   });
   r.SetCompute("nn.softmax", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::softmax(in[0], a.GetInt("axis", -1))};
+  });
+  r.SetCompute("nn.attention", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
+    std::optional<te::Tensor> bias;
+    if (in.size() == 4) bias = in[3];
+    return {topi::attention(in[0], in[1], in[2], bias, a.GetDouble("scale", 1.0))};
   });
   r.SetCompute("nn.batch_norm", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::batch_norm_inference(in[0], in[1], in[2], in[3], in[4], a.GetInt("axis", 1),

@@ -1,4 +1,4 @@
-// Neural-network ops: convolution, dense / matmul, pooling, softmax, batch_norm, relu.
+// Neural-network ops: convolution, dense / matmul, pooling, softmax, attention, batch_norm, relu.
 // Layouts are NCHW (data) and OIHW (kernel) unless an attr says otherwise.
 #include "op_groups.h"
 #include "op_util.h"
@@ -162,6 +162,42 @@ Type SoftmaxRel(const std::vector<Type>& args, const Attrs& attrs) {
   return TensorTypeNode::make(x.shape, x.dtype);
 }
 
+// nn.attention (topi/nn/attention.h): q [B.., M, D], k_t [B.., D, N], v [B.., N, Dv] and an
+// optional additive bias broadcastable to the scores [B.., M, N] -> [B.., M, Dv]. attrs: scale.
+Type AttentionRel(const std::vector<Type>& args, const Attrs&) {
+  TESSERA_CHECK(args.size() == 3 || args.size() == 4, "attention takes q, k_t, v and an optional bias, got ",
+                args.size(), " arguments");
+  const TensorTypeNode& q = TensorArg(args, 0);
+  const TensorTypeNode& k = TensorArg(args, 1);
+  const TensorTypeNode& v = TensorArg(args, 2);
+  TESSERA_CHECK(q.dtype.is_floating(), "attention needs float tensors, got ", q.dtype.str());
+  CheckSameDtype(q, k);
+  CheckSameDtype(q, v);
+  TESSERA_CHECK(q.ndim() >= 2 && k.ndim() == q.ndim() && v.ndim() == q.ndim(),
+                "q, k_t and v must have one rank >= 2, got ", ShapeStr(q.shape), ", ", ShapeStr(k.shape), ", ",
+                ShapeStr(v.shape));
+  const size_t nb = q.shape.size() - 2;
+  for (size_t d = 0; d < nb; ++d) {
+    CheckStaticEq(k.shape[d], q.shape[d], "batch dims of q and k_t differ");
+    CheckStaticEq(v.shape[d], q.shape[d], "batch dims of q and v differ");
+  }
+  CheckStaticEq(k.shape[nb], q.shape[nb + 1], "q [.., M, D] and k_t [.., D, N] differ in D");
+  CheckStaticEq(v.shape[nb], k.shape[nb + 1], "k_t [.., D, N] and v [.., N, Dv] differ in N");
+  if (args.size() == 4) {
+    const TensorTypeNode& b = TensorArg(args, 3);
+    CheckSameDtype(q, b);
+    Shape scores(q.shape.begin(), q.shape.end() - 1);
+    scores.push_back(k.shape[nb + 1]);
+    TESSERA_CHECK(b.ndim() <= static_cast<int64_t>(scores.size()), "bias ", ShapeStr(b.shape),
+                  " has a higher rank than the scores ", ShapeStr(scores));
+    TESSERA_CHECK(BroadcastShapes(scores, b.shape) == scores, "bias ", ShapeStr(b.shape),
+                  " does not broadcast to the scores ", ShapeStr(scores));
+  }
+  Shape out(q.shape.begin(), q.shape.end() - 1);
+  out.push_back(v.shape[nb + 1]);
+  return TensorTypeNode::make(out, q.dtype);
+}
+
 // data, gamma, beta, moving_mean, moving_var: the four parameters are [C], C = data[axis].
 Type BatchNormRel(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = TensorArg(args, 0);
@@ -196,6 +232,9 @@ void RegisterNNOps(OpRegistry& r) {
              "attrs: pool_size, strides, dilation, padding, layout, ceil_mode, count_include_pad");
   r.Register("nn.global_avg_pool2d", 1, kOutEWiseFusable, GlobalPool2DRel, "mean over H, W. attrs: layout");
   r.Register("nn.softmax", 1, kOpaque, SoftmaxRel, "softmax along one axis. attrs: axis");
+  r.Register("nn.attention", -1, kOpaque, AttentionRel,
+             "softmax(scale * q k_t + bias) v in one kernel (graph/transform/fuse_attention.h): q [B.., M, D], k_t "
+             "[B.., D, N], v [B.., N, Dv], optional bias broadcastable to [B.., M, N]. attrs: scale");
   r.Register("nn.batch_norm", 5, kOpaque, BatchNormRel,
              "inference batch norm (data, gamma, beta, mean, var). attrs: axis, epsilon");
   r.Register("nn.relu", 1, kElemWise, IdentityRel, "max(x, 0)");

@@ -9,10 +9,13 @@
 //   nn.contrib_dense_pack,      the same micro-kernel on weights PackGemmWeights / WinogradConv2d
 //   nn.contrib_batch_matmul_pack   packed at compile time
 //   the Winograd transforms     topi/x86/winograd.h
+//   nn.attention                the fused attention, a block of query rows at a time
+//                               (topi/x86/attention.h)
 #include "strategies.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/nn/dense.h"
 #include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/x86/attention.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/winograd.h"
@@ -134,6 +137,7 @@ void RegisterCpuStrategies(OpStrategyTable& t) {
   }
   for (const char* op : {"nn.contrib_conv2d_winograd_input_transform", "nn.contrib_conv2d_winograd_output_transform"})
     t.Register(op, "cpu", RegistryComputeWith(op, "winograd.cpu", topi::x86::WinogradAnchor()));
+  t.Register("nn.attention", "cpu", RegistryComputeWith("nn.attention", "attention.cpu", topi::x86::AttentionAnchor()));
 }
 
 }  // namespace tessera::graph_lower::detail

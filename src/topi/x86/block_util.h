@@ -58,6 +58,10 @@ std::string SoleReader(const tir::PrimFunc& f, const tir::BlockNode* producer);
 bool FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile_loop, const ScheduleOptions& opt,
                   const char* schedule);
 
+/// The default schedule's step for one block (schedule.cc, step 3) whose first `shared` loops it
+/// shares with other blocks under a row loop: the loops below are vectorized (a reduction along
+/// the row rfactor-ed by the lane count); nothing is parallelized.
+void ScheduleBlockUnderRow(Schedule& sch, const std::string& name, const ScheduleOptions& opt, size_t shared);
 /// Whether a block name starts with a prefix (blocks are matched by their compute's name).
 inline bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;

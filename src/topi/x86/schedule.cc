@@ -10,6 +10,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 #include "tessera/topi/target_layout.h"
+#include "tessera/topi/x86/attention.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/multi_level_tiling.h"
@@ -295,7 +296,10 @@ bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>&
   const LoopRV inner = reduction.back();
   const int64_t ext = ConstExtent(sch, inner);  // -1: symbolic
   int64_t f = LaneFactor(ext, opt);
-  const bool tail = ext < 0 || (f > 0 && ext % f != 0 && ext >= 4 * opt.vector_lanes);
+  // A long row whose length only a narrower lane count divides (1500 = 375 x 4) takes the full
+  // width and a tail too: 16 partial results, not 4, per step.
+  const bool tail = ext < 0 || (f > 0 && f < opt.vector_lanes && ext >= 4 * opt.vector_lanes) ||
+                    (f > 0 && ext % f != 0 && ext >= 4 * opt.vector_lanes);
   if (tail) f = opt.vector_lanes;
   if (f < 4 || (!tail && ext % f != 0)) return false;
   try {
@@ -582,6 +586,10 @@ void DecomposeSymbolicReductions(Schedule& sch) {
 
 }  // namespace
 
+void ScheduleBlockUnderRow(Schedule& sch, const std::string& name, const ScheduleOptions& opt, size_t shared) {
+  ScheduleMainBlock(sch, name, opt, shared);
+}
+
 ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
   ScheduleOptions opt;
   opt.vector_lanes = static_cast<int>(BlockLanes(target, 32));
@@ -590,7 +598,9 @@ ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
   return opt;
 }
 
-std::vector<AnchorSchedule> CpuAnchorSchedules() { return {Conv2dNCHWcAnchor(), GemmPackedAnchor(), WinogradAnchor()}; }
+std::vector<AnchorSchedule> CpuAnchorSchedules() {
+  return {Conv2dNCHWcAnchor(), GemmPackedAnchor(), WinogradAnchor(), AttentionAnchor()};
+}
 
 tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& opt) {
   return ScheduleDefault(func, opt, CpuAnchorSchedules());

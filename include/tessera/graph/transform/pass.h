@@ -15,6 +15,8 @@
 //   DeadCodeElimination     1          drops unused let bindings and tuple fields
 //   UnflattenReductions     2          per-sample reductions over a flattened [N, 1, M] view
 //                                      run over the tensor's own axes (GroupNorm(1))
+//   FuseAttention           2          matmul -> scale -> [+ bias] -> softmax -> matmul becomes
+//                                      one nn.attention (fuse_attention.h)
 //   FuseOps                 required   groups calls into primitive functions (fusion only
 //                                      when the context's opt_level >= 1)
 #pragma once
@@ -42,6 +44,7 @@ using ir::PassInfo;
 Pass InferTypePass();
 Pass SimplifyInferencePass();
 Pass UnflattenReductionsPass();
+Pass FuseAttentionPass();
 Pass FoldScaleAxisPass();
 Pass EliminateCommonSubexprPass();
 Pass DeadCodeEliminationPass();

@@ -34,11 +34,12 @@
 //      its innermost reduction loop instead (a row sum: x[i, k], contiguous in k, not in i)
 //      would gather with a stride that way: its innermost reduction loop is split by the lane
 //      count and rfactor-ed (tir::Schedule::rfactor), and the partial results' lane loop is
-//      vectorized (16 partial sums per row, then 16 scalar steps). A loop the lane count (or
-//      half / a quarter of it) does not divide is rfactor-ed by the full lane count with a guarded
-//      tail when it is at least 4 vectors long or symbolic (softmax over 799 keys; the tail's
-//      unvisited partial results keep the init's identity); a shorter one keeps the lanes across
-//      rows.
+//      vectorized (16 partial sums per row, then 16 scalar steps). A loop the full lane count
+//      does not divide is rfactor-ed by the full lane count with a guarded tail when it is at
+//      least 4 vectors long or symbolic (softmax over 799 or 1500 keys, even where a quarter of
+//      the lanes would divide it; the tail's unvisited partial results keep the init's identity);
+//      a shorter one takes half / a quarter of the lanes when that divides it, else keeps the
+//      lanes across rows.
 // Other extents are split by vector_lanes with a predicate (or, with `vectorize_partial`
 // off, left unvectorized); tir's VectorizeLoop then keeps that loop serial, correctly. Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
@@ -105,7 +106,7 @@ struct AnchorSchedule {
   std::function<bool(const std::string&)> keep_stage;
 };
 
-/// The anchor schedules of the CPU templates: Conv2dNCHWcAnchor(), GemmPackedAnchor(),
+/// The anchor schedules of the CPU templates: Conv2dNCHWcAnchor(), GemmPackedAnchor(), AttentionAnchor(),
 /// WinogradAnchor() (for kernels scheduled outside the op strategy: the kernel tests and
 /// benchmarks).
 std::vector<AnchorSchedule> CpuAnchorSchedules();
