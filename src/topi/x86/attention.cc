@@ -158,11 +158,14 @@ void MicroKernel(Schedule& sch, const std::string& name, const LoopRV& i, const 
 std::set<std::string> ScheduleAttention(Schedule& sch, const ScheduleOptions& opt) {
   const std::vector<std::string> producers = {kAttentionPV, kAttentionSum, kAttentionExp, kAttentionMax,
                                               kAttentionScore};
-  bool found = false;
-  for (const tir::BlockNode* b : NonRootBlocks(sch.func())) found |= b->name_hint == kAttentionOut;
+  bool found = false, logit = false;
+  for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
+    found |= b->name_hint == kAttentionOut;
+    logit |= b->name_hint == kAttentionLogit;
+  }
   if (!found) return {};
-  for (const tir::BlockNode* b : NonRootBlocks(sch.func()))
-    if (b->name_hint == kAttentionLogit) Try("inline logit", [&] { sch.compute_inline(sch.get_block(kAttentionLogit)); });
+  // The default schedule's inlining runs first; without it (inline_injective off) inline it here.
+  if (logit) Try("inline logit", [&] { sch.compute_inline(sch.get_block(kAttentionLogit)); });
 
   // T_attn: batch.., i, d. The query block loop: fuse(batch.., i / rows).
   std::vector<LoopRV> loops = sch.get_loops(sch.get_block(kAttentionOut));
@@ -203,8 +206,8 @@ std::set<std::string> ScheduleAttention(Schedule& sch, const ScheduleOptions& op
   // The scores: iter vars batch.., i, j, k.
   if (moved.count(kAttentionScore)) {
     const auto l = LoopsOfIters(sch, kAttentionScore, shared);
-    const size_t nb = l.size() - 3;
-    if (l[nb] && l[nb + 1] && l[nb + 2]) {
+    const size_t nb = l.size() >= 3 ? l.size() - 3 : 0;
+    if (l.size() >= 3 && l[nb] && l[nb + 1] && l[nb + 2]) {
       const int64_t lanes = opt.vector_lanes, regs_per_row = std::max<int64_t>(1, lanes / opt.register_lanes);
       const int64_t mr = Knob(opt.knobs, std::string(kAttentionScore) + ".mr", DivisorsInRange(rows, 1, kMaxTileRows),
                               TileRows(rows, regs_per_row, opt));
@@ -214,8 +217,8 @@ std::set<std::string> ScheduleAttention(Schedule& sch, const ScheduleOptions& op
   // exp x v: iter vars batch.., i, d, j.
   if (moved.count(kAttentionPV)) {
     const auto l = LoopsOfIters(sch, kAttentionPV, shared);
-    const size_t nb = l.size() - 3;
-    if (l[nb] && l[nb + 1] && l[nb + 2]) {
+    const size_t nb = l.size() >= 3 ? l.size() - 3 : 0;
+    if (l.size() >= 3 && l[nb] && l[nb + 1] && l[nb + 2]) {
       const int64_t dv = ConstExtent(sch, *l[nb + 1]);
       const int64_t lanes = DividingLanes(dv, opt.vector_lanes);
       const int64_t regs_per_row =
