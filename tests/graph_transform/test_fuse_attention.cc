@@ -6,22 +6,18 @@
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/printer.h"
 #include "tessera/graph/transform/fuse_attention.h"
+#include "tessera/support/error.h"
+#include "graph_test_util.h"
 
 namespace tessera::graph {
 namespace {
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
+using testing::Call;
+using testing::F32;
+using testing::Main;
+using testing::Text;
+using testing::Values;
 
-Constant Values(std::vector<int64_t> shape, std::vector<float> v) {
-  auto a = runtime::NDArray::Empty(shape, DataType::Float(32));
-  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = v[static_cast<size_t>(i) % v.size()];
-  return ConstantNode::make(a);
-}
-Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
-  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
-}
-IRModule Main(std::vector<Var> params, Expr body) { return InferType(IRModule::FromMain(FunctionNode::make(params, body))); }
-std::string Text(const IRModule& m) { return PrintModule(InferType(m)); }
 Expr Softmax(Expr x, int64_t axis = -1) { return Call("nn.softmax", {std::move(x)}, Attrs{{"axis", axis}}); }
 Expr Attention(std::vector<Expr> args, double scale) { return Call("nn.attention", std::move(args), Attrs{{"scale", scale}}); }
 

@@ -16,17 +16,17 @@
 #include "tessera/graph/transform/unflatten_reductions.h"
 #include "tessera/graph/verify.h"
 #include "tessera/support/error.h"
+#include "graph_test_util.h"
 
 namespace tessera::graph {
 namespace {
 
-Type F32(std::vector<int64_t> shape) { return TensorTypeNode::make(shape, DataType::Float(32)); }
+using testing::Call;
+using testing::F32;
+using testing::Main;
+using testing::Text;
+using testing::Values;
 
-Constant Values(std::vector<int64_t> shape, std::vector<float> v) {
-  auto a = runtime::NDArray::Empty(shape, DataType::Float(32));
-  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = v[static_cast<size_t>(i) % v.size()];
-  return ConstantNode::make(a);
-}
 Constant Weights(std::vector<int64_t> shape) { return Values(shape, {0.5f, -1.f, 2.f, 0.25f, 3.f}); }
 
 Attrs ConvAttrs(int64_t groups = 1) {
@@ -34,11 +34,6 @@ Attrs ConvAttrs(int64_t groups = 1) {
                {"dilation", std::vector<int64_t>{1, 1}}, {"groups", groups}};
 }
 Expr Conv(Expr x, Expr w, int64_t groups = 1) { return CallNode::make(OpNode::Get("nn.conv2d"), {x, w}, ConvAttrs(groups)); }
-Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs = {}) {
-  return CallNode::make(OpNode::Get(op), std::move(args), std::move(attrs));
-}
-IRModule Main(std::vector<Var> params, Expr body) { return InferType(IRModule::FromMain(FunctionNode::make(params, body))); }
-std::string Text(const IRModule& m) { return PrintModule(InferType(m)); }
 
 std::vector<float> Floats(const Expr& e) {
   const auto* c = e->as<ConstantNode>();

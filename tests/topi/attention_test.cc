@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -15,7 +16,6 @@
 #include "tessera/tir/schedule/trace.h"
 #include "tessera/tir/structural_equal.h"
 #include "tessera/tir/transform/compact_buffer_allocation.h"
-#include "tessera/tir/transform/lower.h"
 #include "tessera/topi/nn/attention.h"
 #include "tessera/topi/x86/attention.h"
 #include "tessera/topi/x86/schedule.h"
@@ -91,42 +91,10 @@ tir::Schedule Scheduled(const tir::PrimFunc& f, KnobConfig config = {}, std::vec
   return sch;
 }
 
-// Runs a scheduled function on the interpreter (blocks and flat) and the JIT; checks each.
-void CheckRuns(const tir::PrimFunc& scheduled, const std::vector<Data>& inputs, size_t out_size, const Data& want,
-               const std::string& what) {
-  std::vector<Data> storage = inputs;
-  storage.emplace_back(out_size, -777.0);
-  std::vector<Data*> ptrs;
-  for (Data& d : storage) ptrs.push_back(&d);
-  testing::RunPrimFunc(scheduled, ptrs);
-  testing::ExpectNear(storage.back(), want, 1e-5, (what + " (blocks)").c_str());
-  const tir::PrimFunc flat = tir::transform::LowerToFlat(scheduled);
-  std::fill(storage.back().begin(), storage.back().end(), -777.0);
-  testing::RunPrimFunc(flat, ptrs);
-  testing::ExpectNear(storage.back(), want, 1e-5, (what + " (flat)").c_str());
-  if (testing::HaveJIT()) {
-    std::fill(storage.back().begin(), storage.back().end(), -777.0);
-    testing::RunJIT(flat, storage);
-    testing::ExpectNear(storage.back(), want, 1e-5, (what + " (JIT)").c_str());
-  }
-}
-
 // Loops by kind, the blocks under the parallel loop, and the allocations' shapes.
-struct Shape : tir::StmtExprVisitor {
-  int parallel = 0, vectorized = 0, unrolled = 0, depth = 0;
-  std::set<std::string> under_parallel;
+struct Shape : testing::ParallelShape {
   std::map<std::string, std::vector<int64_t>> allocs;
-  void VisitStmt_(const tir::ForNode* op) override {
-    const bool par = op->for_kind == tir::ForKind::kParallel;
-    parallel += par;
-    vectorized += op->for_kind == tir::ForKind::kVectorized;
-    unrolled += op->for_kind == tir::ForKind::kUnrolled;
-    depth += par;
-    StmtExprVisitor::VisitStmt_(op);
-    depth -= par;
-  }
   void VisitStmt_(const tir::BlockNode* op) override {
-    if (depth > 0) under_parallel.insert(op->name_hint);
     for (const tir::Buffer& b : op->alloc_buffers) {
       std::vector<int64_t> s;
       for (const PrimExpr& e : b->shape) {
@@ -136,9 +104,15 @@ struct Shape : tir::StmtExprVisitor {
       }
       allocs[b->name] = s;
     }
-    StmtExprVisitor::VisitStmt_(op);
+    ParallelShape::VisitStmt_(op);
   }
+  using ParallelShape::VisitStmt_;
 };
+
+void CheckRuns(const tir::PrimFunc& scheduled, const std::vector<Data>& inputs, size_t out_size, const Data& want,
+               const std::string& what) {
+  testing::CheckScheduledRuns(scheduled, inputs, out_size, want, 1e-5, what);
+}
 
 TEST(Attention, EveryStageRunsUnderOneParallelLoopOfQueryBlocks) {
   // 3 heads of 40 queries (blocks of 20), 70 keys (four 16-lane panels and a guarded one), D 8, Dv 16.

@@ -92,44 +92,8 @@ tir::Schedule Tiled(const tir::PrimFunc& f, KnobConfig config, std::vector<KnobS
   return sch;
 }
 
-// Runs a scheduled function on the interpreter (blocks and flat) and the JIT; checks each.
-void CheckRuns(const tir::PrimFunc& scheduled, const std::vector<Data>& inputs, size_t out_size, const Data& want,
-               double tol, const std::string& what) {
-  std::vector<Data> storage = inputs;
-  storage.emplace_back(out_size, -777.0);
-  std::vector<Data*> ptrs;
-  for (Data& d : storage) ptrs.push_back(&d);
-  testing::RunPrimFunc(scheduled, ptrs);
-  testing::ExpectNear(storage.back(), want, tol, (what + " (blocks)").c_str());
-  const tir::PrimFunc flat = tir::transform::LowerToFlat(scheduled);
-  std::fill(storage.back().begin(), storage.back().end(), -777.0);
-  testing::RunPrimFunc(flat, ptrs);
-  testing::ExpectNear(storage.back(), want, tol, (what + " (flat)").c_str());
-  if (testing::HaveJIT()) {
-    std::fill(storage.back().begin(), storage.back().end(), -777.0);
-    testing::RunJIT(flat, storage);
-    testing::ExpectNear(storage.back(), want, tol, (what + " (JIT)").c_str());
-  }
-}
-
-// The loops of the scheduled body by kind, and which blocks sit under the parallel loop.
-struct Shape : tir::StmtExprVisitor {
-  int parallel = 0, vectorized = 0, unrolled = 0, depth = 0;
-  std::set<std::string> under_parallel;
-  void VisitStmt_(const tir::ForNode* op) override {
-    const bool par = op->for_kind == tir::ForKind::kParallel;
-    parallel += par;
-    vectorized += op->for_kind == tir::ForKind::kVectorized;
-    unrolled += op->for_kind == tir::ForKind::kUnrolled;
-    depth += par;
-    StmtExprVisitor::VisitStmt_(op);
-    depth -= par;
-  }
-  void VisitStmt_(const tir::BlockNode* op) override {
-    if (depth > 0) under_parallel.insert(op->name_hint);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-};
+using testing::CheckScheduledRuns;
+using Shape = testing::ParallelShape;
 
 TEST(MultiLevelTiling, MatmulGetsTheSsrsrsStructureWithItsConsumerOnTheTile) {
   Matmul mm(24, 48, 40);
@@ -169,7 +133,7 @@ TEST(MultiLevelTiling, MatmulGetsTheSsrsrsStructureWithItsConsumerOnTheTile) {
             "l28 = sch.fuse(l4, l8)\n"
             "sch.parallel(l28)\n");
   Data da = testing::Random(24 * 40, 1), db = testing::Random(40 * 48, 2);
-  CheckRuns(sch.func(), {da, db}, 24 * 48, mm.Want(da, db), 1e-5, "hand-picked tiles");
+  CheckScheduledRuns(sch.func(), {da, db}, 24 * 48, mm.Want(da, db), 1e-5, "hand-picked tiles");
 }
 
 TEST(MultiLevelTiling, RandomConfigurationsComputeTheSameAndReplayFromTheirTraces) {
@@ -187,7 +151,7 @@ TEST(MultiLevelTiling, RandomConfigurationsComputeTheSameAndReplayFromTheirTrace
     c["C.rule"] = 1;
     tir::Schedule sch = Tiled(f, c);
     distinct.insert(tir::AsText(sch.func()));
-    CheckRuns(sch.func(), {da, db}, 12 * 40, want, 1e-5, "configuration " + std::to_string(i));
+    CheckScheduledRuns(sch.func(), {da, db}, 12 * 40, want, 1e-5, "configuration " + std::to_string(i));
     tir::Schedule replay(f);
     tir::Trace::FromJSON(sch.trace().ToJSON()).ApplyToSchedule(replay);
     EXPECT_TRUE(tir::StructuralEqual(replay.func(), sch.func())) << sch.trace().str();
@@ -230,7 +194,7 @@ TEST(MultiLevelTiling, ConvWithPaddingAndMaxPoolMatchTheUnscheduledFunction) {
     size_t rules = 0;
     for (const KnobSpec& k : space) rules += k.name.find(".rule") != std::string::npos;
     EXPECT_EQ(rules, 1u) << index;
-    CheckRuns(hand.func(), inputs, out_size, want, 1e-5, "hand-picked " + std::to_string(index));
+    CheckScheduledRuns(hand.func(), inputs, out_size, want, 1e-5, "hand-picked " + std::to_string(index));
     std::mt19937_64 rng(21 + index);
     for (int i = 0; i < 4; ++i) {
       KnobConfig cfg;
@@ -238,7 +202,7 @@ TEST(MultiLevelTiling, ConvWithPaddingAndMaxPoolMatchTheUnscheduledFunction) {
         cfg[k.name] = k.candidates[std::uniform_int_distribution<size_t>(0, k.candidates.size() - 1)(rng)];
       for (auto& [name, v] : cfg)
         if (name.find(".rule") != std::string::npos) v = 1;
-      CheckRuns(Tiled(f, cfg).func(), inputs, out_size, want, 1e-5, "random " + std::to_string(index));
+      CheckScheduledRuns(Tiled(f, cfg).func(), inputs, out_size, want, 1e-5, "random " + std::to_string(index));
     }
     ++index;
   }
@@ -258,7 +222,7 @@ TEST(MultiLevelTiling, AReductionOverTheOutputIsNotMovedOntoTheTile) {
   Data want(8, 0.0);
   for (int64_t i = 0; i < 8; ++i)
     for (int64_t j = 0; j < 32; ++j) want[i] += prod[i * 32 + j];
-  CheckRuns(sch.func(), {da, db}, 8, want, 1e-5, "matmul + row sum");
+  CheckScheduledRuns(sch.func(), {da, db}, 8, want, 1e-5, "matmul + row sum");
 }
 
 TEST(MultiLevelTiling, AppliesOnlyToReductionsOverConstantPerfectNests) {

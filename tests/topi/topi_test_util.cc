@@ -121,6 +121,25 @@ void ExpectNear(const Data& got, const Data& want, double tol, const char* what)
   }
 }
 
+void CheckScheduledRuns(const tir::PrimFunc& scheduled, const std::vector<Data>& inputs, size_t out_size,
+                        const Data& want, double tol, const std::string& what) {
+  std::vector<Data> storage = inputs;
+  storage.emplace_back(out_size, -777.0);
+  std::vector<Data*> ptrs;
+  for (Data& d : storage) ptrs.push_back(&d);
+  RunPrimFunc(scheduled, ptrs);
+  ExpectNear(storage.back(), want, tol, (what + " (blocks)").c_str());
+  const tir::PrimFunc flat = tir::transform::LowerToFlat(scheduled);
+  std::fill(storage.back().begin(), storage.back().end(), -777.0);
+  RunPrimFunc(flat, ptrs);
+  ExpectNear(storage.back(), want, tol, (what + " (flat)").c_str());
+  if (HaveJIT()) {
+    std::fill(storage.back().begin(), storage.back().end(), -777.0);
+    RunJIT(flat, storage);
+    ExpectNear(storage.back(), want, tol, (what + " (JIT)").c_str());
+  }
+}
+
 void CheckAllModes(const std::vector<te::Tensor>& inputs, const te::Tensor& output, const std::vector<Data>& in_data,
                    const Data& want, double tol) {
   ExpectNear(Run(inputs, {output}, in_data, Mode::kUnscheduled)[0], want, tol, "unscheduled");

@@ -72,4 +72,30 @@ struct LoopKinds : tir::StmtExprVisitor {
 
 void ExpectNear(const Data& got, const Data& want, double tol, const char* what);
 
+/// Runs a scheduled PrimFunc whose last parameter is the output (out_size elements, prefilled with
+/// -777) on the reference interpreter in block form, then flat (tir::transform::LowerToFlat), then
+/// natively when HaveJIT(); checks the output against `want` each time ("<what> (blocks)", "(flat)",
+/// "(JIT)").
+void CheckScheduledRuns(const tir::PrimFunc& scheduled, const std::vector<Data>& inputs, size_t out_size,
+                        const Data& want, double tol, const std::string& what);
+
+/// The loops of a scheduled body by kind, and which blocks sit under a parallel loop.
+struct ParallelShape : tir::StmtExprVisitor {
+  int parallel = 0, vectorized = 0, unrolled = 0, depth = 0;
+  std::set<std::string> under_parallel;
+  void VisitStmt_(const tir::ForNode* op) override {
+    const bool par = op->for_kind == tir::ForKind::kParallel;
+    parallel += par;
+    vectorized += op->for_kind == tir::ForKind::kVectorized;
+    unrolled += op->for_kind == tir::ForKind::kUnrolled;
+    depth += par;
+    StmtExprVisitor::VisitStmt_(op);
+    depth -= par;
+  }
+  void VisitStmt_(const tir::BlockNode* op) override {
+    if (depth > 0) under_parallel.insert(op->name_hint);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
 }  // namespace tessera::topi::testing
