@@ -7,11 +7,12 @@
 //   target: options.target resolved once (resolve_target.h: `native` -> the host's CPU and
 //           features); every step below gets that explicit target::Target, none asks the host
 //   graph:  InferType → LegalizeLowPrecision → SimplifyInference → FoldConstant → FoldScaleAxis
-//           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination
+//           → FoldConstant → EliminateCommonSubexpr → DeadCodeElimination → UnflattenReductions
 //           [→ MergeComposite (the backends' patterns) → AnnotateTarget → MergeCompilerRegions → PartitionGraph → InlineExternalFunctions,
 //              with --byoc: the named backends' regions become external functions, still in NCHW;
 //              those a backend finds not worth a call (dnnl: no conv / dense / matmul / pool /
 //              softmax) go back to Tessera's path]
+//           → FuseAttention (matmul → softmax → matmul as one nn.attention kernel)
 //           → AlterOpLayout → WinogradConv2d → PackGemmWeights → FuseOps → InferType
 //           (the passes after PartitionGraph do not enter external functions: graph/functor.h)
 //           (graph/transform/pass.h lists each pass's opt_level)

@@ -8,24 +8,19 @@
 #include "tessera/graph/functor.h"
 #include "tessera/graph/infer_type.h"
 #include "tessera/graph/transform/pass.h"
+#include "tessera/runtime/float_formats.h"
 
 namespace tessera::graph::transform {
 namespace {
 
 using namespace detail;
 
-// The one value of a constant whose elements are all equal and whose shape broadcasts into a
-// tensor of rank `rank` without growing it (every dim 1); nullopt otherwise.
-std::optional<double> UniformScalar(const Expr& e, size_t rank) {
+// The value of a one-element constant whose rank is at most `rank` (every dim 1: it broadcasts into
+// the scores without growing them); nullopt otherwise.
+std::optional<double> OneValueConstant(const Expr& e, size_t rank) {
   const auto* c = e->as<ConstantNode>();
-  if (!c) return std::nullopt;
-  const auto shape = StaticShapeOf(e);
-  if (!shape || shape->size() > rank) return std::nullopt;
-  for (int64_t d : *shape)
-    if (d != 1) return std::nullopt;
-  const auto values = ToDoubles(c->data);
-  if (!values || values->size() != 1) return std::nullopt;
-  return (*values)[0];
+  if (!c || c->data.NumElements() != 1 || c->data.shape().size() > rank) return std::nullopt;
+  return runtime::LoadAsDouble(c->data.raw_data(), 0, c->data.dtype());
 }
 
 // The transpose of the last two axes of `x` (rank 3: a batch_matmul operand).
@@ -104,12 +99,12 @@ class Fuser : public ExprMutator {
     }
     if (const CallNode* mul = AsOpCall(s, "multiply"); mul && UsedOnce(s)) {
       std::optional<double> c;
-      if ((c = UniformScalar(mul->args[1], rank))) s = mul->args[0];
-      else if ((c = UniformScalar(mul->args[0], rank))) s = mul->args[1];
+      if ((c = OneValueConstant(mul->args[1], rank))) s = mul->args[0];
+      else if ((c = OneValueConstant(mul->args[0], rank))) s = mul->args[1];
       else return std::nullopt;
       scale = *c;
     } else if (const CallNode* div = AsOpCall(s, "divide"); div && UsedOnce(s)) {
-      const std::optional<double> c = UniformScalar(div->args[1], rank);
+      const std::optional<double> c = OneValueConstant(div->args[1], rank);
       if (!c || *c == 0.0) return std::nullopt;
       scale = 1.0 / *c;
       s = div->args[0];

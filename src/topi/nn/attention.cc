@@ -77,30 +77,26 @@ Tensor attention(const Tensor& q, const Tensor& k_t, const Tensor& v, const std:
         return x + (*bias)(bi);
       },
       kAttentionLogit, tag::kBroadcast);
-  te::IterVar j1 = te::reduce_axis(Range(Index(0), Index(n)), "j");
-  Tensor mx = te::compute(
-      MakeShape(row_shape),
-      [&](const std::vector<Var>& r) {
-        std::vector<PrimExpr> idx = AsExprs(r);
-        idx.push_back(j1.var);
-        return te::max(logit(idx), {j1});
-      },
-      kAttentionMax, tag::kSoftmax);
+  // A reduction of x [B.., M, N] over its keys j: [B.., M].
+  auto along_keys = [&](const Tensor& x, bool take_max, const char* name) {
+    te::IterVar j = te::reduce_axis(Range(Index(0), Index(n)), "j");
+    return te::compute(
+        MakeShape(row_shape),
+        [&](const std::vector<Var>& r) {
+          std::vector<PrimExpr> idx = AsExprs(r);
+          idx.push_back(j.var);
+          return take_max ? te::max(x(idx), {j}) : te::sum(x(idx), {j});
+        },
+        name, tag::kSoftmax);
+  };
+  Tensor mx = along_keys(logit, true, kAttentionMax);
   Tensor e = te::compute(
       MakeShape(score_shape),
       [&](const std::vector<Var>& i) {
         return ir::exp(logit(AsExprs(i)) - mx(AsExprs(split(i, nb + 1))));
       },
       kAttentionExp, tag::kElemWise);
-  te::IterVar j2 = te::reduce_axis(Range(Index(0), Index(n)), "j");
-  Tensor sum = te::compute(
-      MakeShape(row_shape),
-      [&](const std::vector<Var>& r) {
-        std::vector<PrimExpr> idx = AsExprs(r);
-        idx.push_back(j2.var);
-        return te::sum(e(idx), {j2});
-      },
-      kAttentionSum, tag::kSoftmax);
+  Tensor sum = along_keys(e, false, kAttentionSum);
   std::vector<int64_t> out_shape(qs.begin(), qs.end() - 1);
   out_shape.push_back(dv);
   te::IterVar j3 = te::reduce_axis(Range(Index(0), Index(n)), "j");

@@ -33,9 +33,7 @@ bool Uses(const PrimExpr& e, const ir::VarNode* v) {
 std::vector<std::optional<LoopRV>> LoopsOfIters(Schedule& sch, const std::string& name, size_t shared) {
   const BlockRV block = sch.get_block(name);
   const std::vector<LoopRV> loops = sch.get_loops(block);
-  const tir::BlockRealizeNode* realize = nullptr;
-  for (const auto* r : NonRootRealizes(sch.func()))
-    if (r->block_node()->name_hint == name) realize = r;
+  const tir::BlockRealizeNode* realize = FindRealize(sch.func(), name);
   std::vector<std::optional<LoopRV>> out(realize ? realize->iter_values.size() : 0);
   for (size_t l = shared; l < loops.size() && realize; ++l) {
     const ir::VarNode* var = sch.GetFor(loops[l])->loop_var.get_var();
@@ -158,14 +156,10 @@ void MicroKernel(Schedule& sch, const std::string& name, const LoopRV& i, const 
 std::set<std::string> ScheduleAttention(Schedule& sch, const ScheduleOptions& opt) {
   const std::vector<std::string> producers = {kAttentionPV, kAttentionSum, kAttentionExp, kAttentionMax,
                                               kAttentionScore};
-  bool found = false, logit = false;
-  for (const tir::BlockNode* b : NonRootBlocks(sch.func())) {
-    found |= b->name_hint == kAttentionOut;
-    logit |= b->name_hint == kAttentionLogit;
-  }
-  if (!found) return {};
+  if (!FindRealize(sch.func(), kAttentionOut)) return {};
   // The default schedule's inlining runs first; without it (inline_injective off) inline it here.
-  if (logit) Try("inline logit", [&] { sch.compute_inline(sch.get_block(kAttentionLogit)); });
+  if (FindRealize(sch.func(), kAttentionLogit))
+    Try("inline logit", [&] { sch.compute_inline(sch.get_block(kAttentionLogit)); });
 
   // T_attn: batch.., i, d. The query block loop: fuse(batch.., i / rows).
   std::vector<LoopRV> loops = sch.get_loops(sch.get_block(kAttentionOut));

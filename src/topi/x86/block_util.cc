@@ -38,6 +38,12 @@ std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f) {
   return blocks;
 }
 
+const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name) {
+  for (const auto* r : NonRootRealizes(f))
+    if (r->block_node()->name_hint == name) return r;
+  return nullptr;
+}
+
 void DebugRefusedStep(const char* schedule, const char* step, const ScheduleError& err) {
   if (std::getenv("TESSERA_DEBUG_SCHEDULE")) std::fprintf(stderr, "%s %s: %s\n", schedule, step, err.what());
 }

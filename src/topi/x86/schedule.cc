@@ -24,11 +24,6 @@ namespace {
 
 std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) { return NonRootRealizes(f); }
 
-const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name) {
-  for (const auto* r : Realizes(f))
-    if (r->block_node()->name_hint == name) return r;
-  return nullptr;
-}
 
 bool IsReduction(const tir::BlockNode* b) {
   if (b->init.defined()) return true;
@@ -296,10 +291,9 @@ bool RfactorRows(Schedule& sch, const BlockRV& block, const std::vector<LoopRV>&
   const LoopRV inner = reduction.back();
   const int64_t ext = ConstExtent(sch, inner);  // -1: symbolic
   int64_t f = LaneFactor(ext, opt);
-  // A long row whose length only a narrower lane count divides (1500 = 375 x 4) takes the full
-  // width and a tail too: 16 partial results, not 4, per step.
-  const bool tail = ext < 0 || (f > 0 && f < opt.vector_lanes && ext >= 4 * opt.vector_lanes) ||
-                    (f > 0 && ext % f != 0 && ext >= 4 * opt.vector_lanes);
+  // A long row the full width does not divide takes the full width and a tail, even where a
+  // narrower lane count divides it (1500 = 375 x 4): 16 partial results, not 4, per step.
+  const bool tail = ext < 0 || (f > 0 && ext % opt.vector_lanes != 0 && ext >= 4 * opt.vector_lanes);
   if (tail) f = opt.vector_lanes;
   if (f < 4 || (!tail && ext % f != 0)) return false;
   try {
