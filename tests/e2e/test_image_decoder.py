@@ -159,6 +159,27 @@ def test_undecodable_streams_give_the_empty_image(tmp_path):
         assert got["y"].shape == (0, 0, 3) and got["y"].dtype == np.uint8, name
 
 
+def test_streams_cut_inside_the_pixels_are_undecodable_as_in_the_reference(tmp_path):
+    """A stream that ends inside its pixel data: libjpeg pads it with gray and stb_image reads
+    zeros, but Pillow (the reference) refuses it ("image file is truncated"); so must the decoder."""
+    so = _compile(tmp_path, _model("RGB"))
+    streams = {
+        "jpeg cut mid-scan": _encode(RGB, "JPEG", quality=95)[:-200],
+        "progressive jpeg cut": _encode(RGB, "JPEG", progressive=True)[:-200],
+        "bmp missing its last row": _encode(RGB, "BMP")[:-(53 * 3 + 1)],
+        "bmp missing one pixel": _encode(GRAY, "BMP")[:-4],
+    }
+    for k, (name, data) in enumerate(streams.items()):
+        with pytest.raises(OSError, match="truncated"):
+            _reference(data, "RGB")
+        got, _ = run_outputs(tmp_path, so, {"data": data}, f"cut{k}")
+        assert got["y"].shape == (0, 0, 3), name
+    # Only the last row's padding missing (29 gray pixels + 3 bytes): the reference decodes it.
+    data = _encode(GRAY, "BMP")[:-1]
+    got, _ = run_outputs(tmp_path, so, {"data": data}, "pad")
+    np.testing.assert_array_equal(got["y"], _reference(data, "RGB"))
+
+
 def test_decoded_image_feeds_kernels_of_symbolic_extents(tmp_path):
     """The decoded size binds h and w for the kernels after it: one model, images of two sizes."""
     tail = [helper.make_node("Cast", ["image"], ["f"], to=TensorProto.FLOAT),

@@ -165,6 +165,18 @@ TEST(ImageDecode, UndecodableStreamsSayWhy) {
   EXPECT_NE(failure("P2 1 1 70000 1").find("maxval 70000 is outside 1..65535"), std::string::npos);
   EXPECT_NE(failure("P5 100000 100000 255\n").find("over the limit of 2^28"), std::string::npos);
   EXPECT_NE(failure("P5 0 3 255\n").find("a size of 0 x 3 pixels"), std::string::npos);
+  // An ASCII PNM too short for one byte per sample is refused before its image is allocated.
+  EXPECT_NE(failure("P2 16000 16000 255 1 2 3").find("PNM: the stream ends before the 16000 x 16000"),
+            std::string::npos);
+  // A 53-byte BMP declaring 227 x 1048578 8-bit pixels (a fuzz finding: stb_image reads zeros past
+  // the end, and the 238 M pixels took seconds): refused from its header.
+  const std::string bmp(
+      "\x42\x4d\x00\x7a\x00\x00\x00\x00\x00\x00\x4a\x00\x00\x00\x28\x00\x00\x00\xe3\x00\x00\x00\x02\x00\x10\x00"
+      "\x01\x00\x08\x00\x00\x00\x00\x00\x30\x00\x00\x00\xc4\x33\x32\x64\x00\x00\xb0\x50\x00\x00\x00\x20\x63\x0a\x00",
+      53);
+  EXPECT_NE(failure(bmp).find("BMP: the stream is truncated: its 227 x 1048578 pixels at 8 bits need 239075857 "
+                              "bytes, it has 53"),
+            std::string::npos);
   EXPECT_NE(failure("\x89PNG\r\n\x1A\n\x00\x00").find("PNG: "), std::string::npos);
   EXPECT_NE(failure("\xFF\xD8\xFF\xE0").find("JPEG: "), std::string::npos);
   EXPECT_THROW_WITH(ParsePixelFormat("rgb"), UserError, "pixel_format \"rgb\" is not one of RGB, BGR, Grayscale");

@@ -1,11 +1,16 @@
 // JPEG through libjpeg-turbo (runtime/image_decode.h): the library's defaults (islow DCT, fancy
 // upsampling: the spec's linear chroma upsampling), RGB or gray output; CMYK / YCCK become RGB.
 // libjpeg reports errors by calling error_exit, which must not return: it longjmps back here
-// (the library's documented way; no C++ object is live between setjmp and the jump).
+// (the library's documented way; no C++ object is live between setjmp and the jump). A stream
+// that ends before its image does is only a warning to libjpeg (it pads with gray); Pillow, the
+// ONNX reference's decoder, refuses it ("image file is truncated"), and so does this: the
+// premature-end warning jumps back as an error does, before the rest of the image is decoded.
 #include <csetjmp>
 #include <cstdio>
 
 #include <jpeglib.h>
+// jerror.h after jpeglib.h (it uses its types): the message codes.
+#include <jerror.h>
 
 #include "codecs.h"
 
@@ -25,7 +30,10 @@ void OnError(j_common_ptr cinfo) {
   std::longjmp(err->jump, 1);
 }
 
-void OnMessage(j_common_ptr, int) {}  // warnings (e.g. a premature end of data) are not printed
+// Warnings and trace messages are not printed; a premature end of the data is an error.
+void OnMessage(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) OnError(cinfo);
+}
 
 // One CMYK sample set to RGB: Adobe writes the samples inverted (as Pillow reads them).
 void CmykToRgb(const uint8_t* cmyk, bool inverted, uint8_t* rgb) {

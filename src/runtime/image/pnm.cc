@@ -85,16 +85,19 @@ bool DecodePnm(const uint8_t* data, size_t size, RawImage& out, std::string& fai
     return false;
   }
   const size_t count = static_cast<size_t>(height * width * channels);
-  out.height = height;
-  out.width = width;
-  out.channels = channels;
-  out.pixels.resize(count);
-  auto scale = [&](int64_t v) { return static_cast<uint8_t>(maxval == 255 ? v : (v * 255 + maxval / 2) / maxval); };
   auto truncated = [&] {
     failure = "the stream ends before the " + std::to_string(width) + " x " + std::to_string(height) +
               " image's samples";
     return false;
   };
+  // An ASCII sample takes at least one byte (P1's digits may touch): a shorter stream is refused
+  // before the image is allocated.
+  if (ascii && p.left() < count) return truncated();
+  out.height = height;
+  out.width = width;
+  out.channels = channels;
+  out.pixels.resize(count);
+  auto scale = [&](int64_t v) { return static_cast<uint8_t>(maxval == 255 ? v : (v * 255 + maxval / 2) / maxval); };
   if (bitmap) {
     if (ascii) {
       for (size_t k = 0; k < count; ++k) {
