@@ -160,14 +160,16 @@ def test_undecodable_streams_give_the_empty_image(tmp_path):
 
 
 def test_streams_cut_inside_the_pixels_are_undecodable_as_in_the_reference(tmp_path):
-    """A stream that ends inside its pixel data: libjpeg pads it with gray and stb_image reads
-    zeros, but Pillow (the reference) refuses it ("image file is truncated"); so must the decoder."""
+    """A stream that ends inside its pixel data: libjpeg pads it with gray, stb_image reads zeros
+    and libtiff fails after a raster of the declared size is allocated, but Pillow (the reference)
+    refuses it ("image file is truncated"); so must the decoder."""
     so = _compile(tmp_path, _model("RGB"))
     streams = {
         "jpeg cut mid-scan": _encode(RGB, "JPEG", quality=95)[:-200],
         "progressive jpeg cut": _encode(RGB, "JPEG", progressive=True)[:-200],
         "bmp missing its last row": _encode(RGB, "BMP")[:-(53 * 3 + 1)],
         "bmp missing one pixel": _encode(GRAY, "BMP")[:-4],
+        "tiff missing its last byte": _encode(RGB, "TIFF")[:-1],
     }
     for k, (name, data) in enumerate(streams.items()):
         with pytest.raises(OSError, match="truncated"):

@@ -177,6 +177,19 @@ TEST(ImageDecode, UndecodableStreamsSayWhy) {
   EXPECT_NE(failure(bmp).find("BMP: the stream is truncated: its 227 x 1048578 pixels at 8 bits need 239075857 "
                               "bytes, it has 53"),
             std::string::npos);
+  // A 156-byte TIFF declaring 16391 x 15620 pixels in 3,905 strips of which one is given (a fuzz
+  // finding: the 1 GiB raster was allocated before libtiff failed): refused before allocating.
+  const std::string tiff(
+      "\x49\x49\x2a\x00\x2a\x00\x00\x00\x80\x1a\x0f\x0b\x30\x03\xc1\xea\xe6\x32\x2f\xdb\x07\xe6\xd8\x7d\x2a\xe7"
+      "\x46\x9c\xc2\x09\x90\x41\xe5\xa6\xcf\x61\x81\xd6\x6c\xa5\xd4\x04\x09\x00\x00\x01\x03\x00\x01\x00\x00\x00"
+      "\x07\x40\x00\x00\x01\x01\x03\x00\x01\x00\x00\x00\x04\x3d\x00\x00\x02\x01\x03\x00\x01\x00\x00\x00\x08\x00"
+      "\x00\x03\x01\x03\x01\x00\x00\x00\x00\x00\x05\x00\x00\x00\x06\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00"
+      "\x11\x01\x04\x00\x01\x00\x00\x00\x08\x00\x00\x00\x16\x01\x03\x00\x01\x00\x00\x00\x04\x00\x00\x00\x17\x01"
+      "\x04\x00\x01\x00\x00\x00\x22\x00\x00\x00\x1c\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00",
+      156);
+  EXPECT_NE(failure(tiff).find("TIFF: libtiff: strip 1 of 3905 (0 bytes at offset 0) is not inside the 156-byte stream"),
+            std::string::npos)
+      << failure(tiff);
   EXPECT_NE(failure("\x89PNG\r\n\x1A\n\x00\x00").find("PNG: "), std::string::npos);
   EXPECT_NE(failure("\xFF\xD8\xFF\xE0").find("JPEG: "), std::string::npos);
   EXPECT_THROW_WITH(ParsePixelFormat("rgb"), UserError, "pixel_format \"rgb\" is not one of RGB, BGR, Grayscale");

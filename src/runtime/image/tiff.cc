@@ -1,6 +1,8 @@
 // TIFF through libtiff (runtime/image_decode.h): the first directory (page), any photometric
 // interpretation, bit depth and compression libtiff reads, through TIFFReadRGBAImageOriented
-// (top-left origin); alpha dropped. A gray image (one sample per pixel) stays one channel.
+// (top-left origin); alpha dropped. A gray image (one sample per pixel) stays one channel. The
+// strips / tiles must lie inside the stream (and uncompressed ones be whole) before the raster
+// is allocated.
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -53,6 +55,50 @@ int OnError(TIFF*, void* user_data, const char* module, const char* fmt, va_list
 
 int OnWarning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
 
+// Whether the image's data is in the stream, checked before its raster is allocated (a header
+// may declare 2^28 pixels in a few bytes): every strip or tile lies inside the stream and has
+// bytes, and uncompressed ones hold all their samples. Sets `failure` otherwise. (Pillow, the
+// ONNX reference's decoder, refuses such a stream as truncated or broken too.)
+bool DataIsInTheStream(TIFF* tif, uint64_t size, std::string& failure) {
+  const bool tiled = TIFFIsTiled(tif);
+  const uint32_t count = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+  const char* what = tiled ? "tile" : "strip";
+  uint64_t total = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint64_t offset = TIFFGetStrileOffset(tif, k), bytes = TIFFGetStrileByteCount(tif, k);
+    if (bytes == 0 || offset > size || bytes > size - offset) {
+      failure = std::string("libtiff: ") + what + " " + std::to_string(k) + " of " + std::to_string(count) + " (" +
+                std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + ") is not inside the " +
+                std::to_string(size) + "-byte stream";
+      return false;
+    }
+    total += bytes;
+  }
+  uint16_t compression = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  if (compression != COMPRESSION_NONE) return true;
+  uint32_t height = 0, rows_per_strip = 0;
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  // Every tile is whole; strips are whole but the last, which holds the rows left.
+  uint64_t needed = 0;
+  if (tiled) {
+    needed = TIFFTileSize64(tif) * count;
+  } else {
+    const uint64_t row = TIFFScanlineSize64(tif);
+    const uint64_t per_strip = rows_per_strip == 0 || rows_per_strip > height ? height : rows_per_strip;
+    const uint64_t strips_per_plane = per_strip == 0 ? 1 : (height + per_strip - 1) / per_strip;
+    const uint64_t planes = strips_per_plane == 0 ? 1 : count / strips_per_plane;
+    needed = row * height * (planes == 0 ? 1 : planes);
+  }
+  if (total < needed) {
+    failure = "libtiff: the stream is truncated: its uncompressed " + std::string(what) + "s hold " +
+              std::to_string(total) + " bytes of the " + std::to_string(needed) + " the image needs";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool DecodeTiff(const uint8_t* data, size_t size, RawImage& out, std::string& failure) {
@@ -76,7 +122,7 @@ bool DecodeTiff(const uint8_t* data, size_t size, RawImage& out, std::string& fa
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
   uint16_t photometric = PHOTOMETRIC_RGB;
   TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photometric);
-  if (!CheckSize(height, width, failure)) return fail("");
+  if (!CheckSize(height, width, failure) || !DataIsInTheStream(tif, size, failure)) return fail("");
   std::vector<uint32_t> raster(static_cast<size_t>(width) * height);
   if (!TIFFReadRGBAImageOriented(tif, width, height, raster.data(), ORIENTATION_TOPLEFT, 0))
     return fail("cannot read the image's samples");
