@@ -64,12 +64,14 @@ class Rewriter : public graph::ExprMutator {
     if (m == 0) return rewritten;
     const topi::WinogradMatrices wm = topi::Winograd3x3(m);
     const int64_t n = (*xs)[0], oh = (*os)[2], ow = (*os)[3], channels = (*xs)[1] * (*xs)[4], units = ks[0] * ks[5];
-    const int64_t tiles = topi::WinogradTile(oh, ow, m).Tiles(n);
+    const int64_t d = p.dilation[0];  // winograd_tile is 0 unless both dilations are equal
+    const int64_t tiles = topi::WinogradTile(oh, ow, m, d).Tiles(n);
     const topi::GemmPackTile tile = rewrites.gemm_tile(tiles, units, channels, target_);
     const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
     const auto* rc = rewritten->as<graph::CallNode>();
     graph::Attrs in_attrs;
     in_attrs.Set("tile_size", m).Set("padding", std::vector<int64_t>(p.padding.begin(), p.padding.end())).Set("rows", rows);
+    if (d > 1) in_attrs.Set("dilation", d);
     Expr v = graph::CallOp("nn.contrib_conv2d_winograd_input_transform", {rc->args[0]}, in_attrs);
     graph::Attrs mm_attrs;
     mm_attrs.Set("units", units).Set("gemm_mr", tile.mr).Set("gemm_nv", tile.nv);
@@ -77,6 +79,7 @@ class Rewriter : public graph::ExprMutator {
                        {v, graph::ConstantNode::make(TransformKernel(kernel->data, wm, tile))}, mm_attrs);
     graph::Attrs out_attrs;
     out_attrs.Set("tile_size", m).Set("batch", n).Set("out_h", oh).Set("out_w", ow).Set("channel_block", ks[5]);
+    if (d > 1) out_attrs.Set("dilation", d);
     return graph::CallOp("nn.contrib_conv2d_winograd_output_transform", {mm}, out_attrs);
   }
 };

@@ -28,6 +28,7 @@ struct Case {
   int64_t m, c, h, w, k;
   std::array<int64_t, 4> pad;  // top, left, bottom, right
   int64_t cb, kb;              // data / output channel blocks
+  int64_t d = 1;               // dilation
 };
 
 // relu(conv3x3(x, w) + bias), N = 1, NCHW, in double.
@@ -40,7 +41,7 @@ Data Direct(const Case& cc, const Data& x, const Data& w, const Data& bias, int6
         for (int64_t c = 0; c < cc.c; ++c)
           for (int64_t ky = 0; ky < 3; ++ky)
             for (int64_t kx = 0; kx < 3; ++kx) {
-              const int64_t iy = y + ky - cc.pad[0], ix = xx + kx - cc.pad[1];
+              const int64_t iy = y + cc.d * ky - cc.pad[0], ix = xx + cc.d * kx - cc.pad[1];
               if (iy < 0 || iy >= cc.h || ix < 0 || ix >= cc.w) continue;
               acc += x[(c * cc.h + iy) * cc.w + ix] * w[((o * cc.c + c) * 3 + ky) * 3 + kx];
             }
@@ -81,12 +82,13 @@ Data TransformWeights(const Case& cc, const Data& w, int64_t cp, const GemmPackT
 void RunCase(const Case& cc, std::vector<Mode> modes) {
   SCOPED_TRACE(::testing::Message() << "F(" << cc.m << ") C=" << cc.c << " " << cc.h << "x" << cc.w << " K=" << cc.k
                                     << " pad=" << cc.pad[0] << "," << cc.pad[1] << "," << cc.pad[2] << "," << cc.pad[3]
-                                    << " cb=" << cc.cb << " kb=" << cc.kb);
+                                    << " cb=" << cc.cb << " kb=" << cc.kb << " d=" << cc.d);
   Conv2DParams p;
   p.padding = cc.pad;
+  p.dilation = {cc.d, cc.d};
   const auto [oh, ow] = Conv2DOutHW(cc.h, cc.w, 3, 3, p);
   const int64_t alpha = cc.m + 2, cbn = (cc.c + cc.cb - 1) / cc.cb, cp = cbn * cc.cb;
-  const int64_t kp = (cc.k + cc.kb - 1) / cc.kb * cc.kb, tiles = WinogradTile(oh, ow, cc.m).Tiles(1);
+  const int64_t kp = (cc.k + cc.kb - 1) / cc.kb * cc.kb, tiles = WinogradTile(oh, ow, cc.m, cc.d).Tiles(1);
   GemmPackTile tile;
   tile.mr = 4, tile.nv = 1;
   const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
@@ -96,13 +98,13 @@ void RunCase(const Case& cc, std::vector<Mode> modes) {
   Data want = Block(Direct(cc, x, w, bias, oh, ow), cc.k, oh * ow, cc.kb);
 
   Tensor data = te::placeholder(MakeShape({1, cbn, cc.h, cc.w, cc.cb}), f32, "data");
-  Tensor v = winograd_input_transform(data, cc.m, cc.pad, rows);
+  Tensor v = winograd_input_transform(data, cc.m, cc.pad, rows, cc.d);
   Tensor vin = te::placeholder(MakeShape({alpha * alpha, rows, cp}), f32, "V");
   Tensor up = te::placeholder(MakeShape({alpha * alpha, tile.PaddedN(kp) / tile.bn, cp, tile.bn}), f32, "Up");
   Tensor mm = batch_matmul_packed(vin, up, kp, tile);
   Tensor min = te::placeholder(MakeShape({alpha * alpha, rows, kp}), f32, "M");
   Tensor b = te::placeholder(MakeShape({1, kp / cc.kb, 1, 1, cc.kb}), f32, "bias");
-  Tensor out = relu(add(winograd_output_transform(min, cc.m, 1, oh, ow, cc.kb), b));
+  Tensor out = relu(add(winograd_output_transform(min, cc.m, 1, oh, ow, cc.kb, cc.d), b));
   const double tol = cc.m == 2 ? 1e-5 : 1e-4;
   if (!testing::HaveJIT() && modes == std::vector<Mode>{Mode::kJIT}) modes = {Mode::kScheduledFlat};
   for (Mode mode : modes) {
@@ -126,6 +128,18 @@ TEST(TopiWinograd, F2MatchesDirectConvolution) {
                          Case{2, 32, 7, 5, 16, {1, 1, 1, 1}, 16, 16}}) {  // partial tiles: 7x5 in 4x3
     RunCase(cc, {Mode::kJIT});
   }
+}
+
+// Dilation d: d x d phases, each an undilated conv tiled on its own (the space-to-batch identity).
+TEST(TopiWinograd, DilatedF2MatchesDirectConvolution) {
+  RunCase(Case{2, 4, 5, 3, 8, {2, 2, 2, 2}, 4, 8, 2}, {Mode::kScheduled, Mode::kJIT});  // 5x3 'same': phases of 3x2 .. 2x1 outputs
+  for (const Case& cc : {Case{2, 32, 12, 12, 16, {4, 4, 4, 4}, 16, 16, 4},   // DeepLab's layer4: 3 x 3 per phase
+                         Case{2, 16, 11, 13, 24, {3, 1, 0, 2}, 16, 16, 3},   // asymmetric padding, odd phases
+                         Case{2, 16, 8, 8, 16, {0, 0, 0, 0}, 16, 16, 2},     // valid: 4x4 outputs, 2x2 per phase
+                         Case{2, 16, 5, 5, 16, {5, 5, 5, 5}, 16, 16, 5}}) {  // d = H: 25 phases of 1 output
+    RunCase(cc, {Mode::kJIT});
+  }
+  RunCase(Case{4, 4, 6, 6, 16, {2, 2, 2, 2}, 4, 16, 2}, {Mode::kJIT});  // F(4x4): one 3x3 tile per phase
 }
 
 TEST(TopiWinograd, F4MatchesDirectConvolution) {
@@ -172,6 +186,22 @@ TEST(TopiWinograd, ScheduleStructure) {
   EXPECT_EQ(ko.parallel, 1);
   EXPECT_EQ(ko.unrolled, 2) << "the 2 x 2 outputs of a tile";
   EXPECT_EQ(ko.vectorized, 1);
+
+  // Dilation 2: the unrolled loops cover one tile of each of the 2 x 2 phases (4 x 4 outputs).
+  Tensor y2 = relu(add(winograd_output_transform(mm, 2, 1, 52, 52, 16, 2), bias));
+  tir::PrimFunc out2 = x86::DefaultSchedule(te::create_prim_func({mm, bias, y2}, "output"));
+  struct UnrolledExtents : LoopKinds {
+    std::vector<int64_t> extents;
+    void VisitStmt_(const tir::ForNode* op) override {
+      int64_t e = 0;
+      if (op->for_kind == tir::ForKind::kUnrolled && ir::as_const_int(op->extent, &e)) extents.push_back(e);
+      LoopKinds::VisitStmt_(op);
+    }
+  } kd;
+  kd.VisitStmt(out2->body);
+  EXPECT_EQ(kd.blocks, (std::set<std::string>{"root", kWinogradOutputName}));
+  EXPECT_EQ(kd.extents, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(kd.vectorized, 1);
 }
 
 TEST(TopiWinograd, Strategy) {
@@ -190,12 +220,26 @@ TEST(TopiWinograd, Strategy) {
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, s2), 0) << "stride 2";
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 224, 224, 16}, k64, p), 2) << "V of 16 x 112^2 x 64 floats: 49 MiB";
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 320, 320, 16}, k64, p), 0) << "V of 16 x 160^2 x 64 floats: 100 MiB";
+  // DeepLabV3 at 224x224 (28x28 maps): layer3's dilation 2, layer4's 4, the ASPP's 12 / 24 / 36.
+  const std::vector<int64_t> k256 = {16, 16, 3, 3, 16, 16};
+  for (int64_t d : {2, 4, 12, 24, 36}) {
+    Conv2DParams pd;
+    pd.padding = {d, d, d, d};
+    pd.dilation = {d, d};
+    EXPECT_EQ(x86::WinogradTileSize({1, 16, 28, 28, 16}, k256, pd), d <= 4 ? 2 : 0)
+        << "dilation " << d << ": " << d * d << " phases of " << (28 + d - 1) / d << "^2 outputs";
+  }
+  Conv2DParams uneven = p;
+  uneven.dilation = {2, 1};
+  EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, uneven), 0) << "unequal dilations";
 }
 
 TEST(TopiWinograd, Errors) {
   EXPECT_THROW(Winograd3x3(3), UserError);
   EXPECT_THROW(WinogradTile(0, 8, 2), UserError);
   EXPECT_EQ(WinogradTile(7, 8, 2).Tiles(2), 2 * 4 * 4) << "partial tiles";
+  EXPECT_EQ(WinogradTile(28, 27, 2, 4).Tiles(1), 4 * 4 * 4 * 4) << "16 phases of 7x7 outputs";
+  EXPECT_THROW(WinogradTile(8, 8, 2, 0), UserError) << "dilation 0";
   Tensor data = te::placeholder(MakeShape({1, 2, 8, 8, 16}), f32, "data");
   EXPECT_THROW(winograd_input_transform(data, 2, {1, 1, 1, 1}, 15), UserError) << "16 tiles, 15 rows";
   Tensor mm = te::placeholder(MakeShape({16, 16, 40}), f32, "M");

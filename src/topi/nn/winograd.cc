@@ -1,6 +1,9 @@
 #include "tessera/topi/nn/winograd.h"
 
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <map>
 
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
@@ -96,30 +99,44 @@ std::vector<double> WinogradKernelTransform(const WinogradMatrices& w, const flo
   return u;
 }
 
-WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m) {
+WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m, int64_t d) {
   TESSERA_CHECK(m > 0 && oh > 0 && ow > 0, "Winograd F(", m, "x", m, ", 3x3): bad output ", oh, "x", ow);
-  return {m, (oh + m - 1) / m, (ow + m - 1) / m};
+  TESSERA_CHECK(d >= 1, "Winograd F(", m, "x", m, ", 3x3): dilation must be >= 1, got ", d);
+  const int64_t ph = (oh + d - 1) / d, pw = (ow + d - 1) / d;  // the outputs of phase (0, 0)
+  return {m, (ph + m - 1) / m, (pw + m - 1) / m, d};
 }
 
-Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows) {
+Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows,
+                                int64_t d) {
   std::vector<int64_t> ds = ConstShape(data);
   TESSERA_CHECK(ds.size() == 5, "winograd_input_transform: data must be 5-D NCHWc, got rank ", ds.size());
   const WinogradMatrices w = Winograd3x3(m);
   Conv2DParams p;
   p.padding = padding;
+  p.dilation = {d, d};
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
-  const WinogradTiling t = WinogradTile(oh, ow, m);
+  const WinogradTiling t = WinogradTile(oh, ow, m, d);
   const int64_t tiles = t.Tiles(ds[0]), a = w.alpha, cb = ds[4];
   TESSERA_CHECK(rows >= tiles, "winograd_input_transform: ", rows, " rows for ", tiles, " tiles");
-  // The last row / column of tiles may reach past the output: more padding below and right.
-  Tensor in = PadNCHWcStage(data, {padding[0], padding[1], padding[2] + t.th * m - oh, padding[3] + t.tw * m - ow});
+  // The last row / column of tiles of the last phase reaches row (d - 1) + d * (th * m + 1) of the
+  // padded input: more padding below and right (d = 1: th * m - oh rows).
+  const int64_t extra_h = d * (t.th * m + 2) - (ds[2] + padding[0] + padding[2]);
+  const int64_t extra_w = d * (t.tw * m + 2) - (ds[3] + padding[1] + padding[3]);
+  Tensor in = PadNCHWcStage(data, {padding[0], padding[1], padding[2] + std::max<int64_t>(extra_h, 0),
+                                   padding[3] + std::max<int64_t>(extra_w, 0)});
+  std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
+  if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
   return te::compute(
       MakeShape({a * a, rows, ds[1] * cb}),
       [&](const std::vector<Var>& i) {
         PrimExpr tile = rows == tiles ? PrimExpr(i[1]) : ir::min(PrimExpr(i[1]), Index(tiles - 1));
-        PrimExpr n = floordiv(tile, Index(t.th * t.tw));
-        PrimExpr y0 = floormod(floordiv(tile, Index(t.tw)), Index(t.th)) * Index(m);
-        PrimExpr x0 = floormod(tile, Index(t.tw)) * Index(m);
+        PrimExpr n = floordiv(tile, Index(d * d * t.th * t.tw));
+        PrimExpr y0 = floormod(floordiv(tile, Index(t.tw)), Index(t.th)) * Index(m * d);
+        PrimExpr x0 = floormod(tile, Index(t.tw)) * Index(m * d);
+        if (d > 1) {  // the phase's first row and column
+          y0 = y0 + floormod(floordiv(tile, Index(d * t.th * t.tw)), Index(d));
+          x0 = x0 + floormod(floordiv(tile, Index(t.th * t.tw)), Index(d));
+        }
         PrimExpr co = floordiv(i[2], Index(cb)), ci = floormod(i[2], Index(cb));
         std::vector<PrimExpr> cases;
         for (int64_t eps = 0; eps < a; ++eps)
@@ -128,28 +145,36 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
                 OuterRow(w.BT, a, eps, nu),
                 [&](size_t ij) {
                   const int64_t y = static_cast<int64_t>(ij) / a, x = static_cast<int64_t>(ij) % a;
-                  return in({n, co, y0 + Index(y), x0 + Index(x), ci});
+                  return in({n, co, y0 + Index(y * d), x0 + Index(x * d), ci});
                 },
                 data.dtype()));
         return SelectCase(i[0], cases);
       },
-      kWinogradInputName, tag::kInjective, {{kWinogradTileAttr, Index(m)}});
+      kWinogradInputName, tag::kInjective, annotations);
 }
 
-Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block) {
+Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
+                                 int64_t d) {
   std::vector<int64_t> ms = ConstShape(mm);
   const WinogradMatrices w = Winograd3x3(m);
   const int64_t a = w.alpha;
   TESSERA_CHECK(ms.size() == 3 && ms[0] == a * a, "winograd_output_transform: M must be [", a * a,
                 ", rows, K], got rank ", ms.size());
-  const WinogradTiling t = WinogradTile(oh, ow, m);
+  const WinogradTiling t = WinogradTile(oh, ow, m, d);
   TESSERA_CHECK(ms[1] >= t.Tiles(n), "winograd_output_transform: ", ms[1], " rows for ", t.Tiles(n), " tiles");
   TESSERA_CHECK(k_block > 0 && ms[2] % k_block == 0, "winograd_output_transform: ", ms[2],
                 " channels are not a multiple of the block ", k_block);
+  std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
+  if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
   return te::compute(
       MakeShape({n, ms[2] / k_block, oh, ow, k_block}),
       [&](const std::vector<Var>& i) {
-        PrimExpr tile = (PrimExpr(i[0]) * Index(t.th) + floordiv(i[2], Index(m))) * Index(t.tw) + floordiv(i[3], Index(m));
+        // The output's row and column within its phase (y / d, x / d) and the image's phase.
+        PrimExpr y = d > 1 ? floordiv(i[2], Index(d)) : PrimExpr(i[2]);
+        PrimExpr x = d > 1 ? floordiv(i[3], Index(d)) : PrimExpr(i[3]);
+        PrimExpr image = i[0];
+        if (d > 1) image = (PrimExpr(i[0]) * Index(d) + floormod(i[2], Index(d))) * Index(d) + floormod(i[3], Index(d));
+        PrimExpr tile = (image * Index(t.th) + floordiv(y, Index(m))) * Index(t.tw) + floordiv(x, Index(m));
         PrimExpr k = PrimExpr(i[1]) * Index(k_block) + i[4];
         std::vector<PrimExpr> rows;
         for (int64_t r = 0; r < m; ++r) {
@@ -158,11 +183,11 @@ Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t
             cols.push_back(LinearCombination(
                 OuterRow(w.AT, a, r, s), [&](size_t e) { return mm({Index(static_cast<int64_t>(e)), tile, k}); },
                 mm.dtype()));
-          rows.push_back(SelectCase(floormod(i[3], Index(m)), cols));
+          rows.push_back(SelectCase(floormod(x, Index(m)), cols));
         }
-        return SelectCase(floormod(i[2], Index(m)), rows);
+        return SelectCase(floormod(y, Index(m)), rows);
       },
-      kWinogradOutputName, tag::kInjective, {{kWinogradTileAttr, Index(m)}});
+      kWinogradOutputName, tag::kInjective, annotations);
 }
 
 }  // namespace tessera::topi

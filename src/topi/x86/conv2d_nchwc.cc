@@ -52,8 +52,10 @@ bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& k
 
 int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
   if (ds.size() != 5 || ks.size() != 6 || p.groups != 1 || ks[2] != 3 || ks[3] != 3) return 0;
-  if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation != std::array<int64_t, 2>{1, 1}) return 0;
+  if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation[0] != p.dilation[1] || p.dilation[0] < 1) return 0;
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
+  if (oh <= 0 || ow <= 0) return 0;
+  const int64_t d = p.dilation[0];
   const int64_t channels = ds[1] * ds[4], units = ks[0] * ks[5];
   int64_t max_m = 2;  // see the header: F(4x4, 3x3) only on request
   if (const char* env = std::getenv("TESSERA_WINOGRAD")) {  // experiments: 0 (off), 2 or 4
@@ -63,8 +65,8 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
   }
   for (int64_t m : {4, 2}) {
     if (m > max_m) continue;
-    const WinogradTiling t = WinogradTile(oh, ow, m);
-    if (t.th * t.tw * m * m * 3 > oh * ow * 4) continue;  // partial tiles waste more than a third
+    const WinogradTiling t = WinogradTile(oh, ow, m, d);
+    if (d * d * t.th * t.tw * m * m * 3 > oh * ow * 4) continue;  // partial tiles waste more than a third
     const int64_t alpha = m + 2, tiles = t.Tiles(ds[0]);
     if (tiles < 16) continue;  // each transformed weight feeds < 16 GEMM rows: streaming 16/9 x the weights
     const int64_t bytes = 4 * alpha * alpha * tiles * std::max(channels, units);  // V or M

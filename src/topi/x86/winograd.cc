@@ -61,17 +61,18 @@ void InlineEpilogue(Schedule& sch, const std::string& name) {
   }
 }
 
-// parallel(fuse(n, ko, yo)), xo, unroll yi, unroll xi, vectorize ki.
+// parallel(fuse(n, ko, yo)), xo, unroll yi, unroll xi, vectorize ki; yi and xi span one tile
+// of every phase (m * d outputs for dilation d), so each unrolled copy selects one case.
 void ScheduleOutput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   BlockRV block = sch.get_block(name);
   const tir::BlockNode* b = sch.GetBlock(block);
-  const int64_t m = IntAnnotation(b, kWinogradTileAttr, 0);
-  if (m <= 0) return;
+  const int64_t m = IntAnnotation(b, kWinogradTileAttr, 0), d = IntAnnotation(b, kWinogradDilationAttr, 1);
+  if (m <= 0 || d <= 0) return;
   std::vector<LoopRV> loops = sch.get_loops(block);  // n, ko, y, x, ki
   if (loops.size() != 5) return;
   try {
-    std::vector<LoopRV> y = sch.split(loops[2], {-1, m});
-    std::vector<LoopRV> x = sch.split(loops[3], {-1, m});
+    std::vector<LoopRV> y = sch.split(loops[2], {-1, m * d});
+    std::vector<LoopRV> x = sch.split(loops[3], {-1, m * d});
     sch.reorder({loops[0], loops[1], y[0], x[0], y[1], x[1], loops[4]});
     sch.unroll(y[1]);
     sch.unroll(x[1]);

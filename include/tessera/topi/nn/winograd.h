@@ -13,6 +13,13 @@
 //
 // Here the three stages are separate computes, so that the GEMM is the packed batch GEMM
 // (dense_pack.h) over the batch e; graph_lower::WinogradConv2d builds that chain.
+//
+// Dilation d (atrous convolution; DeepLab's backbone and ASPP) by phase decomposition, the
+// space-to-batch identity of atrous convolution (Chen et al., DeepLab, arXiv 1606.00915 §3.1):
+// the outputs (y, x) with y % d = py, x % d = px read only the padded input rows py + d * i and
+// columns px + d * j, so each of the d x d phases is an undilated 3x3 convolution of that
+// sub-image. Tiles are taken per (image, phase), th x tw of them over the phase's
+// ceil(OH / d) x ceil(OW / d) outputs; the weights and their transform are unchanged.
 #pragma once
 
 #include <array>
@@ -47,33 +54,41 @@ inline constexpr const char* kWinogradOutputName = "winograd_output_transform";
 
 /// Block annotation of both transform blocks: the output tile m.
 inline constexpr const char* kWinogradTileAttr = "winograd_tile";
+/// Block annotation of both transform blocks: the dilation d (only when d > 1).
+inline constexpr const char* kWinogradDilationAttr = "winograd_dilation";
 
-/// The tiles of a Winograd convolution: th x tw tiles of m x m outputs per image (the last row and
-/// column of tiles are partial when m does not divide the output).
+/// The tiles of a Winograd convolution: th x tw tiles of m x m outputs per image and phase (the
+/// last row and column of tiles are partial when m does not divide the phase's output), d x d
+/// phases per image for dilation d.
 struct WinogradTiling {
-  int64_t m = 2, th = 0, tw = 0;
-  /// tiles of all n images
-  int64_t Tiles(int64_t n) const { return n * th * tw; }
+  int64_t m = 2, th = 0, tw = 0, d = 1;
+  /// tiles of all n images: tile p = (((n * d + py) * d + px) * th + ty) * tw + tx
+  int64_t Tiles(int64_t n) const { return n * d * d * th * tw; }
 };
 
-/// The tiling of an oh x ow output: th = ceil(oh / m), tw = ceil(ow / m). UserError on an empty output.
-WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m);
+/// The tiling of an oh x ow output with dilation d: th = ceil(ceil(oh / d) / m), tw likewise.
+/// UserError on an empty output or d < 1.
+WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m, int64_t d = 1);
 
 /// data [N, C/c, H, W, c] (float32, NCHWc), a 3x3 stride-1 convolution's `padding` (top, left,
-/// bottom, right) -> V [alpha^2, rows, C/c * c]:
-///   V[e, p, ci] = sum_{i, j} BT[eps, i] BT[nu, j] pad(data)[n, ci / c, ty * m + i, tx * m + j, ci % c]
-/// for tile p = (n * th + ty) * tw + tx; rows >= N * th * tw (rows past the last tile repeat it,
-/// for a GEMM whose row count is a multiple of its micro-kernel's). Zero coefficients are left
-/// out and +-1 ones become additions, so a schedule that unrolls e folds each V element to its
-/// few terms. Padding is its own stage (kNCHWcPadName, conv2d_nchwc.h), extended below and right
-/// by th * m - OH and tw * m - OW zeros for partial tiles. Block kWinogradInputName. UserError on
-/// a bad rank or rows.
-Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows);
+/// bottom, right) and dilation d -> V [alpha^2, rows, C/c * c]:
+///   V[e, p, ci] = sum_{i, j} BT[eps, i] BT[nu, j]
+///                 pad(data)[n, ci / c, py + d * (ty * m + i), px + d * (tx * m + j), ci % c]
+/// for tile p of (n, py, px, ty, tx) (WinogradTiling::Tiles; d = 1: p = (n * th + ty) * tw + tx);
+/// rows >= the tile count (rows past the last tile repeat it, for a GEMM whose row count is a
+/// multiple of its micro-kernel's). Zero coefficients are left out and +-1 ones become
+/// additions, so a schedule that unrolls e folds each V element to its few terms. Padding is its
+/// own stage (kNCHWcPadName, conv2d_nchwc.h), extended below and right by zeros for partial
+/// tiles (to d * (th * m + 2) rows, d = 1: th * m - OH more). Block kWinogradInputName. UserError
+/// on a bad rank, rows or d.
+Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows,
+                                int64_t d = 1);
 
 /// M [alpha^2, rows, Kp] (the batch GEMM's product, Kp >= K) -> out [N, Kp / k, OH, OW, k]:
-///   out[n, ko, y, x, ki] = sum_{a, b} AT[y % m, a] AT[x % m, b] M[a * alpha + b, p, ko * k + ki]
-/// for the tile p of (n, y / m, x / m). Block kWinogradOutputName. UserError when Kp is not a
-/// multiple of k or rows < N * th * tw.
-Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block);
+///   out[n, ko, y, x, ki] = sum_{a, b} AT[(y / d) % m, a] AT[(x / d) % m, b] M[a * alpha + b, p, ko * k + ki]
+/// for the tile p of (n, y % d, x % d, y / d / m, x / d / m). Block kWinogradOutputName.
+/// UserError when Kp is not a multiple of k or rows < the tile count.
+Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
+                                 int64_t d = 1);
 
 }  // namespace tessera::topi
