@@ -23,7 +23,8 @@ const graph::TensorTypeNode& StaticTensorArg(const std::vector<Type>& args, size
 
 std::vector<int64_t> ShapeOfArg(const graph::TensorTypeNode& t) { return *graph::StaticShape(t.shape); }
 
-// data [N, C/c, H, W, c] -> [alpha^2, rows, C/c * c]; attrs tile_size, padding, rows, dilation (default 1).
+// data [N, C/c, H, W, c] -> [G alpha^2, rows, C/c * c / G]; attrs tile_size, padding, rows, dilation (default
+// 1), groups G (default 1).
 Type InputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
   const char* op = "nn.contrib_conv2d_winograd_input_transform";
   TESSERA_CHECK(args.size() == 1, op, " takes 1 argument");
@@ -40,7 +41,11 @@ Type InputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
   TESSERA_CHECK(oh > 0 && ow > 0, op, ": the padded ", s[2], " x ", s[3], " input is smaller than the dilated kernel");
   const int64_t tiles = topi::WinogradTile(oh, ow, m, d).Tiles(s[0]), rows = attrs.GetInt("rows", tiles);
   TESSERA_CHECK(rows >= tiles, op, ": rows ", rows, " < ", tiles, " tiles");
-  return graph::TensorTypeNode::make({graph::Dim(alpha * alpha), graph::Dim(rows), graph::Dim(s[1] * s[4])}, x.dtype);
+  const int64_t groups = attrs.GetInt("groups", 1);
+  TESSERA_CHECK(groups >= 1 && (s[1] * s[4]) % groups == 0, op, ": ", s[1] * s[4], " channels are not a multiple of ",
+                groups, " groups");
+  return graph::TensorTypeNode::make(
+      {graph::Dim(groups * alpha * alpha), graph::Dim(rows), graph::Dim(s[1] * s[4] / groups)}, x.dtype);
 }
 
 // a [B, M, K] times wp [B, NB, K, bn] -> [B, M, units].
@@ -58,8 +63,8 @@ Type BatchMatmulPackRel(const std::vector<Type>& args, const Attrs& attrs) {
   return graph::TensorTypeNode::make({graph::Dim(as[0]), graph::Dim(as[1]), graph::Dim(units)}, a.dtype);
 }
 
-// M [alpha^2, rows, Kp] -> [N, Kp / k, OH, OW, k]; attrs tile_size, batch, out_h, out_w, channel_block,
-// dilation (default 1).
+// M [G alpha^2, rows, Kg] -> [N, G Kg / k, OH, OW, k]; attrs tile_size, batch, out_h, out_w, channel_block,
+// dilation (default 1), groups G (default 1).
 Type OutputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
   const char* op = "nn.contrib_conv2d_winograd_output_transform";
   TESSERA_CHECK(args.size() == 1, op, " takes 1 argument");
@@ -68,13 +73,15 @@ Type OutputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
   const int64_t m = attrs.GetInt("tile_size"), alpha = topi::Winograd3x3(m).alpha;
   const int64_t n = attrs.GetInt("batch"), oh = attrs.GetInt("out_h"), ow = attrs.GetInt("out_w");
   const int64_t k = attrs.GetInt("channel_block");
-  TESSERA_CHECK(s.size() == 3 && s[0] == alpha * alpha, op, ": M must be [", alpha * alpha, ", rows, K], got ",
-                graph::ShapeStr(x.shape));
+  const int64_t groups = attrs.GetInt("groups", 1);
+  TESSERA_CHECK(groups >= 1 && s.size() == 3 && s[0] == groups * alpha * alpha, op, ": M must be [",
+                groups * alpha * alpha, ", rows, K], got ", graph::ShapeStr(x.shape));
   TESSERA_CHECK(s[1] >= topi::WinogradTile(oh, ow, m, attrs.GetInt("dilation", 1)).Tiles(n), op, ": ", s[1],
                 " rows are fewer than the tiles");
-  TESSERA_CHECK(k > 0 && s[2] % k == 0, op, ": ", s[2], " channels are not a multiple of the block ", k);
-  return graph::TensorTypeNode::make({graph::Dim(n), graph::Dim(s[2] / k), graph::Dim(oh), graph::Dim(ow), graph::Dim(k)},
-                                     x.dtype);
+  TESSERA_CHECK(k > 0 && (groups * s[2]) % k == 0, op, ": ", groups * s[2], " channels are not a multiple of the block ",
+                k);
+  return graph::TensorTypeNode::make(
+      {graph::Dim(n), graph::Dim(groups * s[2] / k), graph::Dim(oh), graph::Dim(ow), graph::Dim(k)}, x.dtype);
 }
 
 }  // namespace
@@ -83,23 +90,25 @@ void RegisterWinogradComputes(graph::OpRegistry& r) {
   if (!r.Has("nn.contrib_conv2d_winograd_input_transform")) {
     r.Register("nn.contrib_conv2d_winograd_input_transform", 1, graph::kInjective, InputTransformRel,
                "Winograd F(m x m, 3x3) input transform of NCHWc data: B^T d B per tile and channel -> "
-               "[alpha^2, rows, C]. attrs: tile_size (m), padding, rows, dilation (d: d x d phases, default 1)");
+               "[G alpha^2, rows, C / G]. attrs: tile_size (m), padding, rows, dilation (d: d x d phases, default 1), "
+               "groups (G, default 1)");
     r.Register("nn.contrib_batch_matmul_pack", 2, graph::kOutEWiseFusable, BatchMatmulPackRel,
                "a [B, M, K] times a weight pre-packed as [B, NB, K, bn] -> [B, M, units]. attrs: units, gemm_mr, gemm_nv");
     r.Register("nn.contrib_conv2d_winograd_output_transform", 1, graph::kInjective, OutputTransformRel,
                "Winograd F(m x m, 3x3) output transform A^T M A -> NCHWc [N, K/k, OH, OW, k]. attrs: tile_size, "
-               "batch, out_h, out_w, channel_block, dilation (default 1)");
+               "batch, out_h, out_w, channel_block, dilation (default 1), groups (default 1)");
   }
   r.SetCompute("nn.contrib_conv2d_winograd_input_transform", [](const Attrs& a, const Tensors& in, const Type& t) -> Tensors {
     return {topi::winograd_input_transform(in[0], a.GetInt("tile_size"), Padding4(a), StaticOutShape(t)[1],
-                                           a.GetInt("dilation", 1))};
+                                           a.GetInt("dilation", 1), a.GetInt("groups", 1))};
   });
   r.SetCompute("nn.contrib_batch_matmul_pack", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::batch_matmul_packed(in[0], in[1], a.GetInt("units"), PackedGemmTile(a, in[1]))};
   });
   r.SetCompute("nn.contrib_conv2d_winograd_output_transform", [](const Attrs& a, const Tensors& in, const Type&) -> Tensors {
     return {topi::winograd_output_transform(in[0], a.GetInt("tile_size"), a.GetInt("batch"), a.GetInt("out_h"),
-                                            a.GetInt("out_w"), a.GetInt("channel_block"), a.GetInt("dilation", 1))};
+                                            a.GetInt("out_w"), a.GetInt("channel_block"), a.GetInt("dilation", 1),
+                                            a.GetInt("groups", 1))};
   });
 }
 

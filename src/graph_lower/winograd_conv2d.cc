@@ -17,16 +17,17 @@ namespace {
 
 using graph::Expr;
 
-// kernel [K/k, C/c, 3, 3, c, k] -> Up [alpha^2, NB, C, bn]: Up[e, nb, ci, l] = U[e, ci, nb * bn + l],
-// U[e, ci, ko] = (G W[ko, ci] G^T)[e]; zero past K.
+// kernel [K/k, Cg/c, 3, 3, c, k] of a conv with G groups (Cg = C / G input channels per group,
+// Kg = K / G outputs) -> Up [G alpha^2, NB, Cg, bn]: Up[g alpha^2 + e, nb, ci, l] = U[e, ci, g Kg + nb * bn + l],
+// U[e, ci, ko] = (G W[ko, ci] G^T)[e]; zero past Kg.
 runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::WinogradMatrices& wm,
-                                 const topi::GemmPackTile& tile) {
+                                 const topi::GemmPackTile& tile, int64_t groups) {
   const std::vector<int64_t>& ws = w.shape();
-  const int64_t kb = ws[0], cb = ws[1], c = ws[4], k = ws[5], channels = cb * c, units = kb * k;
-  const int64_t a2 = wm.alpha * wm.alpha, bn = tile.bn, nb = tile.PaddedN(units) / bn;
-  runtime::NDArray out = runtime::NDArray::Empty({a2, nb, channels, bn}, w.dtype());
+  const int64_t kb = ws[0], cb = ws[1], c = ws[4], k = ws[5], channels = cb * c, units = kb * k, kg = units / groups;
+  const int64_t a2 = wm.alpha * wm.alpha, bn = tile.bn, nb = tile.PaddedN(kg) / bn;
+  runtime::NDArray out = runtime::NDArray::Empty({groups * a2, nb, channels, bn}, w.dtype());
   auto* dst = static_cast<float*>(out.raw_data());
-  std::memset(dst, 0, static_cast<size_t>(a2 * nb * channels * bn) * sizeof(float));
+  std::memset(dst, 0, static_cast<size_t>(groups * a2 * nb * channels * bn) * sizeof(float));
   const auto* src = static_cast<const float*>(w.raw_data());
   float g[9];
   for (int64_t ko = 0; ko < units; ++ko)
@@ -35,8 +36,9 @@ runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::Winograd
         for (int64_t x = 0; x < 3; ++x)
           g[y * 3 + x] = src[((((ko / k * cb + ci / c) * 3 + y) * 3 + x) * c + ci % c) * k + ko % k];
       std::vector<double> u = topi::WinogradKernelTransform(wm, g);
+      const int64_t g = ko / kg, j = ko % kg;
       for (int64_t e = 0; e < a2; ++e)
-        dst[((e * nb + ko / bn) * channels + ci) * bn + ko % bn] = static_cast<float>(u[static_cast<size_t>(e)]);
+        dst[(((g * a2 + e) * nb + j / bn) * channels + ci) * bn + j % bn] = static_cast<float>(u[static_cast<size_t>(e)]);
     }
   return out;
 }
@@ -63,7 +65,9 @@ class Rewriter : public graph::ExprMutator {
     const int64_t m = rewrites.winograd_tile(*xs, ks, p, target_);
     if (m == 0) return rewritten;
     const topi::WinogradMatrices wm = topi::Winograd3x3(m);
-    const int64_t n = (*xs)[0], oh = (*os)[2], ow = (*os)[3], channels = (*xs)[1] * (*xs)[4], units = ks[0] * ks[5];
+    // Per group (winograd_tile is 0 unless the groups split channels into whole blocks): Cg inputs, Kg outputs.
+    const int64_t g = p.groups, n = (*xs)[0], oh = (*os)[2], ow = (*os)[3];
+    const int64_t channels = (*xs)[1] * (*xs)[4] / g, units = ks[0] * ks[5] / g;
     const int64_t d = p.dilation[0];  // winograd_tile is 0 unless both dilations are equal
     const int64_t tiles = topi::WinogradTile(oh, ow, m, d).Tiles(n);
     const topi::GemmPackTile tile = rewrites.gemm_tile(tiles, units, channels, target_);
@@ -72,14 +76,16 @@ class Rewriter : public graph::ExprMutator {
     graph::Attrs in_attrs;
     in_attrs.Set("tile_size", m).Set("padding", std::vector<int64_t>(p.padding.begin(), p.padding.end())).Set("rows", rows);
     if (d > 1) in_attrs.Set("dilation", d);
+    if (g > 1) in_attrs.Set("groups", g);
     Expr v = graph::CallOp("nn.contrib_conv2d_winograd_input_transform", {rc->args[0]}, in_attrs);
     graph::Attrs mm_attrs;
     mm_attrs.Set("units", units).Set("gemm_mr", tile.mr).Set("gemm_nv", tile.nv);
     Expr mm = graph::CallOp("nn.contrib_batch_matmul_pack",
-                       {v, graph::ConstantNode::make(TransformKernel(kernel->data, wm, tile))}, mm_attrs);
+                       {v, graph::ConstantNode::make(TransformKernel(kernel->data, wm, tile, g))}, mm_attrs);
     graph::Attrs out_attrs;
     out_attrs.Set("tile_size", m).Set("batch", n).Set("out_h", oh).Set("out_w", ow).Set("channel_block", ks[5]);
     if (d > 1) out_attrs.Set("dilation", d);
+    if (g > 1) out_attrs.Set("groups", g);
     return graph::CallOp("nn.contrib_conv2d_winograd_output_transform", {mm}, out_attrs);
   }
 };

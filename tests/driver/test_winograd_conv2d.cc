@@ -87,23 +87,50 @@ TEST(WinogradConv2d, RewritesADilatedConvExpectedIR) {
             "}\n");
 }
 
+// 2 groups of 32 channels (2 blocks of 16 each): one GEMM per group and tile element (batch 2 x 16),
+// over each group's 32 channels; the transforms carry the groups.
+TEST(WinogradConv2d, RewritesAGroupedConvExpectedIR) {
+  Var x = VarNode::make("x", F32({1, 4, 8, 8, 16}));
+  Attrs attrs = ConvAttrs(1, {1, 1, 1, 1});
+  attrs.Set("groups", int64_t{2});
+  attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
+  Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({4, 2, 3, 3, 16, 16}, 1))}, attrs);
+  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
+  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
+  const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
+  const std::string r = std::to_string(rows), n = std::to_string(nb);
+  EXPECT_EQ(PrintModule(after),
+            "def @main(%x: Tensor[(1, 4, 8, 8, 16), float32]) -> Tensor[(1, 4, 8, 8, 16), float32] {\n"
+            "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=[1, 1, 1, 1], rows=" + r +
+                ", groups=2) /* ty=Tensor[(32, " + r + ", 32), float32] */;\n"
+            "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(32, " + n +
+                ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
+                ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(32, " + r + ", 32), float32] */;\n"
+            "  nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
+                "channel_block=16, groups=2) /* ty=Tensor[(1, 4, 8, 8, 16), float32] */\n"
+            "}\n");
+}
+
 // Stride 2, a 5x5 output (9 tiles, a third of them past the output), 16 channels, a 1x1 kernel,
-// unequal dilations, a dilation whose phases are mostly padding: the direct convolution stays.
+// unequal dilations, a dilation whose phases are mostly padding, groups of 16 channels: the direct
+// convolution stays.
 TEST(WinogradConv2d, LeavesOtherConvsAlone) {
   struct Case {
     std::vector<int64_t> x, w;
     int64_t stride;
     std::vector<int64_t> pad, dilation = {1, 1};
+    int64_t groups = 1;
   };
   for (const Case& c : {Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 2, {1, 1, 1, 1}},
                         Case{{1, 2, 5, 5, 16}, {2, 2, 3, 3, 16, 16}, 1, {1, 1, 1, 1}},
                         Case{{1, 1, 8, 8, 16}, {1, 1, 3, 3, 16, 16}, 1, {1, 1, 1, 1}},
                         Case{{1, 2, 8, 8, 16}, {2, 2, 1, 1, 16, 16}, 1, {0, 0, 0, 0}},
                         Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 1, {2, 1, 2, 1}, {2, 1}},
-                        Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 1, {6, 6, 6, 6}, {6, 6}}}) {
+                        Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 1, {6, 6, 6, 6}, {6, 6}},
+                        Case{{1, 4, 8, 8, 16}, {4, 1, 3, 3, 16, 16}, 1, {1, 1, 1, 1}, {1, 1}, 4}}) {
     Var x = VarNode::make("x", F32(c.x));
     Attrs attrs = ConvAttrs(c.stride, c.pad);
-    attrs.Set("dilation", c.dilation);
+    attrs.Set("dilation", c.dilation).Set("groups", c.groups);
     Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random(c.w, 1))}, attrs);
     IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
     EXPECT_EQ(Ops(after), std::vector<std::string>{"nn.contrib_conv2d_NCHWc"}) << PrintModule(after);

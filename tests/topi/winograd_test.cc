@@ -29,21 +29,23 @@ struct Case {
   std::array<int64_t, 4> pad;  // top, left, bottom, right
   int64_t cb, kb;              // data / output channel blocks
   int64_t d = 1;               // dilation
+  int64_t g = 1;               // groups
 };
 
-// relu(conv3x3(x, w) + bias), N = 1, NCHW, in double.
+// relu(conv3x3(x, w) + bias), N = 1, NCHW, w [K, C / g, 3, 3], in double.
 Data Direct(const Case& cc, const Data& x, const Data& w, const Data& bias, int64_t oh, int64_t ow) {
   Data out(static_cast<size_t>(cc.k * oh * ow));
   for (int64_t o = 0; o < cc.k; ++o)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t xx = 0; xx < ow; ++xx) {
         double acc = bias[o];
-        for (int64_t c = 0; c < cc.c; ++c)
+        const int64_t cg = cc.c / cc.g, first = o / (cc.k / cc.g) * cg;
+        for (int64_t c = first; c < first + cg; ++c)
           for (int64_t ky = 0; ky < 3; ++ky)
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t iy = y + cc.d * ky - cc.pad[0], ix = xx + cc.d * kx - cc.pad[1];
               if (iy < 0 || iy >= cc.h || ix < 0 || ix >= cc.w) continue;
-              acc += x[(c * cc.h + iy) * cc.w + ix] * w[((o * cc.c + c) * 3 + ky) * 3 + kx];
+              acc += x[(c * cc.h + iy) * cc.w + ix] * w[((o * cg + c - first) * 3 + ky) * 3 + kx];
             }
         out[(o * oh + y) * ow + xx] = std::max(acc, 0.0);
       }
@@ -59,19 +61,21 @@ Data Block(const Data& x, int64_t C, int64_t HW, int64_t b) {
   return out;
 }
 
-// w [K, C, 3, 3] -> Up [alpha^2, NB, Cp, bn] (Up[e, nb, c, l] = (G w[nb * bn + l, c] G^T)[e], zero
-// past K and C): what graph_lower::WinogradConv2d computes at compile time.
+// w [K, C / g, 3, 3] -> Up [g alpha^2, NB, Cp, bn] (Up[gi alpha^2 + e, nb, c, l] = (G w[gi Kg + nb * bn + l, c] G^T)[e],
+// zero past Kg and C / g; Cp the padded channels per group, kp the padded units per group): what
+// graph_lower::WinogradConv2d computes at compile time.
 Data TransformWeights(const Case& cc, const Data& w, int64_t cp, const GemmPackTile& t, int64_t kp) {
   const WinogradMatrices wm = Winograd3x3(cc.m);
-  const int64_t a2 = wm.alpha * wm.alpha, nb = t.PaddedN(kp) / t.bn;
-  Data up(static_cast<size_t>(a2 * nb * cp * t.bn), 0.0);
+  const int64_t a2 = wm.alpha * wm.alpha, nb = t.PaddedN(kp) / t.bn, cg = cc.c / cc.g, kg = cc.k / cc.g;
+  Data up(static_cast<size_t>(cc.g * a2 * nb * cp * t.bn), 0.0);
   for (int64_t o = 0; o < cc.k; ++o)
-    for (int64_t c = 0; c < cc.c; ++c) {
+    for (int64_t c = 0; c < cg; ++c) {
       float g[9];
-      for (int i = 0; i < 9; ++i) g[i] = static_cast<float>(w[(o * cc.c + c) * 9 + i]);
+      for (int i = 0; i < 9; ++i) g[i] = static_cast<float>(w[(o * cg + c) * 9 + i]);
       std::vector<double> u = WinogradKernelTransform(wm, g);
+      const int64_t gi = o / kg, j = o % kg;
       for (int64_t e = 0; e < a2; ++e)
-        up[((e * nb + o / t.bn) * cp + c) * t.bn + o % t.bn] = static_cast<float>(u[static_cast<size_t>(e)]);
+        up[(((gi * a2 + e) * nb + j / t.bn) * cp + c) * t.bn + j % t.bn] = static_cast<float>(u[static_cast<size_t>(e)]);
     }
   return up;
 }
@@ -82,36 +86,40 @@ Data TransformWeights(const Case& cc, const Data& w, int64_t cp, const GemmPackT
 void RunCase(const Case& cc, std::vector<Mode> modes) {
   SCOPED_TRACE(::testing::Message() << "F(" << cc.m << ") C=" << cc.c << " " << cc.h << "x" << cc.w << " K=" << cc.k
                                     << " pad=" << cc.pad[0] << "," << cc.pad[1] << "," << cc.pad[2] << "," << cc.pad[3]
-                                    << " cb=" << cc.cb << " kb=" << cc.kb << " d=" << cc.d);
+                                    << " cb=" << cc.cb << " kb=" << cc.kb << " d=" << cc.d << " g=" << cc.g);
   Conv2DParams p;
   p.padding = cc.pad;
   p.dilation = {cc.d, cc.d};
   const auto [oh, ow] = Conv2DOutHW(cc.h, cc.w, 3, 3, p);
   const int64_t alpha = cc.m + 2, cbn = (cc.c + cc.cb - 1) / cc.cb, cp = cbn * cc.cb;
   const int64_t kp = (cc.k + cc.kb - 1) / cc.kb * cc.kb, tiles = WinogradTile(oh, ow, cc.m, cc.d).Tiles(1);
+  // Per group: its channels and units (whole blocks when grouped, as the strategy requires).
+  ASSERT_TRUE(cc.g == 1 || ((cc.c / cc.g) % cc.cb == 0 && (cc.k / cc.g) % cc.kb == 0));
+  const int64_t cpg = cp / cc.g, kpg = kp / cc.g;
   GemmPackTile tile;
   tile.mr = 4, tile.nv = 1;
   const int64_t rows = (tiles + tile.mr - 1) / tile.mr * tile.mr;
   Data x = testing::Random(static_cast<size_t>(cc.c * cc.h * cc.w), 1);
-  Data w = testing::Random(static_cast<size_t>(cc.k * cc.c * 9), 2, -0.5, 0.5);
+  Data w = testing::Random(static_cast<size_t>(cc.k * cc.c / cc.g * 9), 2, -0.5, 0.5);
   Data bias = testing::Random(static_cast<size_t>(cc.k), 3);
   Data want = Block(Direct(cc, x, w, bias, oh, ow), cc.k, oh * ow, cc.kb);
 
   Tensor data = te::placeholder(MakeShape({1, cbn, cc.h, cc.w, cc.cb}), f32, "data");
-  Tensor v = winograd_input_transform(data, cc.m, cc.pad, rows, cc.d);
-  Tensor vin = te::placeholder(MakeShape({alpha * alpha, rows, cp}), f32, "V");
-  Tensor up = te::placeholder(MakeShape({alpha * alpha, tile.PaddedN(kp) / tile.bn, cp, tile.bn}), f32, "Up");
-  Tensor mm = batch_matmul_packed(vin, up, kp, tile);
-  Tensor min = te::placeholder(MakeShape({alpha * alpha, rows, kp}), f32, "M");
+  Tensor v = winograd_input_transform(data, cc.m, cc.pad, rows, cc.d, cc.g);
+  const int64_t batch = cc.g * alpha * alpha;
+  Tensor vin = te::placeholder(MakeShape({batch, rows, cpg}), f32, "V");
+  Tensor up = te::placeholder(MakeShape({batch, tile.PaddedN(kpg) / tile.bn, cpg, tile.bn}), f32, "Up");
+  Tensor mm = batch_matmul_packed(vin, up, kpg, tile);
+  Tensor min = te::placeholder(MakeShape({batch, rows, kpg}), f32, "M");
   Tensor b = te::placeholder(MakeShape({1, kp / cc.kb, 1, 1, cc.kb}), f32, "bias");
-  Tensor out = relu(add(winograd_output_transform(min, cc.m, 1, oh, ow, cc.kb, cc.d), b));
+  Tensor out = relu(add(winograd_output_transform(min, cc.m, 1, oh, ow, cc.kb, cc.d, cc.g), b));
   const double tol = cc.m == 2 ? 1e-5 : 1e-4;
   if (!testing::HaveJIT() && modes == std::vector<Mode>{Mode::kJIT}) modes = {Mode::kScheduledFlat};
   for (Mode mode : modes) {
     if (mode == Mode::kJIT && !testing::HaveJIT()) continue;
     SCOPED_TRACE(::testing::Message() << "mode " << static_cast<int>(mode));
     Data vd = testing::Run({data}, {v}, {Block(x, cc.c, cc.h * cc.w, cc.cb)}, mode)[0];
-    Data md = testing::Run({vin, up}, {mm}, {vd, TransformWeights(cc, w, cp, tile, kp)}, mode)[0];
+    Data md = testing::Run({vin, up}, {mm}, {vd, TransformWeights(cc, w, cpg, tile, kpg)}, mode)[0];
     Data got = testing::Run({min, b}, {out}, {md, Block(bias, cc.k, 1, cc.kb)}, mode)[0];
     // Channels past K are relu(0 + 0): the reference's zero padding.
     testing::ExpectNear(got, want, tol, "winograd conv");
@@ -140,6 +148,16 @@ TEST(TopiWinograd, DilatedF2MatchesDirectConvolution) {
     RunCase(cc, {Mode::kJIT});
   }
   RunCase(Case{4, 4, 6, 6, 16, {2, 2, 2, 2}, 4, 16, 2}, {Mode::kJIT});  // F(4x4): one 3x3 tile per phase
+}
+
+// Groups g: one GEMM per group over its channels (batch g * alpha^2 + e), as RegNet's grouped 3x3 convs.
+TEST(TopiWinograd, GroupedF2MatchesDirectConvolution) {
+  RunCase(Case{2, 16, 4, 5, 16, {1, 1, 1, 1}, 4, 4, 1, 4}, {Mode::kScheduled, Mode::kJIT});  // 4 groups of 4
+  for (const Case& cc : {Case{2, 64, 7, 7, 64, {1, 1, 1, 1}, 16, 16, 1, 2},      // RegNet-like: 2 groups of 32
+                         Case{2, 48, 6, 9, 96, {1, 1, 1, 1}, 8, 16, 1, 3},       // Kg = 2 Cg, blocks 8 / 16
+                         Case{2, 32, 9, 9, 32, {2, 2, 2, 2}, 8, 8, 2, 4}}) {     // dilated and grouped
+    RunCase(cc, {Mode::kJIT});
+  }
 }
 
 TEST(TopiWinograd, F4MatchesDirectConvolution) {
@@ -175,6 +193,23 @@ TEST(TopiWinograd, ScheduleStructure) {
   EXPECT_EQ(ki.parallel, 2) << "the padding stage and the tiles";
   EXPECT_EQ(ki.unrolled, 1) << "the 16 elements of a tile";
   EXPECT_GE(ki.vectorized, 2);
+
+  // Grouped (4 groups of one block): the batch splits into the group and the 16 elements, which
+  // alone are unrolled.
+  tir::PrimFunc in4 = x86::DefaultSchedule(
+      te::create_prim_func({data, winograd_input_transform(data, 2, {1, 1, 1, 1}, 786, 1, 4)}, "input"));
+  struct UnrolledInput : LoopKinds {
+    std::vector<int64_t> extents;
+    void VisitStmt_(const tir::ForNode* op) override {
+      int64_t e = 0;
+      if (op->for_kind == tir::ForKind::kUnrolled && ir::as_const_int(op->extent, &e)) extents.push_back(e);
+      LoopKinds::VisitStmt_(op);
+    }
+  } k4;
+  k4.VisitStmt(in4->body);
+  EXPECT_EQ(k4.extents, (std::vector<int64_t>{16}));
+  EXPECT_EQ(k4.parallel, 2);
+  EXPECT_GE(k4.vectorized, 2);
 
   Tensor mm = te::placeholder(MakeShape({16, 786, 64}), f32, "M");
   Tensor bias = te::placeholder(MakeShape({1, 4, 1, 1, 16}), f32, "bias");
@@ -229,6 +264,18 @@ TEST(TopiWinograd, Strategy) {
     EXPECT_EQ(x86::WinogradTileSize({1, 16, 28, 28, 16}, k256, pd), d <= 4 ? 2 : 0)
         << "dilation " << d << ": " << d * d << " phases of " << (28 + d - 1) / d << "^2 outputs";
   }
+  // Grouped: RegNetX-16GF's 896 channels in 7 groups of 128 (8 blocks of 16 each) -> 2; groups
+  // whose channels are not whole blocks, or fewer than 32 per group (ResNeXt's 32 x 4), stay direct.
+  Conv2DParams grouped = p;
+  grouped.groups = 7;
+  EXPECT_EQ(x86::WinogradTileSize({1, 56, 14, 14, 16}, {56, 8, 3, 3, 16, 16}, grouped), 2) << "RegNetX-16GF";
+  grouped.groups = 14;
+  EXPECT_EQ(x86::WinogradTileSize({1, 14, 14, 14, 16}, {14, 1, 3, 3, 16, 16}, grouped), 0) << "16 per group";
+  grouped.groups = 3;
+  EXPECT_EQ(x86::WinogradTileSize({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), 2) << "48 per group";
+  grouped.groups = 6;
+  EXPECT_EQ(x86::WinogradTileSize({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), 0)
+      << "24 per group: half blocks";
   Conv2DParams uneven = p;
   uneven.dilation = {2, 1};
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, uneven), 0) << "unequal dilations";

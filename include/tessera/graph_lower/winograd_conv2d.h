@@ -1,5 +1,6 @@
 // WinogradConv2d: rewrites a 3x3 stride-1 nn.contrib_conv2d_NCHWc with a constant kernel (and
-// equal dilations d: a dilated conv becomes d x d undilated ones, topi/nn/winograd.h) into a
+// equal dilations d: a dilated conv becomes d x d undilated ones, topi/nn/winograd.h; any groups
+// whose channels are whole blocks) into a
 // Winograd convolution F(m x m, 3x3) (topi/nn/winograd.h; Lavin & Gray, CVPR 2016; TVM's
 // conv2d_winograd alter-layout with the weight transform folded at compile time), when the x86
 // strategy picks a tile for it (RewritesFor(target).winograd_tile, op_strategy.h; on x86
@@ -15,9 +16,11 @@
 // target's strategy picks for rows x K x C (RewritesFor(target).gemm_tile); rows is the tile count N * OH/m * OW/m rounded
 // up to the tile's mr, so the GEMM needs no row padding of its own. The output transform is
 // injective: FuseOps fuses the conv's epilogue (bias, relu, residual add) into it.
-// The transforms carry attr dilation = d when d > 1. Calls that are not float32 with static
-// shapes, groups 1, stride 1 and equal dilations, or whose kernel is not a Constant, are left
-// alone.
+// A grouped conv (G groups of whole channel blocks) is G GEMMs per tile element: V and M are
+// [G alpha^2, rows, C / G] and [G alpha^2, rows, K / G], Up [G alpha^2, NB, C / G, bn]. The
+// transforms carry attrs dilation = d when d > 1 and groups = G when G > 1. Calls that are not
+// float32 with static shapes, stride 1 and equal dilations, or whose kernel is not a Constant, or
+// that the target's winograd_tile does not take, are left alone.
 //
 // Runs type inference first; run it after AlterOpLayout and before FuseOps.
 #pragma once

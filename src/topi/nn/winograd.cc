@@ -107,16 +107,18 @@ WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m, int64_t d) {
 }
 
 Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows,
-                                int64_t d) {
+                                int64_t d, int64_t groups) {
   std::vector<int64_t> ds = ConstShape(data);
   TESSERA_CHECK(ds.size() == 5, "winograd_input_transform: data must be 5-D NCHWc, got rank ", ds.size());
+  TESSERA_CHECK(groups >= 1 && (ds[1] * ds[4]) % groups == 0, "winograd_input_transform: ", ds[1] * ds[4],
+                " channels are not a multiple of ", groups, " groups");
   const WinogradMatrices w = Winograd3x3(m);
   Conv2DParams p;
   p.padding = padding;
   p.dilation = {d, d};
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
   const WinogradTiling t = WinogradTile(oh, ow, m, d);
-  const int64_t tiles = t.Tiles(ds[0]), a = w.alpha, cb = ds[4];
+  const int64_t tiles = t.Tiles(ds[0]), a = w.alpha, cb = ds[4], cg = ds[1] * cb / groups;
   TESSERA_CHECK(rows >= tiles, "winograd_input_transform: ", rows, " rows for ", tiles, " tiles");
   // The last row / column of tiles of the last phase reaches row (d - 1) + d * (th * m + 1) of the
   // padded input: more padding below and right (d = 1: th * m - oh rows).
@@ -127,9 +129,12 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
   std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
   if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
   return te::compute(
-      MakeShape({a * a, rows, ds[1] * cb}),
+      MakeShape({groups * a * a, rows, cg}),
       [&](const std::vector<Var>& i) {
         PrimExpr tile = rows == tiles ? PrimExpr(i[1]) : ir::min(PrimExpr(i[1]), Index(tiles - 1));
+        // batch b = g * alpha^2 + e: group g's channels g * cg + i[2], element e of the tile
+        PrimExpr e = groups > 1 ? floormod(i[0], Index(a * a)) : PrimExpr(i[0]);
+        PrimExpr channel = groups > 1 ? floordiv(i[0], Index(a * a)) * Index(cg) + i[2] : PrimExpr(i[2]);
         PrimExpr n = floordiv(tile, Index(d * d * t.th * t.tw));
         PrimExpr y0 = floormod(floordiv(tile, Index(t.tw)), Index(t.th)) * Index(m * d);
         PrimExpr x0 = floormod(tile, Index(t.tw)) * Index(m * d);
@@ -137,7 +142,7 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
           y0 = y0 + floormod(floordiv(tile, Index(d * t.th * t.tw)), Index(d));
           x0 = x0 + floormod(floordiv(tile, Index(t.th * t.tw)), Index(d));
         }
-        PrimExpr co = floordiv(i[2], Index(cb)), ci = floormod(i[2], Index(cb));
+        PrimExpr co = floordiv(channel, Index(cb)), ci = floormod(channel, Index(cb));
         std::vector<PrimExpr> cases;
         for (int64_t eps = 0; eps < a; ++eps)
           for (int64_t nu = 0; nu < a; ++nu)
@@ -148,26 +153,27 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
                   return in({n, co, y0 + Index(y * d), x0 + Index(x * d), ci});
                 },
                 data.dtype()));
-        return SelectCase(i[0], cases);
+        return SelectCase(e, cases);
       },
       kWinogradInputName, tag::kInjective, annotations);
 }
 
 Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
-                                 int64_t d) {
+                                 int64_t d, int64_t groups) {
   std::vector<int64_t> ms = ConstShape(mm);
   const WinogradMatrices w = Winograd3x3(m);
   const int64_t a = w.alpha;
-  TESSERA_CHECK(ms.size() == 3 && ms[0] == a * a, "winograd_output_transform: M must be [", a * a,
-                ", rows, K], got rank ", ms.size());
+  TESSERA_CHECK(groups >= 1 && ms.size() == 3 && ms[0] == groups * a * a, "winograd_output_transform: M must be [",
+                groups * a * a, ", rows, K], got rank ", ms.size());
   const WinogradTiling t = WinogradTile(oh, ow, m, d);
   TESSERA_CHECK(ms[1] >= t.Tiles(n), "winograd_output_transform: ", ms[1], " rows for ", t.Tiles(n), " tiles");
-  TESSERA_CHECK(k_block > 0 && ms[2] % k_block == 0, "winograd_output_transform: ", ms[2],
+  TESSERA_CHECK(k_block > 0 && (groups * ms[2]) % k_block == 0, "winograd_output_transform: ", groups * ms[2],
                 " channels are not a multiple of the block ", k_block);
   std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
   if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
+  const int64_t kg = ms[2];  // each group's output channels (padded when groups == 1)
   return te::compute(
-      MakeShape({n, ms[2] / k_block, oh, ow, k_block}),
+      MakeShape({n, groups * kg / k_block, oh, ow, k_block}),
       [&](const std::vector<Var>& i) {
         // The output's row and column within its phase (y / d, x / d) and the image's phase.
         PrimExpr y = d > 1 ? floordiv(i[2], Index(d)) : PrimExpr(i[2]);
@@ -176,12 +182,20 @@ Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t
         if (d > 1) image = (PrimExpr(i[0]) * Index(d) + floormod(i[2], Index(d))) * Index(d) + floormod(i[3], Index(d));
         PrimExpr tile = (image * Index(t.th) + floordiv(y, Index(m))) * Index(t.tw) + floordiv(x, Index(m));
         PrimExpr k = PrimExpr(i[1]) * Index(k_block) + i[4];
+        PrimExpr base = Index(0);  // M's batch of element 0 of the channel's group
+        if (groups > 1 && kg % k_block == 0) {  // whole blocks per group: the lanes ki stay contiguous in M
+          base = floordiv(i[1], Index(kg / k_block)) * Index(a * a);
+          k = floormod(i[1], Index(kg / k_block)) * Index(k_block) + i[4];
+        } else if (groups > 1) {
+          base = floordiv(k, Index(kg)) * Index(a * a);
+          k = floormod(k, Index(kg));
+        }
         std::vector<PrimExpr> rows;
         for (int64_t r = 0; r < m; ++r) {
           std::vector<PrimExpr> cols;
           for (int64_t s = 0; s < m; ++s)
             cols.push_back(LinearCombination(
-                OuterRow(w.AT, a, r, s), [&](size_t e) { return mm({Index(static_cast<int64_t>(e)), tile, k}); },
+                OuterRow(w.AT, a, r, s), [&](size_t e) { return mm({base + Index(static_cast<int64_t>(e)), tile, k}); },
                 mm.dtype()));
           rows.push_back(SelectCase(floormod(x, Index(m)), cols));
         }

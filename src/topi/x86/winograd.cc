@@ -24,16 +24,28 @@ int64_t InputChannelBlock(const tir::BlockNode* b) {
   return 0;
 }
 
-// parallel(p), co, unroll e, vectorize ci.
+// parallel(p), [group,] co, unroll e, vectorize ci. A grouped transform's batch (g * alpha^2 + e)
+// splits into its group and e, so only the alpha^2 elements of a tile are unrolled.
 void ScheduleInput(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   BlockRV block = sch.get_block(name);
-  const int64_t cb = InputChannelBlock(sch.GetBlock(block));
-  std::vector<LoopRV> loops = sch.get_loops(block);  // e, p, c
-  if (loops.size() != 3 || cb <= 0) return;
+  const tir::BlockNode* b = sch.GetBlock(block);
+  const int64_t cb = InputChannelBlock(b), m = IntAnnotation(b, kWinogradTileAttr, 0);
+  std::vector<LoopRV> loops = sch.get_loops(block);  // batch, p, c
+  if (loops.size() != 3 || cb <= 0 || m <= 0) return;
   try {
+    const int64_t a2 = (m + 2) * (m + 2);
+    int64_t batch = a2;
+    ir::as_const_int(sch.GetFor(loops[0])->extent, &batch);
     std::vector<LoopRV> c = sch.split(loops[2], {-1, cb});
-    sch.reorder({loops[1], c[0], loops[0], c[1]});
-    sch.unroll(loops[0]);
+    LoopRV e = loops[0];
+    if (batch > a2) {
+      std::vector<LoopRV> ge = sch.split(loops[0], {-1, a2});
+      e = ge[1];
+      sch.reorder({loops[1], ge[0], c[0], e, c[1]});
+    } else {
+      sch.reorder({loops[1], c[0], e, c[1]});
+    }
+    sch.unroll(e);
     if (opt.vectorize) sch.vectorize(c[1]);
     if (opt.parallelize) sch.parallel(loops[1]);
   } catch (const ScheduleError& e) {

@@ -20,6 +20,10 @@
 // columns px + d * j, so each of the d x d phases is an undilated 3x3 convolution of that
 // sub-image. Tiles are taken per (image, phase), th x tw of them over the phase's
 // ceil(OH / d) x ceil(OW / d) outputs; the weights and their transform are unchanged.
+//
+// Groups G (RegNet's and ResNeXt's grouped 3x3 convs): each group is its own GEMM over its
+// C / G input channels, so the batch of the GEMMs is (group, e): b = g * alpha^2 + e, V is
+// [G alpha^2, rows, C / G] and M [G alpha^2, rows, K / G].
 #pragma once
 
 #include <array>
@@ -71,24 +75,27 @@ struct WinogradTiling {
 WinogradTiling WinogradTile(int64_t oh, int64_t ow, int64_t m, int64_t d = 1);
 
 /// data [N, C/c, H, W, c] (float32, NCHWc), a 3x3 stride-1 convolution's `padding` (top, left,
-/// bottom, right) and dilation d -> V [alpha^2, rows, C/c * c]:
-///   V[e, p, ci] = sum_{i, j} BT[eps, i] BT[nu, j]
-///                 pad(data)[n, ci / c, py + d * (ty * m + i), px + d * (tx * m + j), ci % c]
+/// bottom, right), dilation d and groups G -> V [G alpha^2, rows, C/c * c / G]:
+///   V[g alpha^2 + e, p, ci] = sum_{i, j} BT[eps, i] BT[nu, j]
+///                 pad(data)[n, C' / c, py + d * (ty * m + i), px + d * (tx * m + j), C' % c]
+/// with C' = g * C / G + ci the input channel
 /// for tile p of (n, py, px, ty, tx) (WinogradTiling::Tiles; d = 1: p = (n * th + ty) * tw + tx);
 /// rows >= the tile count (rows past the last tile repeat it, for a GEMM whose row count is a
 /// multiple of its micro-kernel's). Zero coefficients are left out and +-1 ones become
 /// additions, so a schedule that unrolls e folds each V element to its few terms. Padding is its
 /// own stage (kNCHWcPadName, conv2d_nchwc.h), extended below and right by zeros for partial
 /// tiles (to d * (th * m + 2) rows, d = 1: th * m - OH more). Block kWinogradInputName. UserError
-/// on a bad rank, rows or d.
+/// on a bad rank, rows, d, or channels that G does not divide.
 Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<int64_t, 4>& padding, int64_t rows,
-                                int64_t d = 1);
+                                int64_t d = 1, int64_t groups = 1);
 
-/// M [alpha^2, rows, Kp] (the batch GEMM's product, Kp >= K) -> out [N, Kp / k, OH, OW, k]:
-///   out[n, ko, y, x, ki] = sum_{a, b} AT[(y / d) % m, a] AT[(x / d) % m, b] M[a * alpha + b, p, ko * k + ki]
-/// for the tile p of (n, y % d, x % d, y / d / m, x / d / m). Block kWinogradOutputName.
-/// UserError when Kp is not a multiple of k or rows < the tile count.
+/// M [G alpha^2, rows, Kg] (the batch GEMM's product; G = 1: Kg = Kp >= K) -> out
+/// [N, G Kg / k, OH, OW, k]:
+///   out[n, ko, y, x, ki] = sum_{a, b} AT[(y / d) % m, a] AT[(x / d) % m, b] M[g alpha^2 + a * alpha + b, p, j]
+/// for channel ko * k + ki = g * Kg + j and the tile p of (n, y % d, x % d, y / d / m, x / d / m).
+/// Block kWinogradOutputName. UserError when G Kg is not a multiple of k, M's batch is not
+/// G alpha^2 or rows < the tile count.
 Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
-                                 int64_t d = 1);
+                                 int64_t d = 1, int64_t groups = 1);
 
 }  // namespace tessera::topi

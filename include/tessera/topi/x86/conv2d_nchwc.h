@@ -101,9 +101,10 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
                    const Conv2DParams& p, int64_t lanes);
 
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
-/// [N, C/c, H, W, c], kernel [K/k, C/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2 for
-/// a 3x3, stride-1, groups-1 conv with equal dilations d (d x d phases of an undilated conv each,
-/// topi/nn/winograd.h) and C and K >= 32, when
+/// [N, C/c, H, W, c], kernel [K/k, C/g/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2
+/// for a 3x3, stride-1 conv with equal dilations d (d x d phases of an undilated conv each,
+/// topi/nn/winograd.h) and g groups whose channels are whole blocks (C/g a multiple of c, K/g of
+/// k; one GEMM per group), with C/g and K/g >= 32, when
 ///  * the partial tiles of an output that 2 does not divide waste at most a third (7x7: 16 tiles
 ///    for 49 pixels; d = 4 on 28x28: 16 phases of 4 x 4 tiles for 784 pixels; DeepLabV3's ASPP
 ///    dilations 12 / 24 / 36 on 28x28 waste more and stay direct),
