@@ -63,52 +63,39 @@ TEST(WinogradConv2d, RewritesA3x3ConvExpectedIR) {
             "}\n");
 }
 
-// Dilation 2 on 8x8 ('same', padding 2): 2 x 2 phases of 4x4 outputs, 2 x 2 tiles each: 16 tiles;
-// the transforms carry the dilation.
-TEST(WinogradConv2d, RewritesADilatedConvExpectedIR) {
-  Var x = VarNode::make("x", F32({1, 2, 8, 8, 16}));
-  Attrs attrs = ConvAttrs(1, {2, 2, 2, 2});
-  attrs.Set("dilation", std::vector<int64_t>{2, 2});
-  attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
-  Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({2, 2, 3, 3, 16, 16}, 1))}, attrs);
-  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
-  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
-  const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
-  const std::string r = std::to_string(rows), n = std::to_string(nb);
-  EXPECT_EQ(PrintModule(after),
-            "def @main(%x: Tensor[(1, 2, 8, 8, 16), float32]) -> Tensor[(1, 2, 8, 8, 16), float32] {\n"
-            "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=[2, 2, 2, 2], rows=" + r +
-                ", dilation=2) /* ty=Tensor[(16, " + r + ", 32), float32] */;\n"
-            "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(16, " + n +
-                ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
-                ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(16, " + r + ", 32), float32] */;\n"
-            "  nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
-                "channel_block=16, dilation=2) /* ty=Tensor[(1, 2, 8, 8, 16), float32] */\n"
-            "}\n");
-}
-
-// 2 groups of 32 channels (2 blocks of 16 each): one GEMM per group and tile element (batch 2 x 16),
-// over each group's 32 channels; the transforms carry the groups.
-TEST(WinogradConv2d, RewritesAGroupedConvExpectedIR) {
-  Var x = VarNode::make("x", F32({1, 4, 8, 8, 16}));
-  Attrs attrs = ConvAttrs(1, {1, 1, 1, 1});
-  attrs.Set("groups", int64_t{2});
-  attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
-  Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({4, 2, 3, 3, 16, 16}, 1))}, attrs);
-  IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
-  const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
-  const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
-  const std::string r = std::to_string(rows), n = std::to_string(nb);
-  EXPECT_EQ(PrintModule(after),
-            "def @main(%x: Tensor[(1, 4, 8, 8, 16), float32]) -> Tensor[(1, 4, 8, 8, 16), float32] {\n"
-            "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=[1, 1, 1, 1], rows=" + r +
-                ", groups=2) /* ty=Tensor[(32, " + r + ", 32), float32] */;\n"
-            "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(32, " + n +
-                ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
-                ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(32, " + r + ", 32), float32] */;\n"
-            "  nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
-                "channel_block=16, groups=2) /* ty=Tensor[(1, 4, 8, 8, 16), float32] */\n"
-            "}\n");
+// Dilation 2 on 8x8 ('same', padding 2): 2 x 2 phases of 4x4 outputs, 2 x 2 tiles each: 16 tiles.
+// 2 groups of 32 channels (2 blocks of 16 each): one GEMM per group and tile element (batch
+// 2 x 16) over each group's 32 channels. The transforms carry the dilation / the groups.
+TEST(WinogradConv2d, RewritesDilatedAndGroupedConvsExpectedIR) {
+  struct Case {
+    int64_t blocks, dilation, groups;
+    std::string padding, attr;  // the conv's padding; the transforms' extra attribute
+    int64_t batch;              // the GEMM's batch: groups x 16
+  };
+  for (const Case& c : {Case{2, 2, 1, "[2, 2, 2, 2]", "dilation=2", 16}, Case{4, 1, 2, "[1, 1, 1, 1]", "groups=2", 32}}) {
+    const std::string xs = "(1, " + std::to_string(c.blocks) + ", 8, 8, 16)";
+    Var x = VarNode::make("x", F32({1, c.blocks, 8, 8, 16}));
+    const int64_t pad = c.dilation;
+    Attrs attrs = ConvAttrs(1, {pad, pad, pad, pad});
+    attrs.Set("dilation", std::vector<int64_t>{c.dilation, c.dilation}).Set("groups", c.groups);
+    attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
+    Expr w = ConstantNode::make(Random({c.blocks, c.blocks / c.groups, 3, 3, 16, 16}, 1));
+    Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, w}, attrs);
+    IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
+    const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
+    const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
+    const std::string r = std::to_string(rows), n = std::to_string(nb), b = std::to_string(c.batch);
+    EXPECT_EQ(PrintModule(after),
+              "def @main(%x: Tensor[" + xs + ", float32]) -> Tensor[" + xs + ", float32] {\n"
+              "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=" + c.padding + ", rows=" + r +
+                  ", " + c.attr + ") /* ty=Tensor[(" + b + ", " + r + ", 32), float32] */;\n"
+              "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(" + b + ", " + n +
+                  ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
+                  ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(" + b + ", " + r + ", 32), float32] */;\n"
+              "  nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
+                  "channel_block=16, " + c.attr + ") /* ty=Tensor[" + xs + ", float32] */\n"
+              "}\n");
+  }
 }
 
 // Stride 2, a 5x5 output (9 tiles, a third of them past the output), 16 channels, a 1x1 kernel,

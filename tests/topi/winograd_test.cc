@@ -180,6 +180,16 @@ TEST(TopiWinograd, KernelTransformOfACentredDelta) {
   }
 }
 
+// LoopKinds, and the extent of every unrolled loop in visiting order.
+struct UnrolledExtents : LoopKinds {
+  std::vector<int64_t> extents;
+  void VisitStmt_(const tir::ForNode* op) override {
+    int64_t e = 0;
+    if (op->for_kind == tir::ForKind::kUnrolled && ir::as_const_int(op->extent, &e)) extents.push_back(e);
+    LoopKinds::VisitStmt_(op);
+  }
+};
+
 // Input transform: one task per tile, the alpha^2 elements unrolled, the channel lanes
 // vectorized, the padding its own stage. Output transform: the bias and relu inlined into it
 // (one block), parallel over rows of tiles, the m x m tile unrolled, the channel lanes vectorized.
@@ -198,14 +208,7 @@ TEST(TopiWinograd, ScheduleStructure) {
   // alone are unrolled.
   tir::PrimFunc in4 = x86::DefaultSchedule(
       te::create_prim_func({data, winograd_input_transform(data, 2, {1, 1, 1, 1}, 786, 1, 4)}, "input"));
-  struct UnrolledInput : LoopKinds {
-    std::vector<int64_t> extents;
-    void VisitStmt_(const tir::ForNode* op) override {
-      int64_t e = 0;
-      if (op->for_kind == tir::ForKind::kUnrolled && ir::as_const_int(op->extent, &e)) extents.push_back(e);
-      LoopKinds::VisitStmt_(op);
-    }
-  } k4;
+  UnrolledExtents k4;
   k4.VisitStmt(in4->body);
   EXPECT_EQ(k4.extents, (std::vector<int64_t>{16}));
   EXPECT_EQ(k4.parallel, 2);
@@ -225,14 +228,7 @@ TEST(TopiWinograd, ScheduleStructure) {
   // Dilation 2: the unrolled loops cover one tile of each of the 2 x 2 phases (4 x 4 outputs).
   Tensor y2 = relu(add(winograd_output_transform(mm, 2, 1, 52, 52, 16, 2), bias));
   tir::PrimFunc out2 = x86::DefaultSchedule(te::create_prim_func({mm, bias, y2}, "output"));
-  struct UnrolledExtents : LoopKinds {
-    std::vector<int64_t> extents;
-    void VisitStmt_(const tir::ForNode* op) override {
-      int64_t e = 0;
-      if (op->for_kind == tir::ForKind::kUnrolled && ir::as_const_int(op->extent, &e)) extents.push_back(e);
-      LoopKinds::VisitStmt_(op);
-    }
-  } kd;
+  UnrolledExtents kd;
   kd.VisitStmt(out2->body);
   EXPECT_EQ(kd.blocks, (std::set<std::string>{"root", kWinogradOutputName}));
   EXPECT_EQ(kd.extents, (std::vector<int64_t>{4, 4}));

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <string>
 #include <map>
+#include <string>
 
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
