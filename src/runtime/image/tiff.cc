@@ -2,7 +2,7 @@
 // interpretation, bit depth and compression libtiff reads, through TIFFReadRGBAImageOriented
 // (top-left origin); alpha dropped. A gray image (one sample per pixel) stays one channel. The
 // strips / tiles must lie inside the stream (and uncompressed ones be whole) before the raster
-// is allocated.
+// is allocated; one that does not decode makes the stream undecodable.
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -124,7 +124,9 @@ bool DecodeTiff(const uint8_t* data, size_t size, RawImage& out, std::string& fa
   TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photometric);
   if (!CheckSize(height, width, failure) || !DataIsInTheStream(tif, size, failure)) return fail("");
   std::vector<uint32_t> raster(static_cast<size_t>(width) * height);
-  if (!TIFFReadRGBAImageOriented(tif, width, height, raster.data(), ORIENTATION_TOPLEFT, 0))
+  // stop_on_error = 1: a strip or tile that does not decode (LZW data ending early) fails the
+  // read, as it fails Pillow's, rather than leaving its pixels zero.
+  if (!TIFFReadRGBAImageOriented(tif, width, height, raster.data(), ORIENTATION_TOPLEFT, 1))
     return fail("cannot read the image's samples");
   const bool gray = samples <= 2 && (photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE);
   out.height = height;
