@@ -78,8 +78,8 @@ Type OutputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
                 groups * alpha * alpha, ", rows, K], got ", graph::ShapeStr(x.shape));
   TESSERA_CHECK(s[1] >= topi::WinogradTile(oh, ow, m, attrs.GetInt("dilation", 1)).Tiles(n), op, ": ", s[1],
                 " rows are fewer than the tiles");
-  TESSERA_CHECK(k > 0 && (groups * s[2]) % k == 0, op, ": ", groups * s[2], " channels are not a multiple of the block ",
-                k);
+  TESSERA_CHECK(k > 0 && s[2] % k == 0, op, ": ", s[2], " channels", groups > 1 ? " per group" : "",
+                " are not a multiple of the block ", k);
   return graph::TensorTypeNode::make(
       {graph::Dim(n), graph::Dim(groups * s[2] / k), graph::Dim(oh), graph::Dim(ow), graph::Dim(k)}, x.dtype);
 }

@@ -13,9 +13,10 @@
 //
 // Up is U[e, c, k] = (G W[k, c] G^T)[e], computed in double and rounded to float32, packed for
 // the GEMM micro-kernel as [alpha^2, NB, C, bn] (dense_pack.h) with the tile that
-// target's strategy picks for rows x K x C (RewritesFor(target).gemm_tile); rows is the tile count N * OH/m * OW/m rounded
-// up to the tile's mr, so the GEMM needs no row padding of its own. The output transform is
-// injective: FuseOps fuses the conv's epilogue (bias, relu, residual add) into it.
+// target's strategy picks for rows x K x C (RewritesFor(target).gemm_tile); rows is the tile
+// count (topi::WinogradTiling::Tiles: N * OH/m * OW/m without dilation) rounded up to the
+// tile's mr, so the GEMM needs no row padding of its own. The output transform is injective:
+// FuseOps fuses the conv's epilogue (bias, relu, residual add) into it.
 // A grouped conv (G groups of whole channel blocks) is G GEMMs per tile element: V and M are
 // [G alpha^2, rows, C / G] and [G alpha^2, rows, K / G], Up [G alpha^2, NB, C / G, bn]. The
 // transforms carry attrs dilation = d when d > 1 and groups = G when G > 1. Calls that are not

@@ -6,8 +6,7 @@
 #include <stb/stb_image.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <cstdint>
 
 #include "codecs.h"
 

@@ -77,20 +77,14 @@ bool DataIsInTheStream(TIFF* tif, uint64_t size, std::string& failure) {
   uint16_t compression = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
   if (compression != COMPRESSION_NONE) return true;
-  uint32_t height = 0, rows_per_strip = 0;
+  // Every tile is whole; strips hold every row of every plane (one per sample when separate).
+  uint32_t height = 0;
+  uint16_t planar = PLANARCONFIG_CONTIG, samples = 1;
   TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
-  // Every tile is whole; strips are whole but the last, which holds the rows left.
-  uint64_t needed = 0;
-  if (tiled) {
-    needed = TIFFTileSize64(tif) * count;
-  } else {
-    const uint64_t row = TIFFScanlineSize64(tif);
-    const uint64_t per_strip = rows_per_strip == 0 || rows_per_strip > height ? height : rows_per_strip;
-    const uint64_t strips_per_plane = per_strip == 0 ? 1 : (height + per_strip - 1) / per_strip;
-    const uint64_t planes = strips_per_plane == 0 ? 1 : count / strips_per_plane;
-    needed = row * height * (planes == 0 ? 1 : planes);
-  }
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  const uint64_t needed = tiled ? TIFFTileSize64(tif) * count
+                                : TIFFScanlineSize64(tif) * height * (planar == PLANARCONFIG_SEPARATE ? samples : 1);
   if (total < needed) {
     failure = "libtiff: the stream is truncated: its uncompressed " + std::string(what) + "s hold " +
               std::to_string(total) + " bytes of the " + std::to_string(needed) + " the image needs";

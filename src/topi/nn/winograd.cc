@@ -126,8 +126,6 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
   const int64_t extra_w = d * (t.tw * m + 2) - (ds[3] + padding[1] + padding[3]);
   Tensor in = PadNCHWcStage(data, {padding[0], padding[1], padding[2] + std::max<int64_t>(extra_h, 0),
                                    padding[3] + std::max<int64_t>(extra_w, 0)});
-  std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
-  if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
   return te::compute(
       MakeShape({groups * a * a, rows, cg}),
       [&](const std::vector<Var>& i) {
@@ -155,7 +153,7 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
                 data.dtype()));
         return SelectCase(e, cases);
       },
-      kWinogradInputName, tag::kInjective, annotations);
+      kWinogradInputName, tag::kInjective, {{kWinogradTileAttr, Index(m)}});
 }
 
 Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
@@ -167,8 +165,8 @@ Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t
                 groups * a * a, ", rows, K], got rank ", ms.size());
   const WinogradTiling t = WinogradTile(oh, ow, m, d);
   TESSERA_CHECK(ms[1] >= t.Tiles(n), "winograd_output_transform: ", ms[1], " rows for ", t.Tiles(n), " tiles");
-  TESSERA_CHECK(k_block > 0 && (groups * ms[2]) % k_block == 0, "winograd_output_transform: ", groups * ms[2],
-                " channels are not a multiple of the block ", k_block);
+  TESSERA_CHECK(k_block > 0 && ms[2] % k_block == 0, "winograd_output_transform: ", ms[2],
+                " channels", groups > 1 ? " per group" : "", " are not a multiple of the block ", k_block);
   std::map<std::string, PrimExpr> annotations{{kWinogradTileAttr, Index(m)}};
   if (d > 1) annotations[kWinogradDilationAttr] = Index(d);
   const int64_t kg = ms[2];  // each group's output channels (padded when groups == 1)
@@ -183,12 +181,9 @@ Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t
         PrimExpr tile = (image * Index(t.th) + floordiv(y, Index(m))) * Index(t.tw) + floordiv(x, Index(m));
         PrimExpr k = PrimExpr(i[1]) * Index(k_block) + i[4];
         PrimExpr base = Index(0);  // M's batch of element 0 of the channel's group
-        if (groups > 1 && kg % k_block == 0) {  // whole blocks per group: the lanes ki stay contiguous in M
+        if (groups > 1) {  // whole blocks per group: the lanes ki stay contiguous in M
           base = floordiv(i[1], Index(kg / k_block)) * Index(a * a);
           k = floormod(i[1], Index(kg / k_block)) * Index(k_block) + i[4];
-        } else if (groups > 1) {
-          base = floordiv(k, Index(kg)) * Index(a * a);
-          k = floormod(k, Index(kg));
         }
         std::vector<PrimExpr> rows;
         for (int64_t r = 0; r < m; ++r) {

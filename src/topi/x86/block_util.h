@@ -20,10 +20,11 @@ using tir::ScheduleError;
 /// The BlockRealizes of f's body other than the root one, in program order.
 std::vector<const tir::BlockRealizeNode*> NonRootRealizes(const tir::PrimFunc& f);
 
-/// The BlockRealize of f's block `name`; nullptr when there is none.
-const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name);
 /// The blocks of those realizes, in program order.
 std::vector<const tir::BlockNode*> NonRootBlocks(const tir::PrimFunc& f);
+
+/// The BlockRealize of f's block `name`; nullptr when there is none.
+const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::string& name);
 
 /// The iter var of r's block that `loop_var` is bound to directly (iter value == the var); nullptr
 /// when none.

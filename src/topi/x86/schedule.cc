@@ -24,7 +24,6 @@ namespace {
 
 std::vector<const tir::BlockRealizeNode*> Realizes(const tir::PrimFunc& f) { return NonRootRealizes(f); }
 
-
 bool IsReduction(const tir::BlockNode* b) {
   if (b->init.defined()) return true;
   for (const auto& iv : b->iter_vars)

@@ -58,7 +58,8 @@ inline constexpr const char* kWinogradOutputName = "winograd_output_transform";
 
 /// Block annotation of both transform blocks: the output tile m.
 inline constexpr const char* kWinogradTileAttr = "winograd_tile";
-/// Block annotation of both transform blocks: the dilation d (only when d > 1).
+/// Block annotation of the output transform block: the dilation d (only when d > 1; its schedule
+/// unrolls m * d outputs).
 inline constexpr const char* kWinogradDilationAttr = "winograd_dilation";
 
 /// The tiles of a Winograd convolution: th x tw tiles of m x m outputs per image and phase (the
@@ -93,8 +94,8 @@ Tensor winograd_input_transform(const Tensor& data, int64_t m, const std::array<
 /// [N, G Kg / k, OH, OW, k]:
 ///   out[n, ko, y, x, ki] = sum_{a, b} AT[(y / d) % m, a] AT[(x / d) % m, b] M[g alpha^2 + a * alpha + b, p, j]
 /// for channel ko * k + ki = g * Kg + j and the tile p of (n, y % d, x % d, y / d / m, x / d / m).
-/// Block kWinogradOutputName. UserError when G Kg is not a multiple of k, M's batch is not
-/// G alpha^2 or rows < the tile count.
+/// Block kWinogradOutputName. UserError when Kg is not a multiple of k (a group's channels are
+/// whole blocks), M's batch is not G alpha^2 or rows < the tile count.
 Tensor winograd_output_transform(const Tensor& mm, int64_t m, int64_t n, int64_t oh, int64_t ow, int64_t k_block,
                                  int64_t d = 1, int64_t groups = 1);
 

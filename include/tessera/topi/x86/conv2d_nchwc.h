@@ -110,7 +110,7 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
 ///    dilations 12 / 24 / 36 on 28x28 waste more and stay direct),
 ///  * there are >= 16 tiles (each transformed weight, 16/9 x the direct conv's, feeds >= 16 GEMM
 ///    rows), and
-///  * the transformed input / product (alpha^2 x tiles x max(C, K) floats) is at most 64 MiB.
+///  * the transformed input / product (alpha^2 x tiles x g x max(C/g, K/g) floats) is at most 64 MiB.
 /// ResNet-50's 3x3 convs with bias + relu, 1 thread: 56x56 / 28x28 / 14x14 alone 3.4 / 3.1 / 3.5
 /// -> 1.9 / 1.7 / 1.7 ms; 7x7 in the model 3.2 -> 2.55 ms. super-resolution-10's two 224x224
 /// convs (V 49 MiB): the model 1 / 2 threads 85 / 44 -> 70 / 39 ms, peak activation memory
