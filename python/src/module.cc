@@ -21,6 +21,7 @@
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/support/version.h"
+#include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/tuner.h"
 
 namespace nb = nanobind;
@@ -117,6 +118,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   options.measure.timeout_s = timeout;
   frontend::ImportResult imported = Import(model, input_shapes);
   tune::TuneReport report;
+  std::vector<tune::RewriteDecision> decisions;
   {
     nb::gil_scoped_release release;
     driver::BuildOptions build_options;
@@ -124,7 +126,9 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     const target::Target target = driver::ResolveTarget(target_name);
     TESSERA_CHECK(driver::RunsOnHost(target), "tune measures on this machine, which cannot run code for '",
                   target.str(), "'; tune with target=\"native\"");
-    std::vector<tune::TuneTask> tasks = driver::ExtractTasks(imported.module, imported.output_names, build_options);
+    std::vector<tune::RewriteChoice> choices;
+    std::vector<tune::TuneTask> tasks =
+        driver::ExtractTasks(imported.module, imported.output_names, build_options, &choices);
     tune::Database db(db_path);
     report = tune::Tune(tasks, target, db, options, [&](const tune::TuneProgress& p) {
       if (!progress) return;
@@ -141,6 +145,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
       d["fraction"] = p.budget_fraction;
       progress(d);  // a Python exception (e.g. KeyboardInterrupt) ends the tuning here
     });
+    decisions = tune::DecideRewrites(choices, target.str(), db);
   }
   nb::list tasks;
   for (const tune::TaskStatus& t : report.tasks) {
@@ -153,14 +158,26 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     d["best_s"] = t.best_secs;
     d["trials"] = t.trials;
     d["errors"] = t.errors;
+    d["rewrite"] = t.rewrite;
     tasks.append(d);
+  }
+  nb::list rewrites;
+  for (const tune::RewriteDecision& r : decisions) {
+    nb::dict d, costs;
+    for (const auto& [v, secs] : r.cost_secs) costs[nb::int_(v)] = secs;
+    d["knob"] = r.knob;
+    d["value"] = r.value;
+    d["fallback"] = r.fallback;
+    d["cost_s"] = costs;
+    rewrites.append(d);
   }
   nb::dict d;
   d["tasks"] = tasks;
+  d["decisions"] = rewrites;
   d["trials"] = report.trials;
   d["elapsed_s"] = report.elapsed_s;
   d["default_latency_s"] = report.default_latency_s();
-  d["best_latency_s"] = report.best_latency_s();
+  d["best_latency_s"] = report.best_latency_s() - tune::SavedSecs(decisions);
   return d;
 }
 

@@ -181,4 +181,5 @@ def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "
     finally:
         if bar is not None:
             bar.close()
-    return TuneReport(tuple(r["tasks"]), r["trials"], r["elapsed_s"], r["default_latency_s"], r["best_latency_s"])
+    return TuneReport(tuple(r["tasks"]), r["trials"], r["elapsed_s"], r["default_latency_s"], r["best_latency_s"],
+                      tuple(r["decisions"]))

@@ -77,14 +77,18 @@ class KernelTime:
 
 @dataclasses.dataclass(frozen=True)
 class TuneReport:
-    """What :func:`tessera.tune` did: per task (kernel) its calls per run, trials, errors and default /
-    best seconds; the kernels' share of one run with the default and the best schedules (seconds)."""
+    """What :func:`tessera.tune` did: per task (kernel) its calls per run, trials, errors, default /
+    best seconds and ``rewrite`` ("" for a kernel of the model as built, "<knob>=<value>" for one only
+    a graph rewrite's other value builds); the graph rewrite decisions (``knob``, chosen ``value``,
+    ``fallback``, ``cost_s``: value -> its kernels' seconds per run, inf when not all measured); the
+    kernels' share of one run with the default and the best schedules and decisions (seconds)."""
 
     tasks: tuple[dict, ...]
     trials: int
     elapsed_s: float
     default_latency_s: float
     best_latency_s: float
+    decisions: tuple[dict, ...] = ()
 
     @property
     def speedup(self) -> float:

@@ -37,14 +37,16 @@
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tessera/tune/database.h"
+#include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/space.h"
 
 namespace tessera::driver {
 namespace {
 
-/// The graph-level pipeline, in order. A pass runs when its opt_level <= the build's (or it is
-/// required) and it is not disabled; see graph/transform/pass.h for each pass's opt_level.
-graph::transform::Sequential GraphPasses(const BuildOptions& options, const target::Target& target) {
+/// The graph-level pipeline up to the layout rewrite, in order. A pass runs when its opt_level <=
+/// the build's (or it is required) and it is not disabled; see graph/transform/pass.h for each
+/// pass's opt_level.
+graph::transform::Sequential FrontPasses(const BuildOptions& options, const target::Target& target) {
   using namespace graph::transform;
   ConstantEvaluator evaluate = MakeJITConstantEvaluator(options, target);
   std::vector<Pass> passes = {
@@ -72,11 +74,16 @@ graph::transform::Sequential GraphPasses(const BuildOptions& options, const targ
   }
   // After BYOC: a backend that takes the attention's matmuls keeps them; what is left fuses.
   passes.push_back(FuseAttentionPass());
-  for (Pass p : {AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}),
-                 graph_lower::WinogradConv2dPass(target), graph_lower::PackGemmWeightsPass(target), FuseOpsPass(),
-                 InferTypePass()})
-    passes.push_back(std::move(p));
+  passes.push_back(AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}));
   return Sequential(std::move(passes));
+}
+
+/// The rest of the graph pipeline: the rewrites whose decisions are knobs (`knobs`: null for their
+/// fallbacks; tune/rewrite_choice.h), then fusion.
+graph::transform::Sequential BackPasses(const target::Target& target, topi::KnobContext* knobs) {
+  using namespace graph::transform;
+  return Sequential({graph_lower::WinogradConv2dPass(target, knobs), graph_lower::PackGemmWeightsPass(target),
+                     FuseOpsPass(), InferTypePass()});
 }
 
 // The steps after the graph passes change the module's type, so they run as RunStep's.
@@ -92,9 +99,10 @@ const ir::PassInfo kCodegenLLVM{"CodegenLLVM", "LLVM object: kernels, executor g
 // Every pass and step name a build runs, for checking --disable-pass.
 std::set<std::string> KnownPassNames(const BuildOptions& options, const target::Target& target) {
   std::set<std::string> names;
-  const graph::transform::Sequential graph_passes = GraphPasses(options, target);
   const tir::transform::Sequential tir_passes = tir::transform::LowerToFlatPasses();
-  for (const auto& p : graph_passes.passes()) names.insert(p.info().name);
+  const graph::transform::Sequential front = FrontPasses(options, target), back = BackPasses(target, nullptr);
+  for (const auto& p : front.passes()) names.insert(p.info().name);
+  for (const auto& p : back.passes()) names.insert(p.info().name);
   for (const auto& p : tir_passes.passes()) names.insert(p.info().name);
   for (const ir::PassInfo* info :
        {&kGraphExecutorCodegen, &kVMCodegen, &kLowerPrimitiveFunctions, &kExternalCodegen, &kCodegenLLVM})
@@ -152,12 +160,10 @@ std::string PrintExternal(const std::vector<byoc::ExternalSource>& sources) {
   return text;
 }
 
-// The graph passes and GraphExecutorCodegen (VMCodegen for a main with control flow or symbolic
-// shapes): the executor plan with its primitive functions.
-ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
-                       const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
-  graph_lower::RegisterComputes();
-  graph::IRModule mod = GraphPasses(options, target)(input, ctx);
+// GraphExecutorCodegen (VMCodegen for a main with control flow or symbolic shapes) of a module
+// after the graph passes: the executor plan with its primitive functions.
+ExecutorPlan PlanGraph(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                       const BuildOptions& options, const ir::PassContext& ctx) {
   ExecutorPlan plan;
   if (HasControlFlow(mod) || HasSymbolicShapes(mod)) {
     ctx.RunStep(kVMCodegen, [&] { plan = VMCodegen(mod, output_names, options.input_guards); },
@@ -167,6 +173,15 @@ ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::stri
                 [&] { return ir::IRView::Of(plan, [&] { return plan.graph_json; }); });
   }
   return plan;
+}
+
+// The graph passes (the rewrites' knobs from `knobs`) and the executor plan.
+ExecutorPlan PlanModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
+                       const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx,
+                       topi::KnobContext* knobs) {
+  graph_lower::RegisterComputes();
+  graph::IRModule mod = FrontPasses(options, target)(input, ctx);
+  return PlanGraph(BackPasses(target, knobs)(mod, ctx), output_names, options, ctx);
 }
 
 // The tuning database of a build, or nullopt without one.
@@ -200,7 +215,11 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
                    const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
   Lowered out;
-  out.plan = PlanModel(input, output_names, options, target, ctx);
+  // The graph rewrites' decisions: the database's, else their fallbacks (tune/rewrite_choice.h).
+  topi::KnobContext rewrite_knobs({}, [&](const std::string& knob) -> std::optional<int64_t> {
+    return db ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
+  });
+  out.plan = PlanModel(input, output_names, options, target, ctx, &rewrite_knobs);
   tir::IRModule scheduled;
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
@@ -229,6 +248,29 @@ class ChainedSymbols : public runtime::SymbolSource {
   runtime::Module jit_;
   std::shared_ptr<runtime::SymbolSource> external_;
 };
+
+// Every kernel of a plan as a tuning task (unscheduled, template schedules from the op strategy),
+// deduplicated by workload hash; `rewrite` labels kernels of a rewrite's other value.
+std::vector<tune::TuneTask> PlanTasks(const ExecutorPlan& plan, const target::Target& target,
+                                      const std::string& rewrite) {
+  std::vector<tune::TuneTask> tasks;
+  for (const auto& [name, fn] : plan.kernels) {
+    graph_lower::UnscheduledKernel k = graph_lower::LowerUnscheduled(fn, name, target);
+    tune::TuneTask t;
+    t.name = name;
+    t.kernels = {name};
+    t.func = k.func;
+    t.num_inputs = k.num_inputs;
+    t.anchors = std::move(k.anchors);
+    t.options = k.options;
+    t.workload_hash = tune::WorkloadHash(t.func);
+    t.weight = plan.kernel_calls.count(name) ? plan.kernel_calls.at(name) : 1;
+    t.flops = tune::EstimateFlops(t.func);
+    t.rewrite = rewrite;
+    tasks.push_back(std::move(t));
+  }
+  return tune::DeduplicateTasks(std::move(tasks));
+}
 
 BuildSummary Summarize(const Lowered& l) {
   BuildSummary s;
@@ -276,28 +318,63 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
 }
 
 std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,
-                                         const BuildOptions& options) {
+                                         const BuildOptions& options, std::vector<tune::RewriteChoice>* choices) {
   const target::Target target = ResolveTarget(options.target);
   CheckDisabledPasses(options, target);
   ir::PassContext ctx = MakePassContext(options);
-  ExecutorPlan plan = PlanModel(mod, output_names, options, target, ctx);
-  std::vector<tune::TuneTask> tasks;
-  for (const auto& [name, fn] : plan.kernels) {
-    graph_lower::UnscheduledKernel k = graph_lower::LowerUnscheduled(fn, name, target);
-    tune::TuneTask t;
-    t.name = name;
-    t.kernels = {name};
-    t.func = k.func;
-    t.num_inputs = k.num_inputs;
-    t.anchors = std::move(k.anchors);
-    t.options = k.options;
-    t.workload_hash = tune::WorkloadHash(t.func);
-    t.weight = plan.kernel_calls.count(name) ? plan.kernel_calls.at(name) : 1;
-    t.flops = tune::EstimateFlops(t.func);
-    tasks.push_back(std::move(t));
-  }
+  graph_lower::RegisterComputes();
+  const graph::IRModule front = FrontPasses(options, target)(mod, ctx);
+  topi::KnobContext discovered;
+  std::vector<tune::TuneTask> tasks = PlanTasks(
+      PlanGraph(BackPasses(target, &discovered)(front, ctx), output_names, options, ctx), target, {});
   ctx.Finish();
-  return tune::DeduplicateTasks(std::move(tasks));
+  if (!choices) return tasks;
+  // Each other value of each knob: the back passes again from the same front module, quietly.
+  ir::PassContext quiet;
+  quiet.opt_level = options.opt_level;
+  quiet.disabled_passes = ctx.disabled_passes;
+  quiet.options = options.pass_options;
+  std::map<std::string, int64_t> base;
+  for (const tune::TuneTask& t : tasks) base[t.workload_hash] = t.weight;
+  std::set<std::string> known;
+  for (const tune::TuneTask& t : tasks) known.insert(t.workload_hash);
+  for (const topi::KnobSpec& spec : discovered.space()) {
+    std::map<int64_t, std::map<std::string, int64_t>> builds = {{spec.fallback, base}};
+    for (int64_t v : spec.candidates) {
+      if (v == spec.fallback) continue;
+      topi::KnobContext alt({{spec.name, v}});
+      const std::string label = spec.name + "=" + std::to_string(v);
+      std::vector<tune::TuneTask> alt_tasks =
+          PlanTasks(PlanGraph(BackPasses(target, &alt)(front, quiet), output_names, options, quiet), target, label);
+      for (tune::TuneTask& t : alt_tasks) {
+        builds[v][t.workload_hash] = t.weight;
+        if (known.insert(t.workload_hash).second) tasks.push_back(std::move(t));
+      }
+    }
+    tune::RewriteChoice c{spec.name, spec.candidates, spec.fallback, {}};
+    // What every value's build shares (the least calls of each kernel) is no value's cost.
+    std::map<std::string, int64_t> common = base;
+    for (const auto& [v, calls] : builds)
+      for (auto it = common.begin(); it != common.end();) {
+        auto found = calls.find(it->first);
+        if (found == calls.end()) {
+          it = common.erase(it);
+        } else {
+          it->second = std::min(it->second, found->second);
+          ++it;
+        }
+      }
+    for (const auto& [v, calls] : builds) {
+      std::map<std::string, int64_t>& own = c.kernels[v];
+      for (const auto& [hash, n] : calls) {
+        auto shared = common.find(hash);
+        const int64_t extra = n - (shared == common.end() ? 0 : shared->second);
+        if (extra > 0) own[hash] = extra;
+      }
+    }
+    choices->push_back(std::move(c));
+  }
+  return tasks;
 }
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -9,6 +9,7 @@
 #include "tessera/support/error.h"
 #include "tessera/topi/nn/dense_pack.h"
 #include "tessera/topi/nn/winograd.h"
+#include "tessera/topi/schedule_knobs.h"
 #include "tessera/graph_lower/op_strategy.h"
 
 namespace tessera::graph_lower {
@@ -43,12 +44,19 @@ runtime::NDArray TransformKernel(const runtime::NDArray& w, const topi::Winograd
   return out;
 }
 
+std::string Dims(const std::vector<int64_t>& v) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+  return s;
+}
+
 class Rewriter : public graph::ExprMutator {
  public:
-  explicit Rewriter(const target::Target& target) : target_(target) {}
+  Rewriter(const target::Target& target, topi::KnobContext* knobs) : target_(target), knobs_(knobs) {}
 
  private:
   target::Target target_;
+  topi::KnobContext* knobs_;
 
  protected:
   Expr MutateCall_(const graph::Call& call) override {
@@ -62,7 +70,14 @@ class Rewriter : public graph::ExprMutator {
     const topi::Conv2DParams p = detail::ConvParamsOf(attrs);
     const std::vector<int64_t>& ks = kernel->data.shape();
     const TargetRewrites rewrites = RewritesFor(target_);
-    const int64_t m = rewrites.winograd_tile(*xs, ks, p, target_);
+    const std::vector<int64_t> tiles_allowed =
+        rewrites.winograd_tiles ? rewrites.winograd_tiles(*xs, ks, p, target_) : std::vector<int64_t>{};
+    int64_t m = rewrites.winograd_tile(*xs, ks, p, target_);
+    if (!tiles_allowed.empty()) {
+      std::vector<int64_t> candidates = {0};
+      candidates.insert(candidates.end(), tiles_allowed.begin(), tiles_allowed.end());
+      m = topi::Knob(knobs_, WinogradTileKnob(*xs, ks, p), candidates, m);
+    }
     if (m == 0) return rewritten;
     const topi::WinogradMatrices wm = topi::Winograd3x3(m);
     // Per group (winograd_tile is 0 unless the groups split channels into whole blocks): Cg inputs, Kg outputs.
@@ -92,14 +107,23 @@ class Rewriter : public graph::ExprMutator {
 
 }  // namespace
 
-graph::IRModule WinogradConv2d(const graph::IRModule& input, const target::Target& target) {
-  return detail::MutateEachFunction<Rewriter>(input, target);  // registers the Winograd ops first
+std::string WinogradTileKnob(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel,
+                             const topi::Conv2DParams& p) {
+  return "WinogradConv2d.tile[data " + Dims(data) + ", kernel " + Dims(kernel) + ", padding " +
+         Dims({p.padding.begin(), p.padding.end()}) + ", dilation " + std::to_string(p.dilation[0]) + ", groups " +
+         std::to_string(p.groups) + "]";
 }
 
-graph::transform::Pass WinogradConv2dPass(const target::Target& target) {
+graph::IRModule WinogradConv2d(const graph::IRModule& input, const target::Target& target, topi::KnobContext* knobs) {
+  return detail::MutateEachFunction<Rewriter>(input, target, knobs);  // registers the Winograd ops first
+}
+
+graph::transform::Pass WinogradConv2dPass(const target::Target& target, topi::KnobContext* knobs) {
   return graph::transform::Pass(
       {"WinogradConv2d", "3x3 stride-1 NCHWc convolutions -> Winograd input transform, batch GEMM, output transform", 3},
-      [target](const graph::IRModule& m, const graph::transform::PassContext&) { return WinogradConv2d(m, target); });
+      [target, knobs](const graph::IRModule& m, const graph::transform::PassContext&) {
+        return WinogradConv2d(m, target, knobs);
+      });
 }
 
 }  // namespace tessera::graph_lower

@@ -9,10 +9,13 @@ int64_t KnobContext::Define(const std::string& name, std::vector<int64_t> candid
   candidates.push_back(fallback);
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  int64_t value = fallback;
-  if (auto it = config_.find(name); it != config_.end() &&
-                                    std::binary_search(candidates.begin(), candidates.end(), it->second))
-    value = it->second;
+  std::optional<int64_t> asked;
+  if (auto it = config_.find(name); it != config_.end())
+    asked = it->second;
+  else if (lookup_)
+    asked = lookup_(name);
+  const int64_t value =
+      asked && std::binary_search(candidates.begin(), candidates.end(), *asked) ? *asked : fallback;
   space_.push_back({name, std::move(candidates), fallback});
   used_[name] = value;
   return value;

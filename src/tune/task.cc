@@ -12,7 +12,10 @@ namespace tessera::tune {
 
 std::string WorkloadHash(const tir::PrimFunc& func) {
   const tir::PrimFunc renamed = tir::PrimFunc::make("main", func->params, func->body, {}, func->shape_vars);
-  const std::string text = tir::AsText(renamed);
+  return Fnv1a64Hex(tir::AsText(renamed));
+}
+
+std::string Fnv1a64Hex(const std::string& text) {
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) {
     h ^= c;

@@ -21,13 +21,15 @@ namespace tessera::tune {
 
 double TuneReport::default_latency_s() const {
   double s = 0;
-  for (const TaskStatus& t : tasks) s += t.weight * t.default_secs;
+  for (const TaskStatus& t : tasks)
+    if (t.rewrite.empty()) s += t.weight * t.default_secs;
   return s;
 }
 
 double EstimatedLatency(const std::vector<TaskStatus>& tasks) {
   double s = 0;
-  for (const TaskStatus& t : tasks) s += t.weight * (t.best_secs > 0 ? t.best_secs : t.default_secs);
+  for (const TaskStatus& t : tasks)
+    if (t.rewrite.empty()) s += t.weight * (t.best_secs > 0 ? t.best_secs : t.default_secs);
   return s;
 }
 
@@ -160,6 +162,7 @@ TuneReport Tune(const std::vector<TuneTask>& tasks, const target::Target& target
       s.workload_hash = t.workload_hash;
       s.weight = t.weight;
       s.flops = t.flops;
+      s.rewrite = t.rewrite;
       s.stopped = true;
       s.not_tuned = kDynamicShapeNotTuned;
       std::cerr << "tessera tune: task '" << t.name << "': " << kDynamicShapeNotTuned << "\n";
@@ -203,6 +206,7 @@ TuneReport TuneStatic(const std::vector<TuneTask>& tasks, const target::Target& 
     s.workload_hash = t.workload_hash;
     s.weight = t.weight;
     s.flops = t.flops;
+    s.rewrite = t.rewrite;
     // Resume: what the database already measured for this task on this target.
     for (const TuningRecord& r : db.Records(t.workload_hash, target_str)) {
       searches[i]->ObserveRecord(r.config, r.ok() ? r.MeanSecs() : kInf);

@@ -3,8 +3,14 @@
 // model with Winograd convs (driver::BuildJIT + graph executor) equals a C++ reference.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
 
 #include "driver_test_util.h"
 #include "tessera/driver/build.h"
@@ -16,6 +22,7 @@
 #include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/runtime/graph_executor.h"
 #include "tessera/topi/x86/dense.h"
+#include "tessera/tune/rewrite_choice.h"
 
 namespace tessera {
 namespace {
@@ -124,41 +131,184 @@ TEST(WinogradConv2d, LeavesOtherConvsAlone) {
   }
 }
 
+// The tile is a knob per conv workload (graph_lower/winograd_conv2d.h): candidates 0 (direct), 2
+// and 4, the strategy's choice as fallback; two convs of one workload share it; the configured or
+// looked-up value is the one built.
+TEST(WinogradConv2d, TheTileIsAKnobPerWorkload) {
+  Var x = VarNode::make("x", F32({1, 2, 8, 8, 16}));
+  Attrs attrs = ConvAttrs(1, {1, 1, 1, 1});
+  attrs.Set("data_layout", "NCHW16c").Set("kernel_layout", "OIHW16i16o").Set("out_layout", "NCHW16c");
+  Expr a = Call("nn.contrib_conv2d_NCHWc", {x, ConstantNode::make(Random({2, 2, 3, 3, 16, 16}, 1))}, attrs);
+  Expr b = Call("nn.contrib_conv2d_NCHWc", {a, ConstantNode::make(Random({2, 2, 3, 3, 16, 16}, 2))}, attrs);
+  const IRModule mod = IRModule::FromMain(FunctionNode::make({x}, b));
+  const std::string knob = "WinogradConv2d.tile[data 1x2x8x8x16, kernel 2x2x3x3x16x16, padding 1x1x1x1, dilation 1, groups 1]";
+  EXPECT_EQ(graph_lower::WinogradTileKnob({1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, topi::Conv2DParams{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}), knob);
+  auto tiles = [](const IRModule& m) {
+    std::vector<int64_t> out;
+    PostOrderVisit(m.main(), [&](const Expr& e) {
+      if (const auto* c = e->as<CallNode>())
+        if (const auto* op = c->op->as<OpNode>(); op && op->name == "nn.contrib_conv2d_winograd_output_transform")
+          out.push_back(c->attrs.GetInt("tile_size", -1));
+    });
+    return out;
+  };
+  topi::KnobContext discover;
+  EXPECT_EQ(tiles(graph_lower::WinogradConv2d(mod, driver::HostTarget(), &discover)), (std::vector<int64_t>{2, 2}));
+  ASSERT_EQ(discover.space().size(), 1u);
+  EXPECT_EQ(discover.space()[0].name, knob);
+  EXPECT_EQ(discover.space()[0].candidates, (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(discover.space()[0].fallback, 2);
+  topi::KnobContext direct({{knob, 0}});
+  EXPECT_EQ(Ops(graph_lower::WinogradConv2d(mod, driver::HostTarget(), &direct)),
+            (std::vector<std::string>{"nn.contrib_conv2d_NCHWc", "nn.contrib_conv2d_NCHWc"}));
+  topi::KnobContext looked_up({}, [&](const std::string& name) -> std::optional<int64_t> {
+    return name == knob ? std::optional<int64_t>(4) : std::nullopt;
+  });
+  EXPECT_EQ(tiles(graph_lower::WinogradConv2d(mod, driver::HostTarget(), &looked_up)), (std::vector<int64_t>{4, 4}));
+  // A value that is no candidate (6) is the fallback.
+  topi::KnobContext bad({{knob, 6}});
+  EXPECT_EQ(tiles(graph_lower::WinogradConv2d(mod, driver::HostTarget(), &bad)), (std::vector<int64_t>{2, 2}));
+}
+
+// relu(conv3x3(x) + b) + x, N = 2, 40 channels, 7x9 (CompiledModelMatchesReference below).
+struct ResidualConv {
+  static constexpr int64_t N = 2, C = 40, H = 7, W = 9;
+  runtime::NDArray w = Random({C, C, 3, 3}, 1, -0.2f, 0.2f), b = Random({1, C, 1, 1}, 2);
+  IRModule Module() const {
+    Var x = VarNode::make("x", F32({N, C, H, W}));
+    Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(1, {1, 1, 1, 1}));
+    Expr y = Call("add", {Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})}), x});
+    return IRModule::FromMain(FunctionNode::make({x}, y));
+  }
+  // y against a double-precision C++ loop; the number of elements off by more than 1e-4 (abs + rel).
+  int Mismatches(const runtime::NDArray& in, const runtime::NDArray& out) const {
+    const float* xi = in.data<float>();
+    int bad = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < C; ++k)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t ww = 0; ww < W; ++ww) {
+            const double acc = b.data<float>()[k] + driver::testing::Conv3x3Pad1At(xi, w.data<float>(), C, H, W, n, k, h, ww);
+            const int64_t i = ((n * C + k) * H + h) * W + ww;
+            const double ref = std::max(acc, 0.0) + xi[i];
+            if (std::fabs(out.data<float>()[i] - ref) > 1e-4 + 1e-4 * std::fabs(ref) && bad++ < 5)
+              ADD_FAILURE() << "y[" << n << "," << k << "," << h << "," << ww << "] = " << out.data<float>()[i]
+                            << ", want " << ref;
+          }
+    return bad;
+  }
+};
+
+// ExtractTasks with choices: the model's tasks as built (F(2x2)), then those of the direct conv and
+// of F(4x4); each value's own kernels are what its build runs beyond the shared ones. Here that is
+// every kernel: the Winograd input transform takes the NCHW -> NCHW10c layout transform into its
+// kernel, which the direct conv leaves as a kernel of its own (so the transforms count in the
+// direct conv's cost), and the output transform or the direct conv take the epilogue and the
+// transform back to NCHW.
+TEST(WinogradConv2d, ExtractTasksListsEveryTileAndItsKernels) {
+  const ResidualConv model;
+  driver::BuildOptions options;
+  const std::vector<tune::TuneTask> plain = driver::ExtractTasks(model.Module(), {"y"}, options);
+  std::vector<tune::RewriteChoice> choices;
+  const std::vector<tune::TuneTask> tasks = driver::ExtractTasks(model.Module(), {"y"}, options, &choices);
+  ASSERT_EQ(choices.size(), 1u);
+  const tune::RewriteChoice& c = choices[0];
+  EXPECT_EQ(c.knob, "WinogradConv2d.tile[data 2x4x7x9x10, kernel 3x4x3x3x10x16, padding 1x1x1x1, dilation 1, groups 1]");
+  EXPECT_EQ(c.candidates, (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(c.fallback, 2);
+  ASSERT_EQ(c.kernels.size(), 3u);
+  EXPECT_EQ(c.kernels.at(0).size(), 3u);
+  EXPECT_EQ(c.kernels.at(2).size(), 3u);
+  EXPECT_EQ(c.kernels.at(4).size(), 3u);
+  // The model as built comes first, unchanged; then the other values' kernels, labelled.
+  std::string listing;
+  for (const tune::TuneTask& t : tasks) listing += "\n  " + t.name + " [" + t.rewrite + "] " + t.workload_hash;
+  ASSERT_EQ(tasks.size(), plain.size() + 6) << listing;
+  std::map<std::string, std::string> rewrite_of;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (i < plain.size()) {
+      EXPECT_EQ(tasks[i].workload_hash, plain[i].workload_hash);
+      EXPECT_EQ(tasks[i].rewrite, "");
+    }
+    rewrite_of[tasks[i].workload_hash] = tasks[i].rewrite;
+  }
+  for (const auto& [value, kernels] : c.kernels)
+    for (const auto& [hash, calls] : kernels) {
+      ASSERT_TRUE(rewrite_of.count(hash)) << "value " << value << ": kernel " << hash << " is no task";
+      EXPECT_EQ(rewrite_of.at(hash), value == 2 ? "" : c.knob + "=" + std::to_string(value));
+      EXPECT_EQ(calls, 1);
+    }
+}
+
+// compile --db: the database's decision for the knob is the tile built (read back from the IR
+// after WinogradConv2d), F(4x4) matches the reference, and a decision for another target is not
+// applied.
+TEST(WinogradConv2d, BuildTakesTheDatabasesDecision) {
+  const ResidualConv model;
+  const target::Target host = driver::HostTarget();
+  const std::string knob =
+      "WinogradConv2d.tile[data 2x4x7x9x10, kernel 3x4x3x3x10x16, padding 1x1x1x1, dilation 1, groups 1]";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_wino_db_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto built_tile = [&](const std::string& db_path) {
+    driver::BuildOptions options;
+    options.tuning_db = db_path;
+    options.dump_ir_dir = (dir / "ir").string();
+    std::filesystem::remove_all(options.dump_ir_dir);
+    runtime::GraphExecutor exec(driver::BuildJIT(model.Module(), {"y"}, options), 2);
+    auto in = Random({ResidualConv::N, ResidualConv::C, ResidualConv::H, ResidualConv::W}, 3);
+    exec.SetInput("x", in);
+    exec.Run();
+    EXPECT_EQ(model.Mismatches(in, exec.GetOutput("y")), 0);
+    for (const auto& f : std::filesystem::directory_iterator(options.dump_ir_dir))
+      if (f.path().filename().string().find("WinogradConv2d") != std::string::npos) {
+        std::ifstream is(f.path());
+        const std::string text((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+        if (text.find("winograd_output_transform") == std::string::npos) return int64_t{0};
+        return text.find("tile_size=4") != std::string::npos ? int64_t{4} : int64_t{2};
+      }
+    ADD_FAILURE() << "no WinogradConv2d step in " << options.dump_ir_dir;
+    return int64_t{-1};
+  };
+  auto decide = [&](const std::string& db_path, const std::string& target, int64_t value) {
+    tune::Database db(db_path);
+    tune::TuningRecord r;
+    r.workload_hash = tune::RewriteHash(knob);
+    r.target = target;
+    r.config = {{"value", value}};
+    r.run_secs = {1e-3};
+    db.CommitBatch({r});
+  };
+  const std::string f4 = (dir / "f4.jsonl").string(), other = (dir / "other.jsonl").string(),
+                    direct = (dir / "direct.jsonl").string();
+  decide(f4, host.str(), 4);
+  decide(other, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512", 4);
+  decide(direct, host.str(), 0);
+  EXPECT_EQ(built_tile(f4), 4);
+  EXPECT_EQ(built_tile(other), 2);
+  EXPECT_EQ(built_tile(direct), 0);
+  std::filesystem::remove_all(dir);
+}
+
 // relu(conv3x3(x) + b) + x on a batch of 2 (tiles of both images in one GEMM), 40 channels (padded
 // to 48 in NCHW16c), 7x9 (partial tiles in both directions), compiled at opt level 3, against a
 // double-precision C++ loop.
 TEST(WinogradConv2d, CompiledModelMatchesReference) {
-  const int64_t N = 2, C = 40, H = 7, W = 9;
-  Var x = VarNode::make("x", F32({N, C, H, W}));
-  auto w = Random({C, C, 3, 3}, 1, -0.2f, 0.2f);
-  auto b = Random({1, C, 1, 1}, 2);
-  Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(1, {1, 1, 1, 1}));
-  Expr y = Call("add", {Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})}), x});
-  IRModule mod = IRModule::FromMain(FunctionNode::make({x}, y));
-  const std::vector<std::string> ops = Ops(graph_lower::WinogradConv2d(transform::AlterOpLayout(mod), driver::HostTarget()));
+  const ResidualConv model;
+  const std::vector<std::string> ops =
+      Ops(graph_lower::WinogradConv2d(transform::AlterOpLayout(model.Module()), driver::HostTarget()));
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_winograd_output_transform"), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "nn.contrib_conv2d_NCHWc"), 0);
   driver::BuildOptions options;
   options.opt_level = 3;
-  runtime::GraphExecutor exec(driver::BuildJIT(mod, {"y"}, options), 2);
-  auto in = Random({N, C, H, W}, 3);
+  runtime::GraphExecutor exec(driver::BuildJIT(model.Module(), {"y"}, options), 2);
+  auto in = Random({ResidualConv::N, ResidualConv::C, ResidualConv::H, ResidualConv::W}, 3);
   exec.SetInput("x", in);
   exec.Run();
   runtime::NDArray out = exec.GetOutput("y");
-  ASSERT_EQ(out.shape(), (std::vector<int64_t>{N, C, H, W}));
-  const float* xi = in.data<float>();
-  const float* wi = w.data<float>();
-  int bad = 0;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t k = 0; k < C; ++k)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t ww = 0; ww < W; ++ww) {
-          const double acc = b.data<float>()[k] + driver::testing::Conv3x3Pad1At(xi, wi, C, H, W, n, k, h, ww);
-          const int64_t i = ((n * C + k) * H + h) * W + ww;
-          const double ref = std::max(acc, 0.0) + xi[i];
-          if (std::fabs(out.data<float>()[i] - ref) > 1e-4 + 1e-4 * std::fabs(ref) && bad++ < 5)
-            ADD_FAILURE() << "y[" << n << "," << k << "," << h << "," << ww << "] = " << out.data<float>()[i] << ", want " << ref;
-        }
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{ResidualConv::N, ResidualConv::C, ResidualConv::H, ResidualConv::W}));
+  EXPECT_EQ(model.Mismatches(in, out), 0);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 """`tessera tune` and `tessera compile --db` (issue 19) on mnist-8: the tuned model matches the shipped
 references; a kill -9 in the middle of tuning loses no committed record and the next run resumes
 without measuring a program twice; records of another target or another Tessera version are never
-applied; bad budgets are clear errors.
+applied; bad budgets are clear errors. On a 3x3 conv: the Winograd tile decided by the tuner and
+built by compile --db.
 
 Tolerance as test_models.py: |got - ref| <= 1e-4 + 1e-3 * |ref| elementwise.
 """
@@ -12,9 +13,10 @@ import subprocess
 import time
 
 import numpy as np
+import onnx
 import pytest
 
-from conftest import assert_close_to_reference, graph_io, read_pb, run_cli, tessera_bin
+from conftest import assert_close_to_reference, graph_io, read_pb, run_cli, run_outputs, tessera_bin
 
 ATOL, RTOL = 1e-4, 1e-3
 
@@ -119,3 +121,44 @@ def test_tasks_filter_tunes_only_the_named_kernels(models_dir, tmp_path):
     assert {r["workload"] for r in records(db)} <= workloads
     proc = run_cli("tune", model, "--db", db, "--trials", 2, "--tasks", "no_such_kernel", check=False)
     assert proc.returncode == 1 and "no task of" in proc.stderr and "conv2d" in proc.stderr, proc.stderr
+
+
+def test_the_winograd_tile_is_tuned_and_compile_builds_the_decision(tmp_path):
+    """WinogradConv2d's tile is a graph rewrite knob (tune/rewrite_choice.h): the tuner measures the
+    kernels of the direct conv, F(2x2, 3x3) and F(4x4, 3x3), decides by their summed best times and
+    records the decision; `compile --db` builds the latest decision (the WinogradConv2d step of
+    --dump-ir), and every value matches a float64 NumPy conv (1e-4)."""
+    from test_winograd_dilated_grouped import TOL, _model, _reference
+
+    model, wt, bias = _model(1, 32, 16, 16, 32, 1, [1, 1, 1, 1], residual=True)
+    onnx_path, db, report = tmp_path / "conv.onnx", tmp_path / "t.jsonl", tmp_path / "r.json"
+    onnx.save(model, onnx_path)
+    # 9 tasks (the model as built, the direct conv's, F(4x4)'s): the warm-up round measures 3 of each.
+    proc = run_cli("tune", onnx_path, "--db", db, "--trials", 27, "--batch", 3, "--threads", 1, "--report", report,
+                   timeout=600)
+    assert "graph rewrite decisions" in proc.stdout, proc.stdout
+    rep = json.loads(report.read_text())
+    knob = "WinogradConv2d.tile[data 1x2x16x16x16, kernel 2x2x3x3x16x16, padding 1x1x1x1, dilation 1, groups 1]"
+    assert [d["knob"] for d in rep["decisions"]] == [knob]
+    decision = rep["decisions"][0]
+    costs = {int(v): secs for v, secs in decision["cost_secs"].items()}
+    assert decision["fallback"] == 2 and set(costs) == {0, 2, 4}
+    assert all(secs is not None and secs > 0 for secs in costs.values()), costs  # every value's kernels measured
+    assert decision["value"] == min(costs, key=costs.get)
+    # The model as built (F(2x2)) and the other values' kernels, labelled.
+    assert {t["rewrite"] for t in rep["tasks"]} == {"", f"{knob}=0", f"{knob}=4"}
+    decisions = [r for r in records(db) if r["trace"] is None]
+    assert [r["config"]["value"] for r in decisions] == [decision["value"]]
+
+    x = np.random.default_rng(3).standard_normal((1, 32, 16, 16)).astype(np.float32)
+    want = _reference(x, wt, bias, 1, [1, 1, 1, 1], True)
+    for value in (0, 2, 4):  # each decision appended as the latest
+        with db.open("a") as f:
+            f.write(json.dumps({**decisions[0], "config": {"value": value}, "timestamp": int(time.time())}) + "\n")
+        so, dump = tmp_path / f"m{value}.so", tmp_path / f"ir{value}"
+        run_cli("compile", onnx_path, "--db", db, "-o", so, "--dump-ir", dump)
+        step = next(p for p in dump.iterdir() if p.name.endswith("_WinogradConv2d.txt")).read_text()
+        assert ("winograd_output_transform(" in step) == (value != 0), value
+        assert ("tile_size=4" in step) == (value == 4), value
+        got, _ = run_outputs(tmp_path, so, {"x": x}, f"v{value}")
+        np.testing.assert_allclose(got["y"], want, **TOL, err_msg=f"Winograd tile {value}")

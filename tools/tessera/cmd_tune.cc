@@ -20,6 +20,7 @@
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
+#include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/tuner.h"
 
 namespace tessera::cli {
@@ -42,18 +43,25 @@ struct TuneCliOptions {
   int confirm = 2;
 };
 
-/// The --report file: every task's status and the estimated latency after every trial.
-void WriteReport(const std::string& path, const tune::TuneReport& r,
+/// The --report file: every task's status, the graph rewrite decisions and the estimated latency
+/// after every trial (without the decisions, which come at the end).
+void WriteReport(const std::string& path, const tune::TuneReport& r, const std::vector<tune::RewriteDecision>& decisions,
                  const std::vector<std::array<double, 3>>& curve) {
   nlohmann::json j;
   j["trials"] = r.trials;
   j["elapsed_s"] = r.elapsed_s;
   j["default_latency_s"] = r.default_latency_s();
-  j["best_latency_s"] = r.best_latency_s();
+  j["best_latency_s"] = r.best_latency_s() - tune::SavedSecs(decisions);
   for (const tune::TaskStatus& t : r.tasks)
     j["tasks"].push_back({{"name", t.name}, {"workload", t.workload_hash}, {"weight", t.weight}, {"flops", t.flops},
                           {"default_secs", t.default_secs}, {"best_secs", t.best_secs}, {"trials", t.trials},
-                          {"errors", t.errors}});
+                          {"errors", t.errors}, {"rewrite", t.rewrite}});
+  j["decisions"] = nlohmann::json::array();
+  for (const tune::RewriteDecision& d : decisions) {
+    nlohmann::json costs = nlohmann::json::object();
+    for (const auto& [v, secs] : d.cost_secs) costs[std::to_string(v)] = std::isfinite(secs) ? nlohmann::json(secs) : nullptr;
+    j["decisions"].push_back({{"knob", d.knob}, {"value", d.value}, {"fallback", d.fallback}, {"cost_secs", costs}});
+  }
   j["curve"] = nlohmann::json::array();
   for (const auto& [trials, elapsed, latency] : curve) j["curve"].push_back({trials, elapsed, latency});
   std::ofstream out(path);
@@ -105,7 +113,7 @@ void PrintProgress(const tune::TuneProgress& p, bool tty) {
   else std::cerr << line << "\n";
 }
 
-void PrintSummary(const tune::TuneReport& r) {
+void PrintSummary(const tune::TuneReport& r, const std::vector<tune::RewriteDecision>& decisions) {
   std::cout << "\n  # | task                                       | calls | trials | errors | default ms | best ms | "
                "speedup | GFLOP/s\n";
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -118,7 +126,16 @@ void PrintSummary(const tune::TuneReport& r) {
     std::cout << line;
     if (!t.not_tuned.empty()) std::cout << "    | (" << t.not_tuned << ": the default schedule)\n";
   }
-  const double d = r.default_latency_s(), b = r.best_latency_s();
+  if (!decisions.empty()) {
+    std::cout << "\ngraph rewrite decisions (value: its kernels' ms per run; '-': not all measured):\n";
+    for (const tune::RewriteDecision& dec : decisions) {
+      std::cout << "  " << dec.knob << " = " << dec.value << (dec.value == dec.fallback ? " (default)" : "") << "  [";
+      for (const auto& [v, secs] : dec.cost_secs)
+        std::cout << (v == dec.cost_secs.begin()->first ? "" : ", ") << v << ": " << (std::isfinite(secs) ? Ms(secs) : "-");
+      std::cout << "]\n";
+    }
+  }
+  const double d = r.default_latency_s(), b = r.best_latency_s() - tune::SavedSecs(decisions);
   std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)
             << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
             << "\n";
@@ -143,7 +160,9 @@ int Tune(const TuneCliOptions& o) {
   const target::Target target = driver::ResolveTarget(o.target);
   TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
                 target.str(), "'; tune with --target native (remote measurement is not supported yet)");
-  std::vector<tune::TuneTask> tasks = driver::ExtractTasks(imported.module, imported.output_names, build_options);
+  std::vector<tune::RewriteChoice> choices;
+  std::vector<tune::TuneTask> tasks =
+      driver::ExtractTasks(imported.module, imported.output_names, build_options, &choices);
   if (!o.tasks.empty()) {
     std::vector<tune::TuneTask> chosen;
     std::string names;
@@ -156,8 +175,8 @@ int Tune(const TuneCliOptions& o) {
     tasks = std::move(chosen);
   }
   tune::Database db(o.db);
-  std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks, database "
-            << o.db << " (" << db.size() << " records)\n";
+  std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks ("
+            << choices.size() << " graph rewrite knobs), database " << o.db << " (" << db.size() << " records)\n";
   const bool tty = isatty(STDERR_FILENO);
   std::vector<std::array<double, 3>> curve;  // trials, elapsed seconds, estimated latency
   tune::TuneReport report = tune::Tune(tasks, target, db, opt, [&](const tune::TuneProgress& p) {
@@ -165,8 +184,9 @@ int Tune(const TuneCliOptions& o) {
     curve.push_back({static_cast<double>(p.trials), p.elapsed_s, tune::EstimatedLatency(p.tasks)});
   });
   if (tty) std::cerr << "\n";
-  PrintSummary(report);
-  if (!o.report.empty()) WriteReport(o.report, report, curve);
+  const std::vector<tune::RewriteDecision> decisions = tune::DecideRewrites(choices, target.str(), db);
+  PrintSummary(report, decisions);
+  if (!o.report.empty()) WriteReport(o.report, report, decisions, curve);
   std::cout << "records in " << o.db << "; compile with: tessera compile " << o.model << " --db " << o.db
             << " -o MODEL.so\n";
   return 0;

@@ -14,6 +14,8 @@
 //              softmax) go back to Tessera's path]
 //           → FuseAttention (matmul → softmax → matmul as one nn.attention kernel)
 //           → AlterOpLayout → WinogradConv2d → PackGemmWeights → FuseOps → InferType
+//           (WinogradConv2d's tile per conv workload is a knob: with `tuning_db`, the database's
+//           decision for it, tune/rewrite_choice.h; else the strategy's choice)
 //           (the passes after PartitionGraph do not enter external functions: graph/functor.h)
 //           (graph/transform/pass.h lists each pass's opt_level)
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
@@ -49,6 +51,7 @@
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/target/target.h"
+#include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/task.h"
 
 namespace tessera::driver {
@@ -68,10 +71,11 @@ struct BuildOptions {
   /// Names of passes not to run (required steps such as InferType and FuseOps always run). A name
   /// that is no pass of the pipeline is a UserError listing the passes.
   std::vector<std::string> disabled_passes;
-  /// A tuning database (tune/database.h, written by `tessera tune`): each kernel whose workload
-  /// has a record for this target and Tessera version gets the best one's schedule (the
-  /// hand-written schedule is itself a record, so a tuned schedule is used only when it measured
-  /// faster). Empty: no database. UserError when the file does not exist or is corrupt.
+  /// A tuning database (tune/database.h, written by `tessera tune`): each graph rewrite knob with
+  /// a decision for this target and Tessera version takes it (tune/rewrite_choice.h), and each
+  /// kernel whose workload has a record gets the best one's schedule (the hand-written schedule
+  /// is itself a record, so a tuned schedule is used only when it measured faster). Empty: no
+  /// database. UserError when the file does not exist or is corrupt.
   std::string tuning_db;
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
@@ -120,11 +124,16 @@ BuiltModel Build(const graph::IRModule& mod, const std::vector<std::string>& out
 BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                 const std::string& out_path, const BuildOptions& options = {});
 
-/// The tuning tasks of a model (tune/task.h): the graph pipeline as Build runs it, then every
-/// kernel's unscheduled PrimFunc with its template schedules, deduplicated by workload hash
-/// (weights = kernel calls per run). Throws as Build does.
+/// The tuning tasks of a model (tune/task.h): the graph pipeline as Build runs it without a
+/// database (every graph rewrite knob at its fallback), then every kernel's unscheduled PrimFunc
+/// with its template schedules, deduplicated by workload hash (weights = kernel calls per run).
+/// With `choices`, also the graph rewrites' knobs (tune/rewrite_choice.h): for each knob and each
+/// other value, the passes after AlterOpLayout run again with only that knob changed; the
+/// kernels that value brings are appended as tasks (TuneTask::rewrite "<knob>=<value>"), and the
+/// knob with each value's own kernels is appended to `choices`. Throws as Build does.
 std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,
-                                         const BuildOptions& options = {});
+                                         const BuildOptions& options = {},
+                                         std::vector<tune::RewriteChoice>* choices = nullptr);
 
 /// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -33,7 +33,8 @@
 // AlterOpLayout's NCHWc block, WinogradConv2d's tile (0: the direct convolution), PackGemmWeights'
 // GEMM tile and the schedules' widths, each registered per key; the most specific key that sets a
 // field wins. generic: the cache-line block (topi::BlockLanes), no Winograd, ChooseGemmTile,
-// ScheduleOptionsFor; x86: Winograd F(2x2, 3x3) where topi::x86::WinogradTileSize picks it.
+// ScheduleOptionsFor; x86: Winograd F(2x2, 3x3) where topi::x86::WinogradTileSize picks it, and
+// the tiles a tuner may choose instead (topi::x86::WinogradTileCandidates).
 //
 // Symbolic shapes (dynamic shapes, graph::Dim::Symbolic): a call whose argument tensors or output
 // type have a symbolic extent considers only the implementations marked `symbolic_shapes`, then the
@@ -99,6 +100,11 @@ struct TargetRewrites {
   std::function<int64_t(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel,
                         const topi::Conv2DParams& p, const target::Target&)>
       winograd_tile;
+  /// The tiles a tuner may choose from for that conv besides the direct convolution (0), e.g.
+  /// {2, 4}; empty (or unset): none, winograd_tile's choice is not a knob.
+  std::function<std::vector<int64_t>(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel,
+                                      const topi::Conv2DParams& p, const target::Target&)>
+      winograd_tiles;
   /// The packed GEMM's register tile for an M x N x K float32 product.
   std::function<topi::GemmPackTile(int64_t m, int64_t n, int64_t k, const target::Target&)> gemm_tile;
   /// The widths and switches of the schedules.

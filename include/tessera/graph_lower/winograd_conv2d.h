@@ -23,19 +23,41 @@
 // float32 with static shapes, stride 1 and equal dilations, or whose kernel is not a Constant, or
 // that the target's winograd_tile does not take, are left alone.
 //
+//
+// The tile is a knob (topi/schedule_knobs.h) per convolution workload, named by
+// WinogradTileKnob, when the target lists tiles a tuner may choose (RewritesFor(target).
+// winograd_tiles; x86: topi::x86::WinogradTileCandidates): its candidates are 0 (the direct
+// convolution) and those tiles, its fallback winograd_tile's choice. Without a KnobContext, or
+// for a knob the context neither sets nor looks up, the fallback: an untuned build is unchanged.
+// Every conv with the same knob name takes the same value (the same workload).
+//
 // Runs type inference first; run it after AlterOpLayout and before FuseOps.
 #pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "tessera/graph/module.h"
 #include "tessera/graph/transform/pass.h"
 #include "tessera/target/target.h"
+#include "tessera/topi/nn/conv2d_nchwc.h"
+#include "tessera/topi/schedule_knobs.h"
 
 namespace tessera::graph_lower {
 
-/// The tiles and blocks are `target`'s (RewritesFor(target), op_strategy.h).
-graph::IRModule WinogradConv2d(const graph::IRModule& mod, const target::Target& target);
+/// The tile knob's name for an NCHWc conv (data [N, C/c, H, W, c], kernel [K/k, C/g/c, 3, 3, c, k]):
+/// "WinogradConv2d.tile[data 1x4x56x56x16, kernel 4x4x3x3x16x16, padding 1x1x1x1, dilation 1,
+/// groups 1]", stable across machines and runs (it keys the tuner's decisions, tune/rewrite_choice.h).
+std::string WinogradTileKnob(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel,
+                             const topi::Conv2DParams& p);
 
-/// WinogradConv2d as a pipeline pass (opt_level 3).
-graph::transform::Pass WinogradConv2dPass(const target::Target& target);
+/// The tiles and blocks are `target`'s (RewritesFor(target), op_strategy.h); the tile knobs are
+/// defined in `knobs` (null: every conv takes its fallback).
+graph::IRModule WinogradConv2d(const graph::IRModule& mod, const target::Target& target,
+                               topi::KnobContext* knobs = nullptr);
+
+/// WinogradConv2d as a pipeline pass (opt_level 3). `knobs`, when given, must outlive the pass.
+graph::transform::Pass WinogradConv2dPass(const target::Target& target, topi::KnobContext* knobs = nullptr);
 
 }  // namespace tessera::graph_lower

@@ -13,10 +13,18 @@
 // The space is discovered, not declared up front: a knob that a template defines only in some
 // configurations (a reduction chunk only when blocking) appears when it is defined. A search
 // samples values for the knobs it knows, runs the schedule, and reads used() and space() back.
+//
+// The graph rewrites' decisions are knobs too (WinogradConv2d's tile per convolution workload,
+// graph_lower/winograd_conv2d.h): the tuner builds the model under each value and measures the
+// kernels it brings (tune/rewrite_choice.h). A build with a tuning database resolves them through
+// the context's lookup, which answers a knob the configuration does not set (the database's
+// decision for it), so the decisions need not be known before the pipeline runs.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +44,14 @@ struct KnobSpec {
 /// The configuration a schedule runs under, and the record of the knobs it defined.
 class KnobContext {
  public:
-  explicit KnobContext(KnobConfig config = {}) : config_(std::move(config)) {}
+  /// Answers a knob the configuration does not set (nullopt: no answer, the fallback).
+  using Lookup = std::function<std::optional<int64_t>(const std::string& name)>;
 
-  /// The value of knob `name`: config()[name] when set and among `candidates`, else `fallback`.
+  explicit KnobContext(KnobConfig config = {}, Lookup lookup = {})
+      : config_(std::move(config)), lookup_(std::move(lookup)) {}
+
+  /// The value of knob `name`: config()[name] when set, else lookup(name) when it answers; that
+  /// value when it is among `candidates`, else `fallback`.
   /// Records the knob (candidates sorted, deduplicated, fallback added) and the value used. A knob
   /// defined twice keeps its first record and value (the same decision asked again).
   int64_t Define(const std::string& name, std::vector<int64_t> candidates, int64_t fallback);
@@ -51,6 +64,7 @@ class KnobContext {
 
  private:
   KnobConfig config_;
+  Lookup lookup_;
   std::vector<KnobSpec> space_;
   KnobConfig used_;
 };

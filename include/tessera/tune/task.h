@@ -32,10 +32,17 @@ struct TuneTask {
   std::string workload_hash;    ///< WorkloadHash(func)
   int64_t weight = 1;           ///< calls per model run (kernels sharing the hash)
   double flops = 0;             ///< floating-point operations per call (EstimateFlops)
+  /// Empty for a kernel of the model as built; "<knob>=<value>" for one only a graph rewrite's
+  /// other value builds (tune/rewrite_choice.h): tuned, but not part of the model's latency unless
+  /// that value is chosen.
+  std::string rewrite;
 };
 
 /// 16 lowercase hex digits: FNV-1a 64 of AsText(func) with the function renamed "main".
 std::string WorkloadHash(const tir::PrimFunc& func);
+
+/// 16 lowercase hex digits: FNV-1a 64 of `text`'s bytes.
+std::string Fnv1a64Hex(const std::string& text);
 
 /// Floating-point operations of one call of an unscheduled PrimFunc: per BufferStore of a float
 /// value, its float arithmetic (+ - * / min max, calls, reductions count as their combiner) times

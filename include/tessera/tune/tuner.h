@@ -55,6 +55,7 @@ struct TaskStatus {
   std::string workload_hash;
   int64_t weight = 1;
   double flops = 0;
+  std::string rewrite;      ///< TuneTask::rewrite: empty for a kernel of the model as built
   double default_secs = 0;  ///< the hand-written schedule's time (0: unknown)
   double best_secs = 0;     ///< the best time measured (0: none)
   int trials = 0;           ///< candidates measured in this run
@@ -68,7 +69,8 @@ struct TaskStatus {
 /// TaskStatus::not_tuned of a kernel with symbolic extents (PrimFunc shape_vars, dynamic shapes).
 inline constexpr const char* kDynamicShapeNotTuned = "dynamic shape: not tuned";
 
-/// sum_i weight_i * (best, else default, seconds of task i): the kernels' share of one model run.
+/// sum_i weight_i * (best, else default, seconds of task i) over the tasks of the model as built
+/// (TaskStatus::rewrite empty): the kernels' share of one model run.
 double EstimatedLatency(const std::vector<TaskStatus>& tasks);
 
 struct TuneProgress {
@@ -83,7 +85,8 @@ struct TuneReport {
   std::vector<TaskStatus> tasks;
   int64_t trials = 0;
   double elapsed_s = 0;
-  /// sum_i weight_i * secs_i with the default / best schedules (the kernels' share of a run).
+  /// sum_i weight_i * secs_i with the default / best schedules over the tasks of the model as
+  /// built (the kernels' share of a run; the rewrites' other values are not counted).
   double default_latency_s() const;
   double best_latency_s() const;
 };

@@ -113,6 +113,7 @@ TargetRewrites OpStrategyTable::RewritesFor(const target::Target& target) const 
     const TargetRewrites& r = it->second;
     if (r.layout_block) out.layout_block = r.layout_block;
     if (r.winograd_tile) out.winograd_tile = r.winograd_tile;
+    if (r.winograd_tiles) out.winograd_tiles = r.winograd_tiles;
     if (r.gemm_tile) out.gemm_tile = r.gemm_tile;
     if (r.schedule_options) out.schedule_options = r.schedule_options;
   }

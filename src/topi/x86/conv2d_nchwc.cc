@@ -50,32 +50,48 @@ bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& k
   return bytes <= 4 * 1024 * 1024;
 }
 
-int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
-  if (ds.size() != 5 || ks.size() != 6 || p.groups < 1 || ks[2] != 3 || ks[3] != 3) return 0;
-  if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation[0] != p.dilation[1] || p.dilation[0] < 1) return 0;
+std::vector<int64_t> WinogradTileCandidates(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+                                            const Conv2DParams& p) {
+  if (ds.size() != 5 || ks.size() != 6 || p.groups < 1 || ks[2] != 3 || ks[3] != 3) return {};
+  if (p.strides != std::array<int64_t, 2>{1, 1} || p.dilation[0] != p.dilation[1] || p.dilation[0] < 1) return {};
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
-  if (oh <= 0 || ow <= 0) return 0;
+  if (oh <= 0 || ow <= 0) return {};
   const int64_t d = p.dilation[0];
   // Per group: a group's channels must be whole blocks of the data's and the output's (RegNet's
   // groups of 128 in 16-wide blocks), so each group is its own GEMM over contiguous channels.
   const int64_t groups = p.groups, channels = ds[1] * ds[4] / groups, units = ks[0] * ks[5] / groups;
   if (groups > 1 && ((ds[1] * ds[4]) % groups != 0 || channels % ds[4] != 0 || units % ks[5] != 0 ||
                      (ks[0] * ks[5]) % groups != 0))
-    return 0;
+    return {};
+  std::vector<int64_t> out;
+  for (int64_t m : {2, 4}) {
+    const WinogradTiling t = WinogradTile(oh, ow, m, d);
+    if (d * d * t.th * t.tw * m * m > oh * ow * 2) continue;  // tiles of mostly padding
+    const int64_t alpha = m + 2, tiles = t.Tiles(ds[0]);
+    const int64_t bytes = 4 * alpha * alpha * tiles * groups * std::max(channels, units);  // V or M
+    if (bytes <= 64 * 1024 * 1024) out.push_back(m);
+  }
+  return out;
+}
+
+int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p) {
+  const std::vector<int64_t> candidates = WinogradTileCandidates(ds, ks, p);
+  if (candidates.empty()) return 0;
+  const int64_t channels = ds[1] * ds[4] / p.groups, units = ks[0] * ks[5] / p.groups;
   int64_t max_m = 2;  // see the header: F(4x4, 3x3) only on request
   if (const char* env = std::getenv("TESSERA_WINOGRAD")) {  // experiments: 0 (off), 2 or 4
     max_m = std::atoi(env);
   } else if (channels < 32 || units < 32) {
     return 0;
   }
+  const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);
+  const int64_t d = p.dilation[0];
   for (int64_t m : {4, 2}) {
-    if (m > max_m) continue;
+    if (m > max_m || std::find(candidates.begin(), candidates.end(), m) == candidates.end()) continue;
     const WinogradTiling t = WinogradTile(oh, ow, m, d);
     if (d * d * t.th * t.tw * m * m * 3 > oh * ow * 4) continue;  // partial tiles waste more than a third
-    const int64_t alpha = m + 2, tiles = t.Tiles(ds[0]);
-    if (tiles < 16) continue;  // each transformed weight feeds < 16 GEMM rows: streaming 16/9 x the weights
-    const int64_t bytes = 4 * alpha * alpha * tiles * groups * std::max(channels, units);  // V or M
-    if (bytes <= 64 * 1024 * 1024) return m;
+    if (t.Tiles(ds[0]) < 16) continue;  // each transformed weight feeds < 16 GEMM rows: streaming 16/9 x the weights
+    return m;
   }
   return 0;
 }

@@ -100,6 +100,14 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
 bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                    const Conv2DParams& p, int64_t lanes);
 
+/// The Winograd output tiles m (topi/nn/winograd.h) a conv2d_NCHWc (data [N, C/c, H, W, c], kernel
+/// [K/k, C/g/c, KH, KW, c, k]) can take, ascending, of {2, 4}; empty when it cannot take any: a
+/// 3x3, stride-1 conv with equal dilations and groups whose channels are whole blocks (below),
+/// whose tiles hold at most twice its outputs and whose transformed input / product fits in 64
+/// MiB. What the tuner chooses from (WinogradConv2d's knob, graph_lower/winograd_conv2d.h), with 0.
+std::vector<int64_t> WinogradTileCandidates(const std::vector<int64_t>& data_shape,
+                                            const std::vector<int64_t>& kernel_shape, const Conv2DParams& p);
+
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
 /// [N, C/c, H, W, c], kernel [K/k, C/g/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2
 /// for a 3x3, stride-1 conv with equal dilations d (d x d phases of an undilated conv each,
@@ -115,7 +123,8 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
 /// -> 1.9 / 1.7 / 1.7 ms; 7x7 in the model 3.2 -> 2.55 ms. super-resolution-10's two 224x224
 /// convs (V 49 MiB): the model 1 / 2 threads 85 / 44 -> 70 / 39 ms, peak activation memory
 /// 25 -> 98 MiB. F(4x4, 3x3) is not chosen: 2-3 % faster on ResNet-50, but its error on one conv
-/// is 10-20x F(2x2)'s (5e-5 against 3e-6 on outputs of magnitude 8). The environment variable
+/// is 10-20x F(2x2)'s (5e-5 against 3e-6 on outputs of magnitude 8); a tuning that measures it
+/// faster may choose it (a relative error of ~1e-5 in float32). The environment variable
 /// TESSERA_WINOGRAD=0|2|4 overrides the choice (the largest m allowed; experiments).
 int64_t WinogradTileSize(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                          const Conv2DParams& p);
