@@ -74,16 +74,21 @@ graph::transform::Sequential FrontPasses(const BuildOptions& options, const targ
   }
   // After BYOC: a backend that takes the attention's matmuls keeps them; what is left fuses.
   passes.push_back(FuseAttentionPass());
-  passes.push_back(AlterOpLayoutPass({graph_lower::RewritesFor(target).layout_block(target)}));
   return Sequential(std::move(passes));
 }
 
-/// The rest of the graph pipeline: the rewrites whose decisions are knobs (`knobs`: null for their
-/// fallbacks; tune/rewrite_choice.h), then fusion.
+/// The rest of the graph pipeline: the layout rewrites, whose decisions are knobs (`knobs`: null
+/// for their fallbacks; tune/rewrite_choice.h), then fusion. The NCHWc block is one knob per model
+/// (graph_lower::kLayoutBlockKnob) where the target lists blocks to choose from.
 graph::transform::Sequential BackPasses(const target::Target& target, topi::KnobContext* knobs) {
   using namespace graph::transform;
-  return Sequential({graph_lower::WinogradConv2dPass(target, knobs), graph_lower::PackGemmWeightsPass(target),
-                     FuseOpsPass(), InferTypePass()});
+  const graph_lower::TargetRewrites rewrites = graph_lower::RewritesFor(target);
+  int64_t block = rewrites.layout_block(target);
+  if (std::vector<int64_t> blocks = rewrites.layout_blocks ? rewrites.layout_blocks(target) : std::vector<int64_t>{};
+      blocks.size() > 1)
+    block = topi::Knob(knobs, graph_lower::kLayoutBlockKnob, std::move(blocks), block);
+  return Sequential({AlterOpLayoutPass({block}), graph_lower::WinogradConv2dPass(target, knobs),
+                     graph_lower::PackGemmWeightsPass(target), FuseOpsPass(), InferTypePass()});
 }
 
 // The steps after the graph passes change the module's type, so they run as RunStep's.
@@ -329,7 +334,9 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
       PlanGraph(BackPasses(target, &discovered)(front, ctx), output_names, options, ctx), target, {});
   ctx.Finish();
   if (!choices) return tasks;
-  // Each other value of each knob: the back passes again from the same front module, quietly.
+  // Each other value of each knob: the back passes again from the same front module, quietly. (A
+  // knob asked only under another value of a knob, such as a Winograd tile under another block,
+  // keeps its fallback there: knobs are decided one at a time, the others at their fallbacks.)
   ir::PassContext quiet;
   quiet.opt_level = options.opt_level;
   quiet.disabled_passes = ctx.disabled_passes;

@@ -123,38 +123,55 @@ def test_tasks_filter_tunes_only_the_named_kernels(models_dir, tmp_path):
     assert proc.returncode == 1 and "no task of" in proc.stderr and "conv2d" in proc.stderr, proc.stderr
 
 
+def _rewrite_hash(knob):
+    """tune::RewriteHash: FNV-1a 64 of "rewrite <knob>", 16 hex digits."""
+    h = 14695981039346656037
+    for byte in ("rewrite " + knob).encode():
+        h = ((h ^ byte) * 1099511628211) % (1 << 64)
+    return f"{h:016x}"
+
+
 def test_the_winograd_tile_is_tuned_and_compile_builds_the_decision(tmp_path):
     """WinogradConv2d's tile is a graph rewrite knob (tune/rewrite_choice.h): the tuner measures the
     kernels of the direct conv, F(2x2, 3x3) and F(4x4, 3x3), decides by their summed best times and
     records the decision; `compile --db` builds the latest decision (the WinogradConv2d step of
-    --dump-ir), and every value matches a float64 NumPy conv (1e-4)."""
+    --dump-ir), and every value matches a float64 NumPy conv (1e-4). On an AVX-512 host the NCHWc
+    block is a knob too (AlterOpLayout.block, 16 or 32)."""
     from test_winograd_dilated_grouped import TOL, _model, _reference
 
     model, wt, bias = _model(1, 32, 16, 16, 32, 1, [1, 1, 1, 1], residual=True)
     onnx_path, db, report = tmp_path / "conv.onnx", tmp_path / "t.jsonl", tmp_path / "r.json"
     onnx.save(model, onnx_path)
-    # 9 tasks (the model as built, the direct conv's, F(4x4)'s): the warm-up round measures 3 of each.
-    proc = run_cli("tune", onnx_path, "--db", db, "--trials", 27, "--batch", 3, "--threads", 1, "--report", report,
+    # 9 tasks (the model as built, the direct conv's, F(4x4)'s; more with the block knob): the warm-up
+    # round measures 3 programs of each.
+    proc = run_cli("tune", onnx_path, "--db", db, "--trials", 60, "--batch", 3, "--threads", 1, "--report", report,
                    timeout=600)
     assert "graph rewrite decisions" in proc.stdout, proc.stdout
     rep = json.loads(report.read_text())
     knob = "WinogradConv2d.tile[data 1x2x16x16x16, kernel 2x2x3x3x16x16, padding 1x1x1x1, dilation 1, groups 1]"
-    assert [d["knob"] for d in rep["decisions"]] == [knob]
-    decision = rep["decisions"][0]
-    costs = {int(v): secs for v, secs in decision["cost_secs"].items()}
-    assert decision["fallback"] == 2 and set(costs) == {0, 2, 4}
-    assert all(secs is not None and secs > 0 for secs in costs.values()), costs  # every value's kernels measured
-    assert decision["value"] == min(costs, key=costs.get)
+    block = "AlterOpLayout.block"
+    assert {d["knob"] for d in rep["decisions"]} - {block} == {knob}
+    for decision in rep["decisions"]:
+        costs = {int(v): secs for v, secs in decision["cost_secs"].items()}
+        assert set(costs) == ({0, 2, 4} if decision["knob"] == knob else {16, 32})
+        assert decision["fallback"] == (2 if decision["knob"] == knob else 16)
+        assert all(secs is not None and secs > 0 for secs in costs.values()), costs  # every value's kernels measured
+        assert decision["value"] == min(costs, key=costs.get)
     # The model as built (F(2x2)) and the other values' kernels, labelled.
-    assert {t["rewrite"] for t in rep["tasks"]} == {"", f"{knob}=0", f"{knob}=4"}
-    decisions = [r for r in records(db) if r["trace"] is None]
-    assert [r["config"]["value"] for r in decisions] == [decision["value"]]
+    labels = {t["rewrite"] for t in rep["tasks"]}
+    assert {"", f"{knob}=0", f"{knob}=4"} <= labels <= {"", f"{knob}=0", f"{knob}=4", f"{block}=32"}, labels
+    decisions = {r["workload"]: r for r in records(db) if r["trace"] is None}
+    assert {_rewrite_hash(d["knob"]): d["value"] for d in rep["decisions"]} == \
+        {w: r["config"]["value"] for w, r in decisions.items()}
 
     x = np.random.default_rng(3).standard_normal((1, 32, 16, 16)).astype(np.float32)
     want = _reference(x, wt, bias, 1, [1, 1, 1, 1], True)
-    for value in (0, 2, 4):  # each decision appended as the latest
+    template = decisions[_rewrite_hash(knob)]
+    for value in (0, 2, 4):  # each decision appended as the latest, the block (if a knob here) at 16
         with db.open("a") as f:
-            f.write(json.dumps({**decisions[0], "config": {"value": value}, "timestamp": int(time.time())}) + "\n")
+            for k, v in ((block, 16), (knob, value)):
+                f.write(json.dumps({**template, "workload": _rewrite_hash(k), "config": {"value": v},
+                                    "timestamp": int(time.time())}) + "\n")
         so, dump = tmp_path / f"m{value}.so", tmp_path / f"ir{value}"
         run_cli("compile", onnx_path, "--db", db, "-o", so, "--dump-ir", dump)
         step = next(p for p in dump.iterdir() if p.name.endswith("_WinogradConv2d.txt")).read_text()

@@ -14,8 +14,9 @@
 //              softmax) go back to Tessera's path]
 //           → FuseAttention (matmul → softmax → matmul as one nn.attention kernel)
 //           → AlterOpLayout → WinogradConv2d → PackGemmWeights → FuseOps → InferType
-//           (WinogradConv2d's tile per conv workload is a knob: with `tuning_db`, the database's
-//           decision for it, tune/rewrite_choice.h; else the strategy's choice)
+//           (AlterOpLayout's NCHWc block, where the target lists blocks to choose from (AVX-512),
+//           and WinogradConv2d's tile per conv workload are knobs: with `tuning_db`, the
+//           database's decisions, tune/rewrite_choice.h; else the strategy's choices)
 //           (the passes after PartitionGraph do not enter external functions: graph/functor.h)
 //           (graph/transform/pass.h lists each pass's opt_level)
 //   plan:   GraphExecutorCodegen (executor graph JSON, params, memory plan, kernels;
@@ -128,7 +129,7 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
 /// database (every graph rewrite knob at its fallback), then every kernel's unscheduled PrimFunc
 /// with its template schedules, deduplicated by workload hash (weights = kernel calls per run).
 /// With `choices`, also the graph rewrites' knobs (tune/rewrite_choice.h): for each knob and each
-/// other value, the passes after AlterOpLayout run again with only that knob changed; the
+/// other value, the passes from AlterOpLayout on run again with only that knob changed; the
 /// kernels that value brings are appended as tasks (TuneTask::rewrite "<knob>=<value>"), and the
 /// knob with each value's own kernels is appended to `choices`. Throws as Build does.
 std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -34,7 +34,9 @@
 // GEMM tile and the schedules' widths, each registered per key; the most specific key that sets a
 // field wins. generic: the cache-line block (topi::BlockLanes), no Winograd, ChooseGemmTile,
 // ScheduleOptionsFor; x86: Winograd F(2x2, 3x3) where topi::x86::WinogradTileSize picks it, and
-// the tiles a tuner may choose instead (topi::x86::WinogradTileCandidates).
+// the tiles a tuner may choose instead (topi::x86::WinogradTileCandidates); the blocks a tuner
+// may choose (topi::x86::LayoutBlockCandidates: 2 vectors per block beside the cache line's one
+// where the conv's register tile takes them, AVX-512).
 //
 // Symbolic shapes (dynamic shapes, graph::Dim::Symbolic): a call whose argument tensors or output
 // type have a symbolic extent considers only the implementations marked `symbolic_shapes`, then the
@@ -95,6 +97,9 @@ bool HasSymbolicShapes(const StrategyCall& call);
 struct TargetRewrites {
   /// AlterOpLayout's NCHWc output-channel block for float32 (topi::BlockLanes).
   std::function<int64_t(const target::Target&)> layout_block;
+  /// The blocks a tuner may choose from instead (the model-wide knob kLayoutBlockKnob), e.g.
+  /// {16, 32}; empty (or unset): the block is not a knob.
+  std::function<std::vector<int64_t>(const target::Target&)> layout_blocks;
   /// WinogradConv2d's output tile m for an NCHWc conv (data [N, C/c, H, W, c], kernel
   /// [K/k, C/c, KH, KW, c, k]); 0 keeps the direct convolution.
   std::function<int64_t(const std::vector<int64_t>& data, const std::vector<int64_t>& kernel,
@@ -110,6 +115,10 @@ struct TargetRewrites {
   /// The widths and switches of the schedules.
   std::function<topi::x86::ScheduleOptions(const target::Target&)> schedule_options;
 };
+
+/// The knob of AlterOpLayout's block (TargetRewrites::layout_blocks): one per model, every conv and
+/// its neighbours blocked alike (tune/rewrite_choice.h decides it).
+inline constexpr const char* kLayoutBlockKnob = "AlterOpLayout.block";
 
 class OpStrategyTable {
  public:

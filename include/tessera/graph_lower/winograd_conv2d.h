@@ -4,7 +4,8 @@
 // Winograd convolution F(m x m, 3x3) (topi/nn/winograd.h; Lavin & Gray, CVPR 2016; TVM's
 // conv2d_winograd alter-layout with the weight transform folded at compile time), when the x86
 // strategy picks a tile for it (RewritesFor(target).winograd_tile, op_strategy.h; on x86
-// topi::x86::WinogradTileSize: m = 2 or 4; 0, every other target's default, keeps the direct conv):
+// topi::x86::WinogradTileSize: m = 2 or 4; 0, every other target's default, keeps the direct conv)
+// or a tuning decided one (the tile knob, below):
 //
 //   nn.contrib_conv2d_NCHWc(x [N, C/c, H, W, c], Constant W [K/k, C/c, 3, 3, c, k])
 //     -> V = nn.contrib_conv2d_winograd_input_transform(x)        [alpha^2, rows, C]
@@ -22,7 +23,6 @@
 // transforms carry attrs dilation = d when d > 1 and groups = G when G > 1. Calls that are not
 // float32 with static shapes, stride 1 and equal dilations, or whose kernel is not a Constant, or
 // that the target's winograd_tile does not take, are left alone.
-//
 //
 // The tile is a knob (topi/schedule_knobs.h) per convolution workload, named by
 // WinogradTileKnob, when the target lists tiles a tuner may choose (RewritesFor(target).

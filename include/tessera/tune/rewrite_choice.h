@@ -1,6 +1,8 @@
-// Graph-level decisions the tuner owns: the knobs of the graph rewrites (topi/schedule_knobs.h),
-// e.g. WinogradConv2d's tile per convolution workload (direct, F(2x2, 3x3) or F(4x4, 3x3);
-// graph_lower/winograd_conv2d.h). Issue 19 asks for the Winograd tile among the knobs; a rewrite's
+// Graph-level decisions the tuner owns: the knobs of the graph rewrites (topi/schedule_knobs.h):
+// WinogradConv2d's tile per convolution workload (direct, F(2x2, 3x3) or F(4x4, 3x3);
+// graph_lower/winograd_conv2d.h) and AlterOpLayout's NCHWc block for the whole model where the
+// target lists blocks (graph_lower::kLayoutBlockKnob; AVX-512: 16 or 32 channels). Issue 19 asks
+// for the Winograd tile and the NCHWc block sizes among the knobs; a rewrite's
 // value changes which kernels a model runs, not how one kernel is scheduled, so it is decided from
 // the measured kernels of each value, as TVM's op strategy picks among implementations by their
 // tuning records (relay.backend.te_compiler.select_implementation, TVM paper §5).
@@ -9,8 +11,11 @@
 // fallback and once per other value of each knob (the others at their fallbacks). A value's kernels
 // (RewriteChoice::kernels) are those its build runs beyond what every value's build shares: for a
 // Winograd knob, the direct conv with its fused epilogue, or the input transform, the batch GEMM and
-// the output transform with the epilogue. The kernels only another value brings are tuning tasks
-// too (TuneTask::rewrite).
+// the output transform with the epilogue (and the layout transforms that fuse differently); for the
+// block knob, nearly every kernel. The kernels only another value brings are tuning tasks too
+// (TuneTask::rewrite). Knobs are decided one at a time, each against the others' fallbacks: a
+// knob that exists only under another value of a knob (a Winograd tile under another block: its
+// name holds the blocked shapes) keeps its fallback.
 //
 // Decision (DecideRewrites, after Tune): the cost of a value is the sum over its kernels of calls
 // per run x the kernel's best time in the database (Database::Best: the median of the best program's

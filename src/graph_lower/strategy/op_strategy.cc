@@ -112,6 +112,7 @@ TargetRewrites OpStrategyTable::RewritesFor(const target::Target& target) const 
     if (it == rewrites_.end()) continue;
     const TargetRewrites& r = it->second;
     if (r.layout_block) out.layout_block = r.layout_block;
+    if (r.layout_blocks) out.layout_blocks = r.layout_blocks;
     if (r.winograd_tile) out.winograd_tile = r.winograd_tile;
     if (r.winograd_tiles) out.winograd_tiles = r.winograd_tiles;
     if (r.gemm_tile) out.gemm_tile = r.gemm_tile;

@@ -5,7 +5,8 @@
 //                            5.3 -> 3.8 ms)
 //   rewrites                 the Winograd tile the x86 measurements chose
 //                            (topi::x86::WinogradTileSize: F(2x2, 3x3) on wide 3x3 convs) and
-//                            the tiles a tuner may choose (WinogradTileCandidates: 2, 4)
+//                            the tiles a tuner may choose (WinogradTileCandidates: 2, 4); the
+//                            NCHWc blocks a tuner may choose (LayoutBlockCandidates)
 #include "strategies.h"
 #include "tessera/topi/nn/conv2d_nchwc.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
@@ -29,6 +30,7 @@ void RegisterX86Strategies(OpStrategyTable& t) {
   TargetRewrites r;
   r.winograd_tile = [](const std::vector<int64_t>& data, const std::vector<int64_t>& kernel, const topi::Conv2DParams& p,
                        const target::Target&) { return topi::x86::WinogradTileSize(data, kernel, p); };
+  r.layout_blocks = [](const target::Target& target) { return topi::x86::LayoutBlockCandidates(target); };
   r.winograd_tiles = [](const std::vector<int64_t>& data, const std::vector<int64_t>& kernel, const topi::Conv2DParams& p,
                         const target::Target&) { return topi::x86::WinogradTileCandidates(data, kernel, p); };
   t.RegisterRewrites("x86", std::move(r));

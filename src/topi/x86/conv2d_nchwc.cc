@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "tessera/topi/nn/winograd.h"
+#include "tessera/topi/target_layout.h"
 #include "tessera/topi/util.h"
 
 #include "block_util.h"
@@ -48,6 +49,14 @@ bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& k
   if (ChooseConvTile(oh, ow, ks[5], lanes, false).oc_vectors != 1) return false;
   const int64_t bytes = 4 * ks[2] * ks[3] * oh * ow * ds[1] * ds[4];
   return bytes <= 4 * 1024 * 1024;
+}
+
+std::vector<int64_t> LayoutBlockCandidates(const target::Target& target) {
+  const int64_t block = BlockLanes(target, 32), lanes = target.VectorLanes(32), wide = 2 * block;
+  if (lanes <= 0 || wide % lanes != 0) return {};
+  const int64_t v = wide / lanes;
+  if ((v != 2 && v != 4) || target.vector_registers < 7 * v + 1) return {};
+  return {block, wide};
 }
 
 std::vector<int64_t> WinogradTileCandidates(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
