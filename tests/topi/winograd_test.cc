@@ -277,6 +277,43 @@ TEST(TopiWinograd, Strategy) {
   EXPECT_EQ(x86::WinogradTileSize({1, 4, 56, 56, 16}, k64, uneven), 0) << "unequal dilations";
 }
 
+// What a tuner may choose from (the tile knob): every tile whose tiles hold at most twice the outputs
+// and whose V / M fit in 64 MiB, whatever the strategy's thresholds on channels and tile counts.
+TEST(TopiWinograd, TileCandidates) {
+  Conv2DParams p;
+  p.padding = {1, 1, 1, 1};
+  const std::vector<int64_t> k64 = {4, 4, 3, 3, 16, 16};
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 56, 56, 16}, k64, p), (V{2, 4}));
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 5, 5, 16}, k64, p), (V{2}))
+      << "9 tiles: the strategy says no, a tuner may; F(4x4)'s 4 tiles are 64 pixels for 25";
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 1, 56, 56, 16}, {1, 1, 3, 3, 16, 16}, p), (V{2, 4})) << "16 channels";
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 2, 2, 16}, k64, p), (V{2})) << "2x2: one F(4x4) tile is 4 x the outputs";
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 320, 320, 16}, k64, p), (V{4}))
+      << "F(2x2)'s V of 16 x 160^2 x 64 floats is 100 MiB, F(4x4)'s 36 x 80^2 x 64 56 MiB";
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 56, 56, 16}, {4, 4, 1, 1, 16, 16}, {}), (V{})) << "1x1";
+  Conv2DParams s2 = p;
+  s2.strides = {2, 2};
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 4, 56, 56, 16}, k64, s2), (V{})) << "stride 2";
+  Conv2DParams aspp;
+  aspp.padding = {12, 12, 12, 12};
+  aspp.dilation = {12, 12};
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 16, 28, 28, 16}, {16, 16, 3, 3, 16, 16}, aspp), (V{}))
+      << "144 phases of 2 or 3 outputs a side: mostly padding";
+  Conv2DParams grouped = p;
+  grouped.groups = 32;
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 32, 56, 56, 8}, {32, 1, 3, 3, 8, 8}, grouped), (V{2, 4}))
+      << "ResNeXt's groups of 8 channels in 8-wide blocks";
+  grouped.groups = 6;
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), (V{})) << "half blocks";
+  // The strategy's choice is always a candidate (or 0).
+  for (const V& ds : {V{1, 4, 56, 56, 16}, V{1, 4, 7, 7, 16}, V{1, 4, 14, 14, 16}}) {
+    const int64_t m = x86::WinogradTileSize(ds, k64, p);
+    const V c = x86::WinogradTileCandidates(ds, k64, p);
+    EXPECT_TRUE(m == 0 || std::find(c.begin(), c.end(), m) != c.end()) << ds[2];
+  }
+}
+
 TEST(TopiWinograd, Errors) {
   EXPECT_THROW(Winograd3x3(3), UserError);
   EXPECT_THROW(WinogradTile(0, 8, 2), UserError);
