@@ -1,4 +1,4 @@
-// Graph-building helpers shared by the driver tests: tensor types, op calls, random inputs.
+// Graph-building helpers shared by the driver tests: tensor types, op calls, conv attrs, random inputs.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,12 @@ inline graph::Type F32(std::vector<int64_t> shape) {
 /// A call of the registered op `op`.
 inline graph::Expr Call(const std::string& op, std::vector<graph::Expr> args, graph::Attrs attrs = {}) {
   return graph::CallNode::make(graph::OpNode::Get(op), std::move(args), std::move(attrs));
+}
+
+/// nn.conv2d attrs: `stride` both ways, padding {top, left, bottom, right}, no dilation, `groups`.
+inline graph::Attrs ConvAttrs(int64_t stride, std::vector<int64_t> padding, int64_t groups = 1) {
+  return graph::Attrs{{"strides", std::vector<int64_t>{stride, stride}}, {"padding", std::move(padding)},
+                      {"dilation", std::vector<int64_t>{1, 1}}, {"groups", groups}};
 }
 
 /// A float32 array of seeded uniform [lo, hi) values.

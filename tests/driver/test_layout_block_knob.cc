@@ -24,25 +24,23 @@ namespace {
 
 using namespace tessera::graph;
 using driver::testing::Call;
+using driver::testing::ConvAttrs;
 using driver::testing::F32;
 using driver::testing::Random;
-
-Attrs Conv(int64_t groups, int64_t stride = 1) {
-  return Attrs{{"strides", std::vector<int64_t>{stride, stride}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}},
-               {"dilation", std::vector<int64_t>{1, 1}}, {"groups", groups}};
-}
 
 // x [1, 48, 14, 14]: conv3x3 48 -> 48, relu, depthwise 3x3, grouped 3x3 (4 groups of 12), + x,
 // max-pool 2x2, conv3x3 48 -> 40 stride 2.
 IRModule Model() {
+  const std::vector<int64_t> pad = {1, 1, 1, 1};
   Var x = VarNode::make("x", F32({1, 48, 14, 14}));
-  Expr a = Call("nn.relu", {Call("nn.conv2d", {x, ConstantNode::make(Random({48, 48, 3, 3}, 1, -0.2f, 0.2f))}, Conv(1))});
-  Expr d = Call("nn.conv2d", {a, ConstantNode::make(Random({48, 1, 3, 3}, 2))}, Conv(48));
-  Expr g = Call("nn.conv2d", {d, ConstantNode::make(Random({48, 12, 3, 3}, 3, -0.3f, 0.3f))}, Conv(4));
+  Expr a = Call("nn.relu", {Call("nn.conv2d", {x, ConstantNode::make(Random({48, 48, 3, 3}, 1, -0.2f, 0.2f))},
+                                 ConvAttrs(1, pad))});
+  Expr d = Call("nn.conv2d", {a, ConstantNode::make(Random({48, 1, 3, 3}, 2))}, ConvAttrs(1, pad, 48));
+  Expr g = Call("nn.conv2d", {d, ConstantNode::make(Random({48, 12, 3, 3}, 3, -0.3f, 0.3f))}, ConvAttrs(1, pad, 4));
   Expr p = Call("nn.max_pool2d", {Call("add", {g, x})},
                 Attrs{{"pool_size", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
                       {"padding", std::vector<int64_t>{0, 0, 0, 0}}});
-  Expr y = Call("nn.conv2d", {p, ConstantNode::make(Random({40, 48, 3, 3}, 4, -0.2f, 0.2f))}, Conv(1, 2));
+  Expr y = Call("nn.conv2d", {p, ConstantNode::make(Random({40, 48, 3, 3}, 4, -0.2f, 0.2f))}, ConvAttrs(2, pad));
   return IRModule::FromMain(FunctionNode::make({x}, y));
 }
 
