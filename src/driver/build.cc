@@ -341,10 +341,12 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
   quiet.opt_level = options.opt_level;
   quiet.disabled_passes = ctx.disabled_passes;
   quiet.options = options.pass_options;
-  std::map<std::string, int64_t> base;
-  for (const tune::TuneTask& t : tasks) base[t.workload_hash] = t.weight;
+  std::map<std::string, int64_t> base;  // the default build: workload hash -> calls per run
   std::set<std::string> known;
-  for (const tune::TuneTask& t : tasks) known.insert(t.workload_hash);
+  for (const tune::TuneTask& t : tasks) {
+    base[t.workload_hash] = t.weight;
+    known.insert(t.workload_hash);
+  }
   for (const topi::KnobSpec& spec : discovered.space()) {
     std::map<int64_t, std::map<std::string, int64_t>> builds = {{spec.fallback, base}};
     for (int64_t v : spec.candidates) {
@@ -353,33 +355,13 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
       const std::string label = spec.name + "=" + std::to_string(v);
       std::vector<tune::TuneTask> alt_tasks =
           PlanTasks(PlanGraph(BackPasses(target, &alt)(front, quiet), output_names, options, quiet), target, label);
+      std::map<std::string, int64_t>& calls = builds[v];
       for (tune::TuneTask& t : alt_tasks) {
-        builds[v][t.workload_hash] = t.weight;
+        calls[t.workload_hash] = t.weight;
         if (known.insert(t.workload_hash).second) tasks.push_back(std::move(t));
       }
     }
-    tune::RewriteChoice c{spec.name, spec.candidates, spec.fallback, {}};
-    // What every value's build shares (the least calls of each kernel) is no value's cost.
-    std::map<std::string, int64_t> common = base;
-    for (const auto& [v, calls] : builds)
-      for (auto it = common.begin(); it != common.end();) {
-        auto found = calls.find(it->first);
-        if (found == calls.end()) {
-          it = common.erase(it);
-        } else {
-          it->second = std::min(it->second, found->second);
-          ++it;
-        }
-      }
-    for (const auto& [v, calls] : builds) {
-      std::map<std::string, int64_t>& own = c.kernels[v];
-      for (const auto& [hash, n] : calls) {
-        auto shared = common.find(hash);
-        const int64_t extra = n - (shared == common.end() ? 0 : shared->second);
-        if (extra > 0) own[hash] = extra;
-      }
-    }
-    choices->push_back(std::move(c));
+    choices->push_back(tune::MakeRewriteChoice(spec.name, spec.fallback, builds));
   }
   return tasks;
 }

@@ -1,10 +1,12 @@
 // Graph rewrite decisions from measured kernels (tune/rewrite_choice.h).
 #include "tessera/tune/rewrite_choice.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <limits>
 
+#include "tessera/support/error.h"
 #include "tessera/tune/task.h"
 
 namespace tessera::tune {
@@ -25,6 +27,34 @@ double Cost(const std::map<std::string, int64_t>& kernels, const std::string& ta
 }
 
 }  // namespace
+
+RewriteChoice MakeRewriteChoice(const std::string& knob, int64_t fallback,
+                                const std::map<int64_t, std::map<std::string, int64_t>>& builds) {
+  TESSERA_ICHECK(builds.count(fallback), "rewrite knob '", knob, "': no build of its fallback ", fallback);
+  RewriteChoice c{knob, {}, fallback, {}};
+  std::map<std::string, int64_t> common = builds.at(fallback);
+  for (const auto& [value, calls] : builds) {
+    c.candidates.push_back(value);
+    for (auto it = common.begin(); it != common.end();) {
+      auto found = calls.find(it->first);
+      if (found == calls.end()) {
+        it = common.erase(it);
+      } else {
+        it->second = std::min(it->second, found->second);
+        ++it;
+      }
+    }
+  }
+  for (const auto& [value, calls] : builds) {
+    std::map<std::string, int64_t>& own = c.kernels[value];
+    for (const auto& [hash, n] : calls) {
+      auto shared = common.find(hash);
+      const int64_t extra = n - (shared == common.end() ? 0 : shared->second);
+      if (extra > 0) own[hash] = extra;
+    }
+  }
+  return c;
+}
 
 std::string RewriteHash(const std::string& knob) { return Fnv1a64Hex("rewrite " + knob); }
 

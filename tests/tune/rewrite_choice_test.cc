@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "tessera/support/error.h"
 #include "tessera/support/version.h"
 #include "tessera/tune/task.h"
 
@@ -160,6 +161,25 @@ TEST_F(RewriteChoiceTest, ADecisionOfAnotherTargetOrVersionIsNotRead) {
   EXPECT_EQ(LookupRewrite(Database(path_), kKnob, kTarget), std::nullopt);
   EXPECT_EQ(LookupRewrite(Database(path_), kKnob, other.target), 4);
   EXPECT_EQ(LookupRewrite(Database(path_), "WinogradConv2d.tile[another workload]", other.target), std::nullopt);
+}
+
+// Each value's kernels are its build less what every build shares, per kernel by calls: two convs of
+// a workload share an epilogue kernel in every build (1 call each), the direct value has the conv
+// twice, F(2x2) its three kernels twice and one more call of the shared kernel.
+TEST(MakeRewriteChoice, AValuesKernelsAreWhatNotEveryBuildShares) {
+  const std::map<int64_t, std::map<std::string, int64_t>> builds = {
+      {0, {{"pool", 1}, {"shared", 1}, {kDirect, 2}}},
+      {2, {{"pool", 1}, {"shared", 2}, {kIn2, 2}, {kGemm2, 2}, {kOut2, 2}}},
+      {4, {{"pool", 1}, {"shared", 1}, {kIn4, 2}, {kGemm4, 2}, {kOut4, 2}}}};
+  const RewriteChoice c = MakeRewriteChoice(kKnob, 2, builds);
+  EXPECT_EQ(c.knob, kKnob);
+  EXPECT_EQ(c.fallback, 2);
+  EXPECT_EQ(c.candidates, (std::vector<int64_t>{0, 2, 4}));
+  using M = std::map<std::string, int64_t>;
+  EXPECT_EQ(c.kernels.at(0), (M{{kDirect, 2}}));
+  EXPECT_EQ(c.kernels.at(2), (M{{"shared", 1}, {kIn2, 2}, {kGemm2, 2}, {kOut2, 2}}));
+  EXPECT_EQ(c.kernels.at(4), (M{{kIn4, 2}, {kGemm4, 2}, {kOut4, 2}}));
+  EXPECT_THROW(MakeRewriteChoice(kKnob, 6, builds), InternalError);
 }
 
 TEST(RewriteHash, IsStableAndDistinctFromTheKnobsText) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,6 +174,16 @@ int Tune(const TuneCliOptions& o) {
     TESSERA_CHECK(!chosen.empty(), "tessera tune --tasks '", o.tasks, "': no task of ", o.model,
                   " has that in its name; its tasks are:", names);
     tasks = std::move(chosen);
+    // A graph rewrite knob is decided only when every kernel of every value is still a task: a
+    // decision from kernels this run does not measure would be the fallback, recorded for nothing.
+    std::set<std::string> kept;
+    for (const tune::TuneTask& t : tasks) kept.insert(t.workload_hash);
+    std::erase_if(choices, [&](const tune::RewriteChoice& c) {
+      for (const auto& [value, kernels] : c.kernels)
+        for (const auto& [hash, calls] : kernels)
+          if (!kept.count(hash)) return true;
+      return false;
+    });
   }
   tune::Database db(o.db);
   std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks ("
@@ -217,7 +228,7 @@ Action AddTuneCommand(CLI::App& app) {
       ->check(CLI::Range(0, 16));
   cmd->add_option("--tasks", opts->tasks,
                   "tune only the tasks whose name contains this text (e.g. conv2d_NCHWc); the others keep their default "
-                  "schedules");
+                  "schedules, and a graph rewrite knob is decided only when all its kernels are among them");
   cmd->add_option("--report", opts->report,
                   "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };

@@ -47,6 +47,13 @@ struct RewriteChoice {
   std::map<int64_t, std::map<std::string, int64_t>> kernels;
 };
 
+/// The choice of `knob` from the kernels of each value's build (`builds`: value -> workload hash ->
+/// calls per run; the fallback's build among them): candidates = the values of `builds`, and each
+/// value's kernels = its build less what every build shares (per hash, the least calls of all
+/// builds). InternalError when `builds` has no entry for `fallback`.
+RewriteChoice MakeRewriteChoice(const std::string& knob, int64_t fallback,
+                                const std::map<int64_t, std::map<std::string, int64_t>>& builds);
+
 /// What DecideRewrites chose for one knob.
 struct RewriteDecision {
   std::string knob;
