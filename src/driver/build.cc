@@ -337,10 +337,10 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
   // Each other value of each knob: the back passes again from the same front module, quietly. (A
   // knob asked only under another value of a knob, such as a Winograd tile under another block,
   // keeps its fallback there: knobs are decided one at a time, the others at their fallbacks.)
-  ir::PassContext quiet;
-  quiet.opt_level = options.opt_level;
-  quiet.disabled_passes = ctx.disabled_passes;
-  quiet.options = options.pass_options;
+  BuildOptions quiet_options = options;
+  quiet_options.dump_ir_dir.clear();
+  quiet_options.time_passes = false;
+  const ir::PassContext quiet = MakePassContext(quiet_options);
   std::map<std::string, int64_t> base;  // the default build: workload hash -> calls per run
   std::set<std::string> known;
   for (const tune::TuneTask& t : tasks) {

@@ -1,13 +1,19 @@
-// Graph-building helpers shared by the driver tests: tensor types, op calls, conv attrs, random inputs.
+// Helpers shared by the driver tests: tensor types, op calls, conv attrs, random inputs; a graph
+// rewrite decision in a tuning database, a step of an IR dump.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "tessera/graph/expr.h"
 #include "tessera/runtime/ndarray.h"
+#include "tessera/tune/database.h"
+#include "tessera/tune/rewrite_choice.h"
 
 namespace tessera::driver::testing {
 
@@ -49,6 +55,30 @@ inline double Conv3x3Pad1At(const float* x, const float* wt, int64_t C, int64_t 
         acc += double(x[((n * C + c) * H + ih) * W + iw]) * wt[((k * C + c) * 3 + r) * 3 + s];
       }
   return acc;
+}
+
+/// Appends to the tuning database at `db_path` the decision `knob` = `value` for `target`, as
+/// tune::DecideRewrites records it (tune/rewrite_choice.h).
+inline void CommitRewriteDecision(const std::string& db_path, const std::string& knob, const std::string& target,
+                                  int64_t value) {
+  tune::Database db(db_path);
+  tune::TuningRecord r;
+  r.workload_hash = tune::RewriteHash(knob);
+  r.target = target;
+  r.config = {{"value", value}};
+  r.run_secs = {1e-3};
+  db.CommitBatch({r});
+}
+
+/// The text of the file of `dump_dir` (BuildOptions::dump_ir_dir) whose name contains `step`; ""
+/// when there is none.
+inline std::string DumpedStep(const std::string& dump_dir, const std::string& step) {
+  for (const auto& f : std::filesystem::directory_iterator(dump_dir))
+    if (f.path().filename().string().find(step) != std::string::npos) {
+      std::ifstream is(f.path());
+      return std::string(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
+    }
+  return "";
 }
 
 }  // namespace tessera::driver::testing

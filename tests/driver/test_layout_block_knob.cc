@@ -4,20 +4,17 @@
 // add, channels that 32 does not divide) matches the same model built without layout rewrites; a
 // build with a database takes the block decision where the host offers the knob.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 #include "driver_test_util.h"
+#include "tessera/codegen/run_tool.h"
 #include "tessera/driver/build.h"
 #include "tessera/driver/resolve_target.h"
 #include "tessera/graph/transform/alter_op_layout.h"
 #include "tessera/graph_lower/op_strategy.h"
 #include "tessera/runtime/graph_executor.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
-#include "tessera/tune/rewrite_choice.h"
 
 namespace tessera {
 namespace {
@@ -111,37 +108,20 @@ TEST(LayoutBlockKnob, ABlockOf32MatchesTheUnblockedModel) {
 TEST(LayoutBlockKnob, BuildTakesTheDatabasesDecisionWhereOffered) {
   const target::Target host = driver::HostTarget();
   const bool offered = !topi::x86::LayoutBlockCandidates(host).empty();
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tessera_block_db_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string db_path = (dir / "t.jsonl").string();
-  {
-    tune::Database db(db_path);
-    tune::TuningRecord r;
-    r.workload_hash = tune::RewriteHash(graph_lower::kLayoutBlockKnob);
-    r.target = host.str();
-    r.config = {{"value", 32}};
-    r.run_secs = {1e-3};
-    db.CommitBatch({r});
-  }
+  const codegen::TempDir dir("tessera-block-db");
+  const std::string db_path = dir.path() + "/t.jsonl";
+  driver::testing::CommitRewriteDecision(db_path, graph_lower::kLayoutBlockKnob, host.str(), 32);
   driver::BuildOptions options;
   options.tuning_db = db_path;
-  options.dump_ir_dir = (dir / "ir").string();
+  options.dump_ir_dir = dir.path() + "/ir";
   const runtime::NDArray in = Random({1, 48, 14, 14}, 9);
   const runtime::NDArray got = RunModel(driver::BuildJIT(Model(), {"y"}, options), in);
-  std::string after_layout;
-  for (const auto& f : std::filesystem::directory_iterator(options.dump_ir_dir))
-    if (f.path().filename().string().find("AlterOpLayout") != std::string::npos) {
-      std::ifstream is(f.path());
-      after_layout.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
-    }
+  const std::string after_layout = driver::testing::DumpedStep(options.dump_ir_dir, "AlterOpLayout");
   ASSERT_FALSE(after_layout.empty());
   EXPECT_EQ(after_layout.find("NCHW32c") != std::string::npos, offered);
   driver::BuildOptions plain;
   plain.opt_level = 0;
   EXPECT_LT(MaxDiff(got, RunModel(driver::BuildJIT(Model(), {"y"}, plain), in)), 1e-4);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,16 +3,14 @@
 // model with Winograd convs (driver::BuildJIT + graph executor) equals a C++ reference.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
 #include "driver_test_util.h"
+#include "tessera/codegen/run_tool.h"
 #include "tessera/driver/build.h"
 #include "tessera/driver/resolve_target.h"
 #include "tessera/graph/functor.h"
@@ -22,7 +20,6 @@
 #include "tessera/graph_lower/winograd_conv2d.h"
 #include "tessera/runtime/graph_executor.h"
 #include "tessera/topi/x86/dense.h"
-#include "tessera/tune/rewrite_choice.h"
 
 namespace tessera {
 namespace {
@@ -245,47 +242,30 @@ TEST(WinogradConv2d, BuildTakesTheDatabasesDecision) {
   const target::Target host = driver::HostTarget();
   const std::string knob =
       "WinogradConv2d.tile[data 2x4x7x9x10, kernel 3x4x3x3x10x16, padding 1x1x1x1, dilation 1, groups 1]";
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_wino_db_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const codegen::TempDir dir("tessera-wino-db");
   auto built_tile = [&](const std::string& db_path) {
     driver::BuildOptions options;
     options.tuning_db = db_path;
-    options.dump_ir_dir = (dir / "ir").string();
+    options.dump_ir_dir = dir.path() + "/ir";
     std::filesystem::remove_all(options.dump_ir_dir);
     runtime::GraphExecutor exec(driver::BuildJIT(model.Module(), {"y"}, options), 2);
     auto in = Random({ResidualConv::N, ResidualConv::C, ResidualConv::H, ResidualConv::W}, 3);
     exec.SetInput("x", in);
     exec.Run();
     EXPECT_EQ(model.Mismatches(in, exec.GetOutput("y")), 0);
-    for (const auto& f : std::filesystem::directory_iterator(options.dump_ir_dir))
-      if (f.path().filename().string().find("WinogradConv2d") != std::string::npos) {
-        std::ifstream is(f.path());
-        const std::string text((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
-        if (text.find("winograd_output_transform") == std::string::npos) return int64_t{0};
-        return text.find("tile_size=4") != std::string::npos ? int64_t{4} : int64_t{2};
-      }
-    ADD_FAILURE() << "no WinogradConv2d step in " << options.dump_ir_dir;
-    return int64_t{-1};
+    const std::string text = driver::testing::DumpedStep(options.dump_ir_dir, "WinogradConv2d");
+    EXPECT_FALSE(text.empty()) << "no WinogradConv2d step in " << options.dump_ir_dir;
+    if (text.find("winograd_output_transform") == std::string::npos) return int64_t{0};
+    return text.find("tile_size=4") != std::string::npos ? int64_t{4} : int64_t{2};
   };
-  auto decide = [&](const std::string& db_path, const std::string& target, int64_t value) {
-    tune::Database db(db_path);
-    tune::TuningRecord r;
-    r.workload_hash = tune::RewriteHash(knob);
-    r.target = target;
-    r.config = {{"value", value}};
-    r.run_secs = {1e-3};
-    db.CommitBatch({r});
-  };
-  const std::string f4 = (dir / "f4.jsonl").string(), other = (dir / "other.jsonl").string(),
-                    direct = (dir / "direct.jsonl").string();
-  decide(f4, host.str(), 4);
-  decide(other, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512", 4);
-  decide(direct, host.str(), 0);
+  const std::string f4 = dir.path() + "/f4.jsonl", other = dir.path() + "/other.jsonl",
+                    direct = dir.path() + "/direct.jsonl";
+  driver::testing::CommitRewriteDecision(f4, knob, host.str(), 4);
+  driver::testing::CommitRewriteDecision(other, knob, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512", 4);
+  driver::testing::CommitRewriteDecision(direct, knob, host.str(), 0);
   EXPECT_EQ(built_tile(f4), 4);
   EXPECT_EQ(built_tile(other), 2);
   EXPECT_EQ(built_tile(direct), 0);
-  std::filesystem::remove_all(dir);
 }
 
 // relu(conv3x3(x) + b) + x on a batch of 2 (tiles of both images in one GEMM), 40 channels (padded

@@ -53,9 +53,9 @@ bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& k
 
 std::vector<int64_t> LayoutBlockCandidates(const target::Target& target) {
   const int64_t block = BlockLanes(target, 32), lanes = target.VectorLanes(32), wide = 2 * block;
-  if (lanes <= 0 || wide % lanes != 0) return {};
-  const int64_t v = wide / lanes;
-  if ((v != 2 && v != 4) || target.vector_registers < 7 * v + 1) return {};
+  // Whether the conv template has a register tile of several vectors for the wider block (on a
+  // 56x56 output, which takes every tile shape's first choice).
+  if (ChooseConvTile(56, 56, wide, lanes, false, target.vector_registers).oc_vectors == 1) return {};
   return {block, wide};
 }
 

@@ -101,9 +101,9 @@ bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int
                    const Conv2DParams& p, int64_t lanes);
 
 /// The NCHWc blocks (float32 channels) a tuner may choose for a model on `target`, ascending:
-/// BlockLanes(target) and twice it when the conv's register tile takes blocks of that many vectors
-/// (ChooseConvTile: 2 or 4 vectors within the target's registers; AVX-512: 16 and 32, a block of
-/// two zmm registers as AVX2's NCHW16c has two ymm); else empty (AVX2, NEON: the one block).
+/// BlockLanes(target) and twice it when the conv's register tile takes the wider block's vectors
+/// (ChooseConvTile gives a tile of several vectors for it; AVX-512: 16 and 32, a block of two zmm
+/// registers as AVX2's NCHW16c has two ymm); else empty (AVX2, NEON: the one block).
 std::vector<int64_t> LayoutBlockCandidates(const target::Target& target);
 
 /// The Winograd output tiles m (topi/nn/winograd.h) a conv2d_NCHWc (data [N, C/c, H, W, c], kernel
