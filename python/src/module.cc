@@ -16,7 +16,7 @@
 #include "dlpack_bridge.h"
 #include "session.h"
 #include "tessera/driver/build.h"
-#include "tessera/driver/resolve_target.h"
+#include "tessera/driver/tune_model.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
@@ -98,39 +98,36 @@ nb::dict Compile(const nb::object& model, const std::string& output, const std::
   d["activation_bytes"] = s.storage_bytes;
   d["param_bytes"] = s.param_bytes;
   d["tuned_kernels"] = s.tuned_kernels;
+  d["tuning_rejected"] = s.tuning_rejected;
   d["bound_dims"] = imported.bound_dims;
   d["opset"] = imported.opset;
   return d;
 }
 
 nb::dict Tune(const nb::object& model, const std::string& db_path, double seconds, int64_t trials,
-              const std::string& target_name, int threads, int batch, uint64_t seed, double timeout,
+              const std::string& target_name, int threads, int batch, uint64_t seed, double timeout, int check_rounds,
               const std::map<std::string, std::vector<int64_t>>& input_shapes,
               const std::function<void(nb::dict)>& progress) {
-  tune::TuneOptions options;
-  options.max_seconds = seconds;
-  options.max_trials = trials;
+  driver::TuneModelOptions options;
+  options.tune.max_seconds = seconds;
+  options.tune.max_trials = trials;
   TESSERA_CHECK(seconds > 0 || trials > 0, "tune needs a budget: time (e.g. \"10m\") or trials");
-  TESSERA_CHECK(batch > 0 && timeout > 0 && threads >= 0, "tune: batch and timeout must be positive, threads >= 0");
-  options.batch_size = batch;
-  options.seed = seed;
-  options.measure.num_threads = threads;
-  options.measure.timeout_s = timeout;
+  TESSERA_CHECK(batch > 0 && timeout > 0 && threads >= 0 && check_rounds >= 0,
+                "tune: batch and timeout must be positive, threads and check_rounds >= 0");
+  options.tune.batch_size = batch;
+  options.tune.seed = seed;
+  options.tune.measure.num_threads = threads;
+  options.tune.measure.timeout_s = timeout;
+  options.check.rounds = check_rounds;
   frontend::ImportResult imported = Import(model, input_shapes);
-  tune::TuneReport report;
-  std::vector<tune::RewriteDecision> decisions;
+  driver::TuneModelResult result;
   {
     nb::gil_scoped_release release;
     driver::BuildOptions build_options;
     build_options.target = target_name;
-    const target::Target target = driver::ResolveTarget(target_name);
-    TESSERA_CHECK(driver::RunsOnHost(target), "tune measures on this machine, which cannot run code for '",
-                  target.str(), "'; tune with target=\"native\"");
-    std::vector<tune::RewriteChoice> choices;
-    std::vector<tune::TuneTask> tasks =
-        driver::ExtractTasks(imported.module, imported.output_names, build_options, &choices);
-    tune::Database db(db_path);
-    report = tune::Tune(tasks, target, db, options, [&](const tune::TuneProgress& p) {
+    build_options.tuning_db = db_path;
+    result = driver::TuneModel(imported.module, imported.output_names, build_options, options,
+                               [&](const tune::TuneProgress& p) {
       if (!progress) return;
       nb::gil_scoped_acquire gil;
       const tune::TaskStatus& t = p.tasks[p.current];
@@ -145,8 +142,9 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
       d["fraction"] = p.budget_fraction;
       progress(d);  // a Python exception (e.g. KeyboardInterrupt) ends the tuning here
     });
-    decisions = tune::DecideRewrites(choices, target.str(), db);
   }
+  const tune::TuneReport& report = result.report;
+  const std::vector<tune::RewriteDecision>& decisions = result.decisions;
   nb::list tasks;
   for (const tune::TaskStatus& t : report.tasks) {
     nb::dict d;
@@ -178,6 +176,19 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   d["elapsed_s"] = report.elapsed_s;
   d["default_latency_s"] = report.default_latency_s();
   d["best_latency_s"] = report.best_latency_s() - tune::SavedSecs(decisions);
+  const driver::ModelCheckResult& c = result.check;
+  nb::dict check;
+  check["checked"] = c.checked;
+  check["skipped"] = c.skipped;
+  check["fingerprint"] = c.fingerprint;
+  check["apply"] = c.verdict.apply;
+  check["default_s"] = c.verdict.default_secs;
+  check["tuned_s"] = c.verdict.tuned_secs;
+  check["ratio"] = c.verdict.ratio;
+  check["rounds"] = c.verdict.rounds;
+  check["error"] = c.verdict.error;
+  check["elapsed_s"] = c.elapsed_s;
+  d["model_check"] = check;
   return d;
 }
 
@@ -235,7 +246,7 @@ NB_MODULE(_core, m) {
         "Compiles an ONNX model (bytes of a ModelProto, or a path) into the shared library `output`; "
         "returns the build summary.");
   m.def("tune", &Tune, "model"_a, "db"_a, "seconds"_a, "trials"_a, "target"_a, "threads"_a, "batch"_a, "seed"_a,
-        "timeout"_a, "input_shapes"_a, "progress"_a.none(),
+        "timeout"_a, "check_rounds"_a, "input_shapes"_a, "progress"_a.none(),
         "Tunes every kernel of an ONNX model, appending to the tuning database `db`; returns the report.");
 
   nb::class_<Session>(m, "Session", "A loaded model library: run it from any number of threads.")

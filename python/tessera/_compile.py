@@ -162,7 +162,7 @@ def _progress_printer(progress: bool | Callable[[dict], None] | None) -> tuple[C
 def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "tuning.jsonl", trials: int | None = None,
          target: str = "native", threads: int = 0, batch: int = 8, seed: int = 0, timeout: float = 30.0,
          input_shapes: Mapping[str, Sequence[int]] | None = None, example_inputs: Any = None,
-         progress: bool | Callable[[dict], None] | None = None) -> TuneReport:
+         progress: bool | Callable[[dict], None] | None = None, check_rounds: int = 10) -> TuneReport:
     """Searches faster schedules for every kernel of `model` on this machine and appends every
     measurement to the tuning database `db` (JSON lines, fsync-ed per batch; an existing database is
     resumed). Compile with ``tessera.compile(model, db=db)`` to use them.
@@ -171,15 +171,20 @@ def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "
     candidates instead (or as well: the first reached ends it). progress: a tqdm bar when stderr is a
     terminal (None), always (True), never (False), or a callable getting a dict per measured batch
     (task, tasks, name, task_trials, best_gflops, trials, elapsed_s, fraction).
+
+    check_rounds: the end-to-end check (driver/tune_model.h): the model built with and without the
+    database is timed this many paired rounds, and ``compile(model, db=db)`` builds the tuned model
+    only when it was faster and computed the same outputs (``TuneReport.model_check``); 0: no check.
+    A time budget includes the check (a tenth of it).
     """
     seconds = parse_duration(time) if time is not None else 0.0
     source = _model_source(model, example_inputs)
     callback, bar = _progress_printer(progress)
     try:
         r = _core.tune(source, os.fspath(db), seconds, int(trials or 0), target, threads, batch, seed, timeout,
-                       _shapes(input_shapes), callback)
+                       check_rounds, _shapes(input_shapes), callback)
     finally:
         if bar is not None:
             bar.close()
     return TuneReport(tuple(r["tasks"]), r["trials"], r["elapsed_s"], r["default_latency_s"], r["best_latency_s"],
-                      tuple(r["decisions"]))
+                      tuple(r["decisions"]), r["model_check"])

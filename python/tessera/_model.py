@@ -81,7 +81,10 @@ class TuneReport:
     best seconds and ``rewrite`` ("" for a kernel of the model as built, "<knob>=<value>" for one only
     a graph rewrite's other value builds); the graph rewrite decisions (``knob``, chosen ``value``,
     ``fallback``, ``cost_s``: value -> its kernels' seconds per run, inf when not all measured); the
-    kernels' share of one run with the default and the best schedules and decisions (seconds)."""
+    kernels' share of one run with the default and the best schedules and decisions (seconds); and
+    the end-to-end check (``model_check``: ``checked``, ``skipped`` (why not), ``apply`` (whether
+    ``compile(db=...)`` builds the tuned model), ``default_s`` / ``tuned_s`` (median seconds per run),
+    ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``elapsed_s``)."""
 
     tasks: tuple[dict, ...]
     trials: int
@@ -89,6 +92,7 @@ class TuneReport:
     default_latency_s: float
     best_latency_s: float
     decisions: tuple[dict, ...] = ()
+    model_check: dict = dataclasses.field(default_factory=dict)
 
     @property
     def speedup(self) -> float:

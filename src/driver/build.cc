@@ -1,6 +1,7 @@
 // build(): the compilation pipeline as a list of named passes. See include/tessera/driver/build.h.
 #include "tessera/driver/build.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -37,6 +38,7 @@
 #include "tessera/tir/transform/lower.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tessera/tune/database.h"
+#include "tessera/tune/model_check.h"
 #include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/space.h"
 
@@ -143,6 +145,8 @@ struct Lowered {
   tir::IRModule kernels;
   std::string params_blob;
   int tuned_kernels = 0;
+  std::string tuning_fingerprint;  // with a database: the tuned build's (tune/model_check.h)
+  bool tuning_rejected = false;    // built without the database: its end-to-end check said slower
   std::vector<byoc::ExternalSource> external;
 };
 
@@ -198,14 +202,19 @@ std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
 }
 
 // A kernel's schedule: the database's best record for its workload on `target`, replayed from its
-// trace; else (no record, or a trace that no longer replays: a warning) the default schedule.
+// trace; else (no record, or a trace that no longer replays: a warning) the default schedule. With
+// a database, appends (workload hash, ProgramId or "-") to `programs` (tune::TuningFingerprint).
 tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
-                             const std::optional<tune::Database>& db, int* tuned) {
+                             const std::optional<tune::Database>& db, int* tuned,
+                             std::vector<std::pair<std::string, std::string>>* programs) {
   if (db) {
-    if (std::optional<tune::TuningRecord> best = db->Best(tune::WorkloadHash(k.func), target.str())) {
+    const std::string workload = tune::WorkloadHash(k.func);
+    programs->emplace_back(workload, "-");
+    if (std::optional<tune::TuningRecord> best = db->Best(workload, target.str())) {
       try {
         tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
         ++*tuned;
+        programs->back().second = tune::ProgramId(*best);
         return f;
       } catch (const std::exception& e) {
         std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name
@@ -216,21 +225,67 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
   return topi::x86::ScheduleDefault(k.func, k.options, k.anchors).func();
 }
 
-Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
-                   const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
-  const std::optional<tune::Database> db = OpenTuningDatabase(options);
-  Lowered out;
-  // The graph rewrites' decisions: the database's, else their fallbacks (tune/rewrite_choice.h).
+std::string FormatMs(double secs) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g ms", secs * 1e3);
+  return buf;
+}
+
+// The graph passes (the rewrites' decisions from the database, else their fallbacks:
+// tune/rewrite_choice.h), the executor plan and every kernel scheduled (the database's best record,
+// else the default schedule), with the build's tuning fingerprint.
+struct ScheduledModel {
+  ExecutorPlan plan;
+  tir::IRModule kernels;
+  int tuned_kernels = 0;
+  std::string tuning_fingerprint;  // empty without a database
+};
+
+ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
+                             const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx,
+                             const std::optional<tune::Database>& db) {
+  ScheduledModel out;
   topi::KnobContext rewrite_knobs({}, [&](const std::string& knob) -> std::optional<int64_t> {
     return db ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
   });
   out.plan = PlanModel(input, output_names, options, target, ctx, &rewrite_knobs);
-  tir::IRModule scheduled;
+  std::vector<std::pair<std::string, std::string>> programs;
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
-      scheduled.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db, &out.tuned_kernels));
-  }, [&] { return ir::IRView::Of(scheduled); });
-  out.kernels = tir::transform::LowerToFlat(scheduled, ctx);  // one pass per step (tir/transform/lower.h)
+      out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db,
+                                     &out.tuned_kernels, &programs));
+  }, [&] { return ir::IRView::Of(out.kernels); });
+  if (db) out.tuning_fingerprint = tune::TuningFingerprint(std::move(programs));
+  return out;
+}
+
+Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
+                   const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
+  const std::optional<tune::Database> db = OpenTuningDatabase(options);
+  ScheduledModel scheduled = ScheduleModel(input, output_names, options, target, ctx, db);
+  // The end-to-end check's verdict on this very build (tune/model_check.h): slower -> the default.
+  const std::optional<tune::ModelCheckVerdict> verdict =
+      db && options.apply_model_check ? tune::LookupModelCheck(*db, scheduled.tuning_fingerprint, target.str())
+                                      : std::nullopt;
+  if (verdict && !verdict->apply) {
+    std::cerr << "tessera: note: the tuning database '" << options.tuning_db
+              << "' checked this tuned build end to end and found it "
+              << (verdict->error.empty() ? "slower than the default build (" + FormatMs(verdict->tuned_secs) +
+                                               " against " + FormatMs(verdict->default_secs) + " per run)"
+                                         : "unusable (" + verdict->error + ")")
+              << "; building with the default schedules\n";
+    BuildOptions untuned = options;
+    untuned.tuning_db.clear();
+    Lowered fallback = LowerModel(input, output_names, untuned, target, ctx);
+    fallback.tuning_fingerprint = scheduled.tuning_fingerprint;
+    fallback.tuning_rejected = true;
+    return fallback;
+  }
+  Lowered out;
+  out.plan = std::move(scheduled.plan);
+  out.tuned_kernels = scheduled.tuned_kernels;
+  out.tuning_fingerprint = scheduled.tuning_fingerprint;
+  out.kernels = tir::transform::LowerToFlat(scheduled.kernels, ctx);  // one pass per step (tir/transform/lower.h)
   if (!out.plan.externals.empty()) {
     ctx.RunStep(kExternalCodegen, [&] { out.external = GenerateExternal(out.plan, options); },
                 [&] { return ir::IRView::Of(out.external, [&] { return PrintExternal(out.external); }); });
@@ -286,6 +341,8 @@ BuildSummary Summarize(const Lowered& l) {
   s.unplanned_bytes = l.plan.unplanned_bytes;
   for (const auto& [name, a] : l.plan.params) s.param_bytes += a.NBytes();
   s.tuned_kernels = l.tuned_kernels;
+  s.tuning_fingerprint = l.tuning_fingerprint;
+  s.tuning_rejected = l.tuning_rejected;
   return s;
 }
 
@@ -364,6 +421,19 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
     choices->push_back(tune::MakeRewriteChoice(spec.name, spec.fallback, builds));
   }
   return tasks;
+}
+
+std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                              const BuildOptions& options) {
+  const target::Target target = ResolveTarget(options.target);
+  CheckDisabledPasses(options, target);
+  BuildOptions quiet_options = options;
+  quiet_options.dump_ir_dir.clear();
+  quiet_options.time_passes = false;
+  ir::PassContext ctx = MakePassContext(quiet_options);
+  const std::optional<tune::Database> db = OpenTuningDatabase(options);
+  TESSERA_CHECK(db, "TuningFingerprint: the build options name no tuning database");
+  return ScheduleModel(mod, output_names, options, target, ctx, db).tuning_fingerprint;
 }
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -1,11 +1,6 @@
-// Measure / MeasureReference (measure.h): a forked worker per candidate, its result one line on a
-// pipe, the parent enforcing the time limit and reading the worker's fate from waitpid.
+// Measure / MeasureReference (measure.h): a forked worker per candidate (worker.h), its result one
+// line on a pipe.
 #include "tessera/tune/measure.h"
-
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +19,8 @@
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/tir/transform/lower.h"
+#include "tessera/tune/test_data.h"
+#include "tessera/tune/worker.h"
 
 namespace tessera::tune {
 
@@ -63,70 +60,9 @@ ArgBuffer Allocate(const tir::Buffer& b) {
   return a;
 }
 
-/// Deterministic inputs: the same for every candidate of a task (a fixed linear congruential
-/// sequence per argument).
-void FillInput(ArgBuffer& a, uint64_t seed) {
-  uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
-  auto next = [&] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(s >> 33);
-  };
-  const size_t n = a.bytes / std::max(1, a.dtype.bytes());
-  if (a.dtype.is_float() && a.dtype.bits() == 32) {
-    float* p = static_cast<float*>(a.data.get());
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(next()) / 2147483648.0f - 1.0f;
-  } else if (a.dtype.is_float() && a.dtype.bits() == 64) {
-    double* p = static_cast<double*>(a.data.get());
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<double>(next()) / 2147483648.0 - 1.0;
-  } else {
-    // Integers and booleans: 0 or 1 in the low byte (valid indices, valid bools).
-    unsigned char* p = static_cast<unsigned char*>(a.data.get());
-    const size_t width = static_cast<size_t>(std::max(1, a.dtype.bytes()));
-    for (size_t i = 0; i < n; ++i) p[i * width] = static_cast<unsigned char>(next() & 1);
-  }
-}
-
-/// max |x - r| / max(1, max |r|) over float32 / float64 outputs; NaN where only one side has one
-/// is an infinite difference. Other dtypes compare bytes.
-std::string Compare(const ArgBuffer& out, const char* ref, double tolerance, size_t index) {
-  const size_t n = out.bytes / std::max(1, out.dtype.bytes());
-  auto check = [&](auto* x, const auto* r) -> std::string {
-    double diff = 0, scale = 1;
-    for (size_t i = 0; i < n; ++i) {
-      const double a = x[i], b = r[i];
-      if (std::isnan(a) != std::isnan(b)) return "NaN differs at element " + std::to_string(i);
-      if (std::isnan(a)) continue;
-      if (std::isinf(b) || std::isinf(a)) {
-        if (a != b) return "infinity differs at element " + std::to_string(i);
-        continue;
-      }
-      diff = std::max(diff, std::fabs(a - b));
-      scale = std::max(scale, std::fabs(b));
-    }
-    if (diff / scale > tolerance) {
-      std::ostringstream os;
-      os << "output " << index << ": max |out - ref| = " << diff << " (reference max " << scale
-         << ", tolerance " << tolerance << " relative)";
-      return os.str();
-    }
-    return "";
-  };
-  if (out.dtype.is_float() && out.dtype.bits() == 32)
-    return check(static_cast<const float*>(out.data.get()), reinterpret_cast<const float*>(ref));
-  if (out.dtype.is_float() && out.dtype.bits() == 64)
-    return check(static_cast<const double*>(out.data.get()), reinterpret_cast<const double*>(ref));
-  if (std::memcmp(out.data.get(), ref, out.bytes) != 0) return "output " + std::to_string(index) + " differs bitwise";
-  return "";
-}
-
 std::string KernelSymbol(const tir::PrimFunc& f) {
   auto it = f->attrs.find("global_symbol");
   return it != f->attrs.end() ? it->second : f->name;
-}
-
-std::string OneLine(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
 }
 
 /// The worker's job: build, run, check / write the reference, time. Returns the result line.
@@ -162,7 +98,7 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
   std::vector<void*> ptrs;
   for (size_t i = 0; i < scheduled->params.size(); ++i) {
     args.push_back(Allocate(scheduled->params[i]));
-    if (static_cast<int>(i) < task.num_inputs) FillInput(args.back(), 1000 + i);
+    if (static_cast<int>(i) < task.num_inputs) FillPseudoRandom(args.back().data.get(), args.back().bytes, args.back().dtype, 1000 + i);
     ptrs.push_back(args.back().data.get());
   }
   if (int32_t st = kernel(ptrs.data()); st != 0) return "error " + prefix + "run: the kernel returned status " + std::to_string(st);
@@ -181,7 +117,8 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
         continue;
       }
       if (offset + args[i].bytes > ref.size()) return "error " + prefix + "reference file '" + reference_path + "' is too short";
-      std::string diff = Compare(args[i], ref.data() + offset, opt.tolerance, i - task.num_inputs);
+      std::string diff = CompareOutput(args[i].data.get(), ref.data() + offset, args[i].bytes, args[i].dtype, opt.tolerance,
+                                       i - task.num_inputs);
       if (!diff.empty()) return "error " + prefix + "wrong answer: " + diff;
       offset += args[i].bytes;
     }
@@ -260,91 +197,6 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
     line += buf;
   }
   return line;
-}
-
-/// Runs `job` in a forked worker under the time limit; parses its line.
-MeasureResult RunInWorker(const std::function<std::string()>& job, double timeout_s) {
-  int fds[2];
-  TESSERA_CHECK(pipe(fds) == 0, "tuning: cannot create a pipe for the measurement worker: ", std::strerror(errno));
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  TESSERA_CHECK(pid >= 0, "tuning: cannot fork a measurement worker: ", std::strerror(errno));
-  if (pid == 0) {
-    close(fds[0]);
-    // A fault kills the worker by its signal (the parent reports "crash: SIG..."), whatever handler
-    // the tuning process installed (a sanitizer's, a host application's).
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
-      struct sigaction dfl {};
-      dfl.sa_handler = SIG_DFL;
-      sigaction(sig, &dfl, nullptr);
-    }
-    std::string line;
-    try {
-      line = job();
-    } catch (const std::exception& e) {
-      line = std::string("error 0 ") + (std::strncmp(e.what(), "build: ", 7) == 0 ? "" : "run: ") + e.what();
-    } catch (...) {
-      line = "error 0 run: unknown exception";
-    }
-    line = OneLine(line) + "\n";
-    for (size_t done = 0; done < line.size();) {
-      const ssize_t w = write(fds[1], line.data() + done, line.size() - done);
-      if (w <= 0) break;
-      done += static_cast<size_t>(w);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  const Clock::time_point start = Clock::now();
-  bool timed_out = false;
-  for (;;) {
-    const double left = timeout_s - SecondsSince(start);
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(std::min(left * 1e3 + 1, 1e9)));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;
-    char buf[4096];
-    const ssize_t n = read(fds[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  MeasureResult res;
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "timeout after %.3g s", timeout_s);
-    res.error = buf;
-    return res;
-  }
-  if (WIFSIGNALED(status)) {
-    const char* abbrev = sigabbrev_np(WTERMSIG(status));
-    res.error = std::string("crash: SIG") + (abbrev ? abbrev : std::to_string(WTERMSIG(status)).c_str());
-    return res;
-  }
-  std::istringstream in(text);
-  std::string kind;
-  in >> kind >> res.build_secs;
-  if (kind == "ok") {
-    for (double t; in >> t;) res.run_secs.push_back(t);
-    if (res.run_secs.empty()) res.error = "run: the worker reported no timing";
-  } else if (kind == "error") {
-    std::getline(in >> std::ws, res.error);
-  } else {
-    res.error = "crash: the worker exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                " without a result";
-  }
-  return res;
 }
 
 }  // namespace

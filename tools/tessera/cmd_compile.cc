@@ -132,7 +132,7 @@ void PrintSummary(const CompileOptions& o, const driver::BuildSummary& s) {
             << "  parameters: " << MiB(s.param_bytes) << "\n";
   if (!o.tuning_db.empty())
     std::cout << "  tuned schedules: " << s.tuned_kernels << " of " << s.num_kernels << " kernels (from " << o.tuning_db
-              << ")\n";
+              << (s.tuning_rejected ? "; its end-to-end check kept the default build" : "") << ")\n";
 }
 
 driver::BuildOptions BuildOptionsOf(const CompileOptions& o) {

@@ -17,11 +17,10 @@
 
 #include "commands.h"
 #include "tessera/driver/build.h"
-#include "tessera/driver/resolve_target.h"
+#include "tessera/driver/tune_model.h"
 #include "tessera/frontend/onnx_importer.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
-#include "tessera/tune/rewrite_choice.h"
 #include "tessera/tune/tuner.h"
 
 namespace tessera::cli {
@@ -42,12 +41,15 @@ struct TuneCliOptions {
   std::string report;
   std::string tasks;  // substring of the task names to tune; empty: every task
   int confirm = 2;
+  int check_rounds = 10;
 };
 
-/// The --report file: every task's status, the graph rewrite decisions and the estimated latency
-/// after every trial (without the decisions, which come at the end).
-void WriteReport(const std::string& path, const tune::TuneReport& r, const std::vector<tune::RewriteDecision>& decisions,
+/// The --report file: every task's status, the graph rewrite decisions, the end-to-end check and the
+/// estimated latency after every trial (without the decisions, which come at the end).
+void WriteReport(const std::string& path, const driver::TuneModelResult& result,
                  const std::vector<std::array<double, 3>>& curve) {
+  const tune::TuneReport& r = result.report;
+  const std::vector<tune::RewriteDecision>& decisions = result.decisions;
   nlohmann::json j;
   j["trials"] = r.trials;
   j["elapsed_s"] = r.elapsed_s;
@@ -63,6 +65,12 @@ void WriteReport(const std::string& path, const tune::TuneReport& r, const std::
     for (const auto& [v, secs] : d.cost_secs) costs[std::to_string(v)] = std::isfinite(secs) ? nlohmann::json(secs) : nullptr;
     j["decisions"].push_back({{"knob", d.knob}, {"value", d.value}, {"fallback", d.fallback}, {"cost_secs", costs}});
   }
+  const driver::ModelCheckResult& c = result.check;
+  j["model_check"] = {{"checked", c.checked},           {"skipped", c.skipped},
+                      {"fingerprint", c.fingerprint},   {"apply", c.verdict.apply},
+                      {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
+                      {"ratio", c.verdict.ratio},       {"rounds", c.verdict.rounds},
+                      {"error", c.verdict.error},       {"elapsed_s", c.elapsed_s}};
   j["curve"] = nlohmann::json::array();
   for (const auto& [trials, elapsed, latency] : curve) j["curve"].push_back({trials, elapsed, latency});
   std::ofstream out(path);
@@ -114,7 +122,9 @@ void PrintProgress(const tune::TuneProgress& p, bool tty) {
   else std::cerr << line << "\n";
 }
 
-void PrintSummary(const tune::TuneReport& r, const std::vector<tune::RewriteDecision>& decisions) {
+void PrintSummary(const driver::TuneModelResult& result) {
+  const tune::TuneReport& r = result.report;
+  const std::vector<tune::RewriteDecision>& decisions = result.decisions;
   std::cout << "\n  # | task                                       | calls | trials | errors | default ms | best ms | "
                "speedup | GFLOP/s\n";
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -140,6 +150,16 @@ void PrintSummary(const tune::TuneReport& r, const std::vector<tune::RewriteDeci
   std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)
             << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
             << "\n";
+  const driver::ModelCheckResult& c = result.check;
+  if (c.checked && c.verdict.error.empty())
+    std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
+              << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
+              << c.verdict.rounds << " paired rounds): `compile --db` builds the "
+              << (c.verdict.apply ? "tuned" : "default") << " model\n";
+  else if (c.checked)
+    std::cout << "end to end: the tuned build is not applied (" << c.verdict.error << ")\n";
+  else
+    std::cout << "end to end: not checked (" << c.skipped << ")\n";
 }
 
 int Tune(const TuneCliOptions& o) {
@@ -158,46 +178,29 @@ int Tune(const TuneCliOptions& o) {
   driver::BuildOptions build_options;
   build_options.target = o.target;
   build_options.input_guards = imported.input_values;
-  const target::Target target = driver::ResolveTarget(o.target);
-  TESSERA_CHECK(driver::RunsOnHost(target), "tessera tune measures on this machine, which cannot run code for '",
-                target.str(), "'; tune with --target native (remote measurement is not supported yet)");
-  std::vector<tune::RewriteChoice> choices;
-  std::vector<tune::TuneTask> tasks =
-      driver::ExtractTasks(imported.module, imported.output_names, build_options, &choices);
-  if (!o.tasks.empty()) {
-    std::vector<tune::TuneTask> chosen;
-    std::string names;
-    for (tune::TuneTask& t : tasks) {
-      names += "\n  " + t.name;
-      if (t.name.find(o.tasks) != std::string::npos) chosen.push_back(std::move(t));
-    }
-    TESSERA_CHECK(!chosen.empty(), "tessera tune --tasks '", o.tasks, "': no task of ", o.model,
-                  " has that in its name; its tasks are:", names);
-    tasks = std::move(chosen);
-    // A graph rewrite knob is decided only when every kernel of every value is still a task: a
-    // decision from kernels this run does not measure would be the fallback, recorded for nothing.
-    std::set<std::string> kept;
-    for (const tune::TuneTask& t : tasks) kept.insert(t.workload_hash);
-    std::erase_if(choices, [&](const tune::RewriteChoice& c) {
-      for (const auto& [value, kernels] : c.kernels)
-        for (const auto& [hash, calls] : kernels)
-          if (!kept.count(hash)) return true;
-      return false;
-    });
-  }
-  tune::Database db(o.db);
-  std::cerr << "tuning " << o.model << " for " << target.str() << ": " << tasks.size() << " tasks ("
-            << choices.size() << " graph rewrite knobs), database " << o.db << " (" << db.size() << " records)\n";
+  build_options.tuning_db = o.db;
+  driver::TuneModelOptions tune_options;
+  tune_options.tune = opt;
+  tune_options.tasks = o.tasks;
+  tune_options.check.rounds = o.check_rounds;
   const bool tty = isatty(STDERR_FILENO);
+  bool midline = false;  // a progress line without its newline is on the terminal
+  tune_options.log = [&](const std::string& line) {
+    std::cerr << (midline ? "\n" : "") << line << "\n";
+    midline = false;
+  };
+  std::cerr << "tessera tune " << o.model << "\n";
   std::vector<std::array<double, 3>> curve;  // trials, elapsed seconds, estimated latency
-  tune::TuneReport report = tune::Tune(tasks, target, db, opt, [&](const tune::TuneProgress& p) {
-    PrintProgress(p, tty);
-    curve.push_back({static_cast<double>(p.trials), p.elapsed_s, tune::EstimatedLatency(p.tasks)});
-  });
-  if (tty) std::cerr << "\n";
-  const std::vector<tune::RewriteDecision> decisions = tune::DecideRewrites(choices, target.str(), db);
-  PrintSummary(report, decisions);
-  if (!o.report.empty()) WriteReport(o.report, report, decisions, curve);
+  const driver::TuneModelResult result =
+      driver::TuneModel(imported.module, imported.output_names, build_options, tune_options,
+                        [&](const tune::TuneProgress& p) {
+                          PrintProgress(p, tty);
+                          midline = tty;
+                          curve.push_back({static_cast<double>(p.trials), p.elapsed_s, tune::EstimatedLatency(p.tasks)});
+                        });
+  if (midline) std::cerr << "\n";
+  PrintSummary(result);
+  if (!o.report.empty()) WriteReport(o.report, result, curve);
   std::cout << "records in " << o.db << "; compile with: tessera compile " << o.model << " --db " << o.db
             << " -o MODEL.so\n";
   return 0;
@@ -229,6 +232,10 @@ Action AddTuneCommand(CLI::App& app) {
   cmd->add_option("--tasks", opts->tasks,
                   "tune only the tasks whose name contains this text (e.g. conv2d_NCHWc); the others keep their default "
                   "schedules, and a graph rewrite knob is decided only when all its kernels are among them");
+  cmd->add_option("--check-rounds", opts->check_rounds,
+                  "end-to-end check: time the model with and without the tuned records this many paired rounds "
+                  "and record which `compile --db` builds (default 10; 0: off)")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--report", opts->report,
                   "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };

@@ -78,6 +78,11 @@ struct BuildOptions {
   /// is itself a record, so a tuned schedule is used only when it measured faster). Empty: no
   /// database. UserError when the file does not exist or is corrupt.
   std::string tuning_db;
+  /// With `tuning_db`: follow the database's end-to-end verdict on this build (tune/model_check.h,
+  /// written by `tessera tune`): when it found the tuned build slower than the default one (or its
+  /// outputs different), build without the database (a note on stderr; BuildSummary::
+  /// tuning_rejected). driver::TuneModel turns this off to build the tuned model it checks.
+  bool apply_model_check = true;
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;
@@ -105,6 +110,10 @@ struct BuildSummary {
   size_t unplanned_bytes = 0;   ///< the same without storage reuse
   size_t param_bytes = 0;
   int tuned_kernels = 0;        ///< kernels scheduled from a tuning record (BuildOptions::tuning_db)
+  /// With a tuning database: the tuned build's fingerprint (tune/model_check.h); empty without one.
+  std::string tuning_fingerprint;
+  /// The database's end-to-end check found the tuned build slower: built without the database.
+  bool tuning_rejected = false;
 };
 
 /// The built model before it is written out.
@@ -135,6 +144,12 @@ BuildSummary BuildSharedLibrary(const graph::IRModule& mod, const std::vector<st
 std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                          const BuildOptions& options = {},
                                          std::vector<tune::RewriteChoice>* choices = nullptr);
+
+/// The fingerprint (tune::TuningFingerprint) of the build with `options.tuning_db`: the graph
+/// passes with the database's decisions and each kernel's best record, without code generation.
+/// UserError without a database; otherwise throws as Build does.
+std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                              const BuildOptions& options);
 
 /// Build + JIT into this process: a runtime::Module the GraphExecutor can run (tests, tuning).
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

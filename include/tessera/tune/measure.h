@@ -16,8 +16,8 @@
 // scale. (Without a Reference schedule, the candidate's own times.)
 //
 // Inputs: every kernel parameter before task.num_inputs gets deterministic pseudo-random values
-// (floats uniform in [-1, 1], integers in [0, 2), booleans alternating): the same for every
-// candidate of a task. The reference is the task's hand-written schedule, run once
+// (FillPseudoRandom, test_data.h: floats uniform in [-1, 1), integers and booleans 0 or 1): the
+// same for every candidate of a task; outputs are compared by CompareOutput. The reference is the task's hand-written schedule, run once
 // (MeasureReference); its outputs are kept in a file the candidates' workers read.
 //
 // Timing: one untimed call, then `repeat` repeats of `number` calls each; run_secs holds the
@@ -28,8 +28,8 @@
 // runs such a node serially when that is faster. flush_cache writes a 64 MiB buffer before every call (cold caches; then number is 1).
 // The pool's thread count is num_threads (0: the runtime's default, TESSERA_NUM_THREADS).
 //
-// The worker is a fork of the calling process: the caller must not be inside a parallel launch,
-// and the runtime thread pool restarts in the child (runtime/thread_pool.h).
+// The worker is a fork of the calling process (RunInWorker, worker.h): the caller must not be
+// inside a parallel launch, and the runtime thread pool restarts in the child (runtime/thread_pool.h).
 #pragma once
 
 #include <string>

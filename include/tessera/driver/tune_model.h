@@ -1,0 +1,80 @@
+// TuneModel: tuning a whole model, what `tessera tune` and `tessera.tune()` run (issue 19):
+//
+//   ExtractTasks (with the graph rewrite knobs)       build.h
+//   [keep only the tasks named by `tasks`]
+//   Tune: the search, recording in the database         tune/tuner.h
+//   DecideRewrites: each graph rewrite knob's value     tune/rewrite_choice.h
+//   the end-to-end check: the model built with the database against the model built without it,
+//   in one forked worker (tune/worker.h):
+//     both builds JIT-compiled; the same inputs (the input guards' values, else
+//     tune::FillPseudoRandom's); the tuned build's outputs compared with the default build's
+//     (tune::CompareOutput, ModelCheckOptions::tolerance); then `rounds` rounds, each timing both
+//     builds for at least min_round_secs, in alternating order; the verdict (tune::DecideModelCheck:
+//     the median paired ratio below 1) recorded for the tuned build's fingerprint
+//     (tune/model_check.h), which `tessera compile --db` follows.
+//
+// A time budget (tune.max_seconds) covers the check: the search gets (1 - check_share) of it. The
+// check is not recorded (ModelCheckResult::skipped says why) when it is off (rounds 0), when an
+// input has a symbolic shape, when the default build cannot be built or run, or when the worker
+// times out; `compile --db` then applies the records as they are. A tuned build that fails to build
+// or run, crashes or computes other outputs is recorded as not applied, with the error.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/driver/build.h"
+#include "tessera/graph/module.h"
+#include "tessera/tune/model_check.h"
+#include "tessera/tune/rewrite_choice.h"
+#include "tessera/tune/tuner.h"
+
+namespace tessera::driver {
+
+struct ModelCheckOptions {
+  int rounds = 10;              ///< alternated rounds of both builds; 0: no check
+  double min_round_secs = 0.2;  ///< each build runs at least this long per round (and at least once)
+  double tolerance = 1e-3;      ///< CompareOutput's relative tolerance, tuned outputs against default ones
+  double timeout_s = 3600;      ///< the worker's limit: both builds and every run
+};
+
+struct TuneModelOptions {
+  tune::TuneOptions tune;  ///< the search; tune.measure.num_threads is also the check's thread count
+  /// Tune only the tasks whose name contains this text (empty: every task). A graph rewrite knob is
+  /// decided only when every kernel of every value is among them. UserError when none matches.
+  std::string tasks;
+  ModelCheckOptions check;
+  double check_share = 0.1;  ///< of a time budget kept for the check, in [0, 1)
+  /// Lines on what happens beside the search (the tasks found, the check); may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+struct ModelCheckResult {
+  bool checked = false;         ///< a verdict was measured and recorded
+  std::string skipped;          ///< why not, when not checked
+  std::string fingerprint;      ///< the tuned build's (tune::TuningFingerprint)
+  tune::ModelCheckVerdict verdict;
+  double elapsed_s = 0;         ///< the check's wall time (builds included)
+};
+
+struct TuneModelResult {
+  tune::TuneReport report;
+  std::vector<tune::RewriteDecision> decisions;
+  ModelCheckResult check;
+};
+
+/// Tunes `mod` (see the header comment). `options` are the build's: target (which must run on this
+/// machine), input guards, and tuning_db, the database to record in (created when missing). Throws
+/// UserError without a database or budget, for a target this machine cannot run, or a `tasks` text
+/// no task matches (the message lists the tasks); otherwise as ExtractTasks and tune::Tune do.
+TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                          const BuildOptions& options, const TuneModelOptions& tune_options,
+                          const std::function<void(const tune::TuneProgress&)>& progress = {});
+
+/// The end-to-end check alone, for the database as it is (TuneModel's last step): measures, records
+/// and returns the verdict on the build with `options.tuning_db`.
+ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                                 const BuildOptions& options, const ModelCheckOptions& check, int num_threads = 0);
+
+}  // namespace tessera::driver

@@ -1,0 +1,73 @@
+// The end-to-end check of a tuned model (issue 19: a tuned model is "never slower than the untuned
+// default"). The tuner chooses every kernel's schedule and every graph rewrite's value from
+// kernels timed one at a time; in the model each kernel runs among the others (other data in the
+// caches, the thread pool's launches back to back), and the sum of isolated gains does not always
+// carry over. So after tuning, driver::TuneModel (driver/tune_model.h) runs the model built with
+// the database against the model built without it, on the same inputs, alternately, and records
+// the verdict here; `tessera compile --db` builds the tuned model only when the latest verdict for
+// that very build applies it, and the default build otherwise.
+//
+// The build a verdict is about is named by its fingerprint (TuningFingerprint): FNV-1a 64 over the
+// sorted lines "<workload hash> <program>" of every kernel of the build with the database, program
+// being ProgramId of the record the database gave the kernel, or "-" for the default schedule. The
+// graph rewrite decisions change the kernels, hence the fingerprint; so does any new best record. A
+// build whose fingerprint has no verdict (tuned again since, or never checked) is applied as the
+// records say.
+//
+// The verdict (DecideModelCheck): round i times both builds, each for at least a set duration,
+// giving default_i and tuned_i (seconds per run); the tuned build is applied when the median over
+// rounds of tuned_i / default_i is below 1 (a paired comparison: the machine's drift between rounds
+// cancels). A tuned build whose outputs differ from the default build's, or that fails, is not
+// applied.
+//
+// Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
+// this version (database.h's keys); config {"apply": 0 or 1, "default_ns", "tuned_ns": the median
+// per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds"}; run_secs {the tuned
+// median}; error: why the tuned build was not applied when it failed or differed ("" otherwise);
+// no trace. The latest record wins (LookupModelCheck).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/tune/database.h"
+
+namespace tessera::tune {
+
+/// What the end-to-end check found.
+struct ModelCheckVerdict {
+  bool apply = true;        ///< build the tuned model (else the default one)
+  double default_secs = 0;  ///< the default build's median seconds per run (0: not timed)
+  double tuned_secs = 0;    ///< the tuned build's
+  double ratio = 0;         ///< the median over rounds of tuned / default (0: not timed)
+  int rounds = 0;           ///< timed rounds
+  std::string error;        ///< why the tuned build is not applied when it failed or its outputs differ
+};
+
+/// 16 hex digits naming the program a record schedules: FNV-1a 64 of its trace_json.
+std::string ProgramId(const TuningRecord& record);
+
+/// The fingerprint of a build: `kernels` holds (workload hash, ProgramId or "-") per kernel, in any
+/// order. 16 hex digits.
+std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> kernels);
+
+/// 16 hex digits: FNV-1a 64 of "model-check " + fingerprint (the verdict records' workload).
+std::string ModelCheckHash(const std::string& fingerprint);
+
+/// The verdict from paired timings: `default_secs[i]` and `tuned_secs[i]` are round i's seconds per
+/// run of each build (both non-empty, the same length: InternalError otherwise). apply iff the
+/// median of tuned_i / default_i is below 1; default_secs / tuned_secs are the medians of each side.
+ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, const std::vector<double>& tuned_secs);
+
+/// Commits `verdict` for the build `fingerprint` on `target` (one record and its workload).
+/// UserError when the database cannot be written.
+void CommitModelCheck(Database& db, const std::string& fingerprint, const std::string& target,
+                      const ModelCheckVerdict& verdict);
+
+/// The latest verdict for the build `fingerprint` on `target` (this version), or nullopt.
+std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std::string& fingerprint,
+                                                  const std::string& target);
+
+}  // namespace tessera::tune

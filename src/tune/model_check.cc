@@ -1,0 +1,95 @@
+// The end-to-end check's verdicts (tune/model_check.h).
+#include "tessera/tune/model_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "tessera/support/error.h"
+#include "tessera/tune/task.h"
+
+namespace tessera::tune {
+
+namespace {
+
+constexpr const char* kApplyKey = "apply";
+
+// The median of `v` (the mean of the middle two for an even count).
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int64_t Nanoseconds(double secs) { return static_cast<int64_t>(std::llround(secs * 1e9)); }
+
+}  // namespace
+
+std::string ProgramId(const TuningRecord& record) { return Fnv1a64Hex(record.trace_json); }
+
+std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> kernels) {
+  std::sort(kernels.begin(), kernels.end());
+  std::string text;
+  for (const auto& [workload, program] : kernels) text += workload + " " + program + "\n";
+  return Fnv1a64Hex(text);
+}
+
+std::string ModelCheckHash(const std::string& fingerprint) { return Fnv1a64Hex("model-check " + fingerprint); }
+
+ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, const std::vector<double>& tuned_secs) {
+  TESSERA_ICHECK(!default_secs.empty() && default_secs.size() == tuned_secs.size(), "DecideModelCheck: ",
+                 default_secs.size(), " default and ", tuned_secs.size(), " tuned timings");
+  std::vector<double> ratios;
+  for (size_t i = 0; i < default_secs.size(); ++i) {
+    TESSERA_ICHECK(default_secs[i] > 0 && tuned_secs[i] > 0, "DecideModelCheck: round ", i, " has a time <= 0");
+    ratios.push_back(tuned_secs[i] / default_secs[i]);
+  }
+  ModelCheckVerdict v;
+  v.default_secs = Median(default_secs);
+  v.tuned_secs = Median(tuned_secs);
+  v.ratio = Median(ratios);
+  v.rounds = static_cast<int>(ratios.size());
+  v.apply = v.ratio < 1;
+  return v;
+}
+
+void CommitModelCheck(Database& db, const std::string& fingerprint, const std::string& target,
+                      const ModelCheckVerdict& verdict) {
+  TuningRecord r;
+  r.workload_hash = ModelCheckHash(fingerprint);
+  r.target = target;
+  r.timestamp_s = static_cast<int64_t>(std::time(nullptr));
+  r.config[kApplyKey] = verdict.apply ? 1 : 0;
+  r.config["default_ns"] = Nanoseconds(verdict.default_secs);
+  r.config["tuned_ns"] = Nanoseconds(verdict.tuned_secs);
+  r.config["ratio_ppm"] = static_cast<int64_t>(std::llround(verdict.ratio * 1e6));
+  r.config["rounds"] = verdict.rounds;
+  if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
+  r.error = verdict.error;
+  db.CommitWorkload({r.workload_hash, "model-check", "model-check " + fingerprint});
+  db.CommitBatch({r});
+}
+
+std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std::string& fingerprint,
+                                                  const std::string& target) {
+  const std::vector<TuningRecord> records = db.Records(ModelCheckHash(fingerprint), target);
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    auto apply = it->config.find(kApplyKey);
+    if (apply == it->config.end()) continue;
+    auto get = [&](const char* key) {
+      auto v = it->config.find(key);
+      return v == it->config.end() ? int64_t{0} : v->second;
+    };
+    ModelCheckVerdict v;
+    v.apply = apply->second != 0;
+    v.default_secs = static_cast<double>(get("default_ns")) * 1e-9;
+    v.tuned_secs = static_cast<double>(get("tuned_ns")) * 1e-9;
+    v.ratio = static_cast<double>(get("ratio_ppm")) * 1e-6;
+    v.rounds = static_cast<int>(get("rounds"));
+    v.error = it->error;
+    return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tessera::tune
