@@ -27,12 +27,6 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 // A worker error that means "not checked" rather than "the tuned build is unusable".
 constexpr const char* kSkip = "skip: ";
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
-  return s + "]";
-}
-
 // Seconds per run of `n` runs of `e`.
 double TimeRuns(runtime::Executor& e, int n) {
   const Clock::time_point t = Clock::now();
@@ -71,7 +65,8 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
       value = g->second;
     } else {
       if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
-        return "error " + prefix + kSkip + "input '" + name + "' has a symbolic shape " + ShapeText(shape);
+        return "error " + prefix + kSkip + "input '" + name + "' has a symbolic shape " +
+               runtime::ShapeToString(shape, base->InputDimNames(i));
       value = runtime::NDArray::Empty(shape, base->InputDType(i));
       tune::FillPseudoRandom(value.raw_data(), value.NBytes(), value.dtype(), 1000 + static_cast<uint64_t>(i));
     }
@@ -89,7 +84,7 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
     const runtime::NDArray got = cand->GetOutput(cand->OutputIndex(base->OutputName(o)));
     if (got.shape() != want.shape() || got.dtype() != want.dtype())
       return "error " + prefix + "wrong answer: output '" + base->OutputName(o) + "' has shape " +
-             ShapeText(got.shape()) + " instead of " + ShapeText(want.shape());
+             runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
     const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
                                                  check.tolerance, static_cast<size_t>(o));
     if (!diff.empty()) return "error " + prefix + "wrong answer: " + base->OutputName(o) + ": " + diff;

@@ -10,20 +10,21 @@ namespace tessera::tune {
 
 void FillPseudoRandom(void* data, size_t bytes, runtime::DataType dtype, uint64_t seed) {
   uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
-  auto next = [&] {
+  auto next = [&] {  // 31 bits: [0, 2^31)
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<uint32_t>(s >> 33);
   };
   const size_t n = bytes / std::max(1, dtype.bytes());
   if (dtype.is_float() && dtype.bits() == 32) {
     float* p = static_cast<float*>(data);
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(next()) / 2147483648.0f - 1.0f;
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(next()) / 1073741824.0f - 1.0f;
   } else if (dtype.is_float() && dtype.bits() == 64) {
     double* p = static_cast<double*>(data);
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<double>(next()) / 2147483648.0 - 1.0;
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<double>(next()) / 1073741824.0 - 1.0;
   } else {
     // Integers and booleans: 0 or 1 in the low byte (valid indices, valid bools).
     unsigned char* p = static_cast<unsigned char*>(data);
+    std::memset(p, 0, bytes);
     const size_t width = static_cast<size_t>(std::max(1, dtype.bytes()));
     for (size_t i = 0; i < n; ++i) p[i * width] = static_cast<unsigned char>(next() & 1);
   }

@@ -1,5 +1,6 @@
 """`tessera tune` and `tessera compile --db` (issue 19) on mnist-8: the tuned model matches the shipped
-references; a kill -9 in the middle of tuning loses no committed record and the next run resumes
+references; the end-to-end check's verdict decides whether compile --db builds the tuned or the default
+model; a kill -9 in the middle of tuning loses no committed record and the next run resumes
 without measuring a program twice; records of another target or another Tessera version are never
 applied; bad budgets are clear errors. On a 3x3 conv: the Winograd tile decided by the tuner and
 built by compile --db.
@@ -30,7 +31,8 @@ def records(db):
 
 def kernel_records(db):
     """The records of kernels' programs: not the graph rewrite decisions (no trace; tune/rewrite_choice.h),
-    which a host with an NCHWc block knob (AVX-512) records for mnist-8 too."""
+    which a host with an NCHWc block knob (AVX-512) records for mnist-8 too, nor the end-to-end check's
+    verdicts (no trace; tune/model_check.h)."""
     return [r for r in records(db) if r["trace"] is not None]
 
 
@@ -44,16 +46,37 @@ def check_model(models_dir, so, tmp_path):
                                   ATOL, RTOL)
 
 
+def _fnv1a(text):
+    """tune::Fnv1a64Hex: FNV-1a 64 of the text's bytes, 16 hex digits."""
+    h = 14695981039346656037
+    for byte in text.encode():
+        h = ((h ^ byte) * 1099511628211) % (1 << 64)
+    return f"{h:016x}"
+
+
+def _rewrite_hash(knob):
+    """tune::RewriteHash: FNV-1a 64 of "rewrite <knob>"."""
+    return _fnv1a("rewrite " + knob)
+
+
 @pytest.fixture(scope="module")
-def tuned_db(tmp_path_factory, models_dir):
-    db = tmp_path_factory.mktemp("tune") / "mnist.jsonl"
+def tuned(tmp_path_factory, models_dir):
+    """mnist-8 tuned for 30 trials: (database, --report JSON)."""
+    folder = tmp_path_factory.mktemp("tune")
+    db, report = folder / "mnist.jsonl", folder / "report.json"
     proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--trials", 30, "--batch", 4,
-                   "--threads", 1, timeout=600)
-    assert "kernels' share of a run" in proc.stdout, proc.stdout
-    return db
+                   "--threads", 1, "--report", report, timeout=600)
+    assert "kernels' share of a run" in proc.stdout and "end to end: " in proc.stdout, proc.stdout
+    return db, json.loads(report.read_text())
 
 
-def test_tune_then_compile_matches_reference(tuned_db, models_dir, tmp_path):
+@pytest.fixture(scope="module")
+def tuned_db(tuned):
+    return tuned[0]
+
+
+def test_tune_then_compile_matches_reference(tuned, models_dir, tmp_path):
+    tuned_db, report = tuned
     recs = kernel_records(tuned_db)
     # 30 trials, each a new program, then the confirmation round: each task's best program other than
     # the hand schedule measured twice more (7 tasks, at most 3 programs each).
@@ -65,8 +88,41 @@ def test_tune_then_compile_matches_reference(tuned_db, models_dir, tmp_path):
     assert len(ok) >= 25, [r["error"] for r in recs if r["error"]]
     so = tmp_path / "tuned.so"
     proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", tuned_db, "-o", so)
-    assert "tuned schedules: 7 of 7 kernels" in proc.stdout, proc.stdout
+    if report["model_check"]["apply"]:
+        assert "tuned schedules: 7 of 7 kernels" in proc.stdout, proc.stdout
+    else:  # the check found the tuned build slower: the default one (test below)
+        assert "tuned schedules: 0 of 7 kernels" in proc.stdout, proc.stdout
     check_model(models_dir, so, tmp_path)
+
+
+def test_the_end_to_end_check_decides_what_compile_builds(tuned, models_dir, tmp_path):
+    """The check (driver/tune_model.h) timed the model with and without the database in 10 paired rounds
+    and recorded its verdict on the tuned build's fingerprint; compile --db follows the latest verdict:
+    the default build (and a note) when the tuned one was slower, the tuned build otherwise; both match
+    the references."""
+    tuned_db, report = tuned
+    check = report["model_check"]
+    assert check["checked"] and check["rounds"] == 10 and check["error"] == "", check
+    assert check["default_s"] > 0 and check["tuned_s"] > 0 and check["apply"] == (check["ratio"] < 1), check
+    verdicts = [r for r in records(tuned_db) if r["workload"] == _fnv1a("model-check " + check["fingerprint"])]
+    assert len(verdicts) == 1 and verdicts[0]["trace"] is None, verdicts
+    assert verdicts[0]["config"]["apply"] == int(check["apply"]) and verdicts[0]["config"]["rounds"] == 10
+    db = tmp_path / "verdicts.jsonl"
+    db.write_text(tuned_db.read_text())
+    db.with_name("verdicts.workloads.jsonl").write_text(tuned_db.with_name("mnist.workloads.jsonl").read_text())
+    for apply in (0, 1, 0):  # each appended as the latest
+        with db.open("a") as f:
+            f.write(json.dumps({**verdicts[0], "config": {**verdicts[0]["config"], "apply": apply},
+                                "timestamp": int(time.time())}) + "\n")
+        so = tmp_path / f"m{apply}.so"
+        proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", db, "-o", so)
+        if apply:
+            assert "tuned schedules: 7 of 7 kernels" in proc.stdout, proc.stdout
+        else:
+            assert "tuned schedules: 0 of 7 kernels" in proc.stdout and "kept the default build" in proc.stdout, \
+                proc.stdout
+            assert "checked this tuned build end to end and found it slower" in proc.stderr, proc.stderr
+        check_model(models_dir, so, tmp_path)
 
 
 def test_records_of_another_target_or_version_are_not_applied(tuned_db, models_dir, tmp_path):
@@ -125,18 +181,11 @@ def test_tasks_filter_tunes_only_the_named_kernels(models_dir, tmp_path):
     tasks = rep["tasks"]
     assert tasks and all("conv2d" in t["name"] for t in tasks), [t["name"] for t in tasks]
     workloads = {t["workload"] for t in tasks}
-    assert {r["workload"] for r in records(db)} <= workloads
+    assert {r["workload"] for r in kernel_records(db)} <= workloads
     assert rep["decisions"] == []  # an AVX-512 host's block knob has kernels outside the filter: not decided
     proc = run_cli("tune", model, "--db", db, "--trials", 2, "--tasks", "no_such_kernel", check=False)
     assert proc.returncode == 1 and "no task of" in proc.stderr and "conv2d" in proc.stderr, proc.stderr
 
-
-def _rewrite_hash(knob):
-    """tune::RewriteHash: FNV-1a 64 of "rewrite <knob>", 16 hex digits."""
-    h = 14695981039346656037
-    for byte in ("rewrite " + knob).encode():
-        h = ((h ^ byte) * 1099511628211) % (1 << 64)
-    return f"{h:016x}"
 
 
 def test_the_winograd_tile_is_tuned_and_compile_builds_the_decision(tmp_path):
@@ -153,7 +202,7 @@ def test_the_winograd_tile_is_tuned_and_compile_builds_the_decision(tmp_path):
     # 9 tasks (the model as built, the direct conv's, F(4x4)'s; more with the block knob): the warm-up
     # round measures 3 programs of each.
     proc = run_cli("tune", onnx_path, "--db", db, "--trials", 60, "--batch", 3, "--threads", 1, "--report", report,
-                   timeout=600)
+                   "--check-rounds", 0, timeout=600)  # the builds below are the decisions', not the check's
     assert "graph rewrite decisions" in proc.stdout, proc.stdout
     rep = json.loads(report.read_text())
     knob = "WinogradConv2d.tile[data 1x2x16x16x16, kernel 2x2x3x3x16x16, padding 1x1x1x1, dilation 1, groups 1]"

@@ -278,8 +278,12 @@ def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
     assert report.default_latency_s > 0 and report.best_latency_s > 0
     assert seen and 0 <= seen[-1]["fraction"] <= 1 and seen[-1]["tasks"] == len(report.tasks)
     assert db.exists() and db.stat().st_size > 0
+    check = report.model_check  # the end-to-end check (driver/tune_model.h): what compile(db=) builds
+    assert check["checked"] and check["rounds"] == 10 and check["error"] == "", check
+    assert check["default_s"] > 0 and check["tuned_s"] > 0 and check["apply"] == (check["ratio"] < 1), check
     tuned = tessera.compile(mnist_dir / "model.onnx", db=db)
-    assert tuned.summary["tuned_kernels"] >= 1
+    assert tuned.summary["tuning_rejected"] == (not check["apply"])
+    assert (tuned.summary["tuned_kernels"] >= 1) == check["apply"], (tuned.summary, check)
     for x, ref in mnist_data:
         assert_close(tuned(x), ref)
     with pytest.raises(tessera.UserError, match="positive duration"):

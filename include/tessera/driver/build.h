@@ -31,7 +31,10 @@
 //   each kernel (a primitive function):
 //           LowerPrimitiveFunctions (topi computes → te → TensorIR PrimFunc, then its schedule: the
 //             best record of `tuning_db` for the kernel's workload and the target, replayed from
-//             its trace, else the default schedule)
+//             its trace, else the default schedule; then, with `tuning_db`, the end-to-end check's
+//             verdict on this build's fingerprint, tune/model_check.h: when `tessera tune` found the
+//             tuned build slower than the default one, everything from the graph passes is redone
+//             without the database)
 //           → the TIR passes of LowerToFlat, each its own step (LowerStorageTypeCasts,
 //             CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
 //             LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify, RemoveNoOp,

@@ -1,0 +1,216 @@
+// driver::TuneModel and the end-to-end check (driver/tune_model.h): tuning records a verdict on the
+// tuned build's fingerprint; a build follows the latest verdict on its fingerprint and target (the
+// default build, bitwise, when the tuned one was found slower); the check finds a tuned build whose
+// outputs differ; an input with a symbolic shape is not checked.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "driver_test_util.h"
+#include "tessera/codegen/run_tool.h"
+#include "tessera/driver/build.h"
+#include "tessera/driver/resolve_target.h"
+#include "tessera/driver/tune_model.h"
+#include "tessera/runtime/graph_executor.h"
+#include "tessera/tune/model_check.h"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::graph;
+using driver::testing::Call;
+using driver::testing::ConvAttrs;
+using driver::testing::F32;
+using driver::testing::Random;
+
+// relu(conv3x3(x) + b): x [1, 16, 8, 8], 16 channels out, pad 1.
+struct ConvRelu {
+  static constexpr int64_t C = 16, H = 8, W = 8;
+  runtime::NDArray w = Random({C, C, 3, 3}, 1, -0.2f, 0.2f), b = Random({1, C, 1, 1}, 2);
+  IRModule Module() const {
+    Var x = VarNode::make("x", F32({1, C, H, W}));
+    Expr conv = Call("nn.conv2d", {x, ConstantNode::make(w)}, ConvAttrs(1, {1, 1, 1, 1}));
+    return IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {Call("add", {conv, ConstantNode::make(b)})})));
+  }
+  // The model's output on `in`, checked against a double-precision loop (1e-4 abs + rel).
+  static runtime::NDArray Run(const runtime::Module& lib, const runtime::NDArray& in) {
+    runtime::GraphExecutor exec(lib, 1);
+    exec.SetInput("x", in);
+    exec.Run();
+    return exec.GetOutput("y");
+  }
+  void ExpectMatchesReference(const runtime::NDArray& in, const runtime::NDArray& out) const {
+    int bad = 0;
+    for (int64_t k = 0; k < C; ++k)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t x = 0; x < W; ++x) {
+          const double acc = b.data<float>()[k] +
+                             driver::testing::Conv3x3Pad1At(in.data<float>(), w.data<float>(), C, H, W, 0, k, h, x);
+          const double ref = std::max(acc, 0.0), got = out.data<float>()[(k * H + h) * W + x];
+          if (std::fabs(got - ref) > 1e-4 + 1e-4 * std::fabs(ref) && bad++ < 5)
+            ADD_FAILURE() << "y[" << k << "," << h << "," << x << "] = " << got << ", want " << ref;
+        }
+  }
+};
+
+bool BitwiseEqual(const runtime::NDArray& a, const runtime::NDArray& b) {
+  return a.NBytes() == b.NBytes() && std::memcmp(a.raw_data(), b.raw_data(), a.NBytes()) == 0;
+}
+
+// The database at `db` with the conv's Winograd tile decided to a value other than its fallback (F(4x4)
+// unless that is the fallback): a tuned build that differs from the default one in its kernels and,
+// by rounding, in its outputs.
+void DecideANonDefaultTile(const ConvRelu& model, const std::string& db, const target::Target& host) {
+  driver::BuildOptions options;
+  std::vector<tune::RewriteChoice> choices;
+  driver::ExtractTasks(model.Module(), {"y"}, options, &choices);
+  for (const tune::RewriteChoice& c : choices)
+    if (c.knob.rfind("WinogradConv2d.tile", 0) == 0) {
+      driver::testing::CommitRewriteDecision(db, c.knob, host.str(), c.fallback == 4 ? 0 : 4);
+      return;
+    }
+  FAIL() << "the conv has no Winograd tile knob";
+}
+
+TEST(TuneModel, RecordsAVerdictOnTheTunedBuildsFingerprint) {
+  const ConvRelu model;
+  const codegen::TempDir dir("tessera-tune-model");
+  driver::BuildOptions options;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  driver::TuneModelOptions tune_options;
+  tune_options.tune.max_trials = 4;
+  tune_options.tune.batch_size = 2;
+  tune_options.tune.confirm_repeats = 0;
+  tune_options.tune.measure.num_threads = 1;
+  tune_options.check.rounds = 3;
+  tune_options.check.min_round_secs = 0.01;
+  std::vector<std::string> lines;
+  tune_options.log = [&](const std::string& line) { lines.push_back(line); };
+  const driver::TuneModelResult r = driver::TuneModel(model.Module(), {"y"}, options, tune_options);
+  EXPECT_EQ(r.report.trials, 4);
+  ASSERT_TRUE(r.check.checked) << r.check.skipped;
+  EXPECT_TRUE(r.check.verdict.error.empty()) << r.check.verdict.error;
+  EXPECT_EQ(r.check.verdict.rounds, 3);
+  EXPECT_GT(r.check.verdict.default_secs, 0);
+  EXPECT_GT(r.check.verdict.tuned_secs, 0);
+  EXPECT_EQ(r.check.verdict.apply, r.check.verdict.ratio < 1);
+  EXPECT_EQ(r.check.fingerprint, driver::TuningFingerprint(model.Module(), {"y"}, options));
+  const std::optional<tune::ModelCheckVerdict> recorded =
+      tune::LookupModelCheck(tune::Database(options.tuning_db), r.check.fingerprint, driver::HostTarget().str());
+  ASSERT_TRUE(recorded);
+  EXPECT_EQ(recorded->apply, r.check.verdict.apply);
+  EXPECT_EQ(recorded->rounds, 3);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("end-to-end check"), std::string::npos) << lines.back();
+  // The build follows it.
+  runtime::Module lib = driver::BuildJIT(model.Module(), {"y"}, options);
+  const runtime::NDArray in = Random({1, ConvRelu::C, ConvRelu::H, ConvRelu::W}, 5);
+  model.ExpectMatchesReference(in, ConvRelu::Run(lib, in));
+  EXPECT_EQ(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected, !r.check.verdict.apply);
+}
+
+TEST(TuneModel, ABuildFollowsTheLatestVerdictOnItsFingerprint) {
+  const ConvRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-verdict");
+  driver::BuildOptions options, plain;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  DecideANonDefaultTile(model, options.tuning_db, host);
+  const std::string fp = driver::TuningFingerprint(model.Module(), {"y"}, options);
+  const runtime::NDArray in = Random({1, ConvRelu::C, ConvRelu::H, ConvRelu::W}, 5);
+  const runtime::NDArray untuned = ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, plain), in);
+  const runtime::NDArray tuned = ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in);
+  model.ExpectMatchesReference(in, untuned);
+  model.ExpectMatchesReference(in, tuned);
+  ASSERT_FALSE(BitwiseEqual(untuned, tuned)) << "the decision did not change the build";
+  EXPECT_FALSE(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected);
+
+  // Found slower: the default build, bitwise, and the summary says so.
+  tune::Database db(options.tuning_db);
+  tune::CommitModelCheck(db, fp, host.str(), tune::DecideModelCheck({1e-3, 1e-3, 1e-3}, {2e-3, 2e-3, 2e-3}));
+  const driver::BuiltModel rejected = driver::Build(model.Module(), {"y"}, options);
+  EXPECT_TRUE(rejected.summary.tuning_rejected);
+  EXPECT_EQ(rejected.summary.tuning_fingerprint, fp);
+  EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in), untuned));
+  // apply_model_check off (what the check builds): the tuned build.
+  driver::BuildOptions ignore = options;
+  ignore.apply_model_check = false;
+  EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, ignore), in), tuned));
+  // A later verdict for it applies the tuned build again; a verdict of another target or another
+  // build changes nothing.
+  tune::CommitModelCheck(db, fp, host.str(), tune::DecideModelCheck({2e-3}, {1e-3}));
+  EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in), tuned));
+  tune::CommitModelCheck(db, fp, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake",
+                         tune::DecideModelCheck({1e-3}, {2e-3}));
+  tune::CommitModelCheck(db, "0123456789abcdef", host.str(), tune::DecideModelCheck({1e-3}, {2e-3}));
+  EXPECT_FALSE(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected);
+}
+
+TEST(CheckTunedModel, ATunedBuildWithOtherOutputsIsNotApplied) {
+  const ConvRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-wrong");
+  driver::BuildOptions options;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  DecideANonDefaultTile(model, options.tuning_db, host);
+  driver::ModelCheckOptions check;
+  check.rounds = 2;
+  check.min_round_secs = 0;
+  // Exact comparison: the other tile's rounding is a wrong answer.
+  check.tolerance = 0;
+  driver::ModelCheckResult r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(r.checked) << r.skipped;
+  EXPECT_FALSE(r.verdict.apply);
+  EXPECT_EQ(r.verdict.error.rfind("wrong answer: y: output 0", 0), 0u) << r.verdict.error;
+  EXPECT_TRUE(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected);
+  // Within 1e-3 the outputs agree, and the timed verdict replaces the first.
+  check.tolerance = 1e-3;
+  r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(r.checked) << r.skipped;
+  EXPECT_TRUE(r.verdict.error.empty()) << r.verdict.error;
+  EXPECT_EQ(r.verdict.rounds, 2);
+  EXPECT_EQ(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected, !r.verdict.apply);
+}
+
+TEST(CheckTunedModel, AnInputWithASymbolicShapeIsNotChecked) {
+  const codegen::TempDir dir("tessera-model-any");
+  Var x = VarNode::make("x", TensorTypeNode::make(Shape{Dim::Symbolic("n"), Dim(4)}, DataType::Float(32)));
+  const IRModule mod = IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {x})));
+  driver::BuildOptions options;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  driver::testing::CommitRewriteDecision(options.tuning_db, "no such knob", driver::HostTarget().str(), 0);
+  driver::ModelCheckOptions check;
+  check.rounds = 1;
+  const driver::ModelCheckResult r = driver::CheckTunedModel(mod, {"y"}, options, check, 1);
+  EXPECT_FALSE(r.checked);
+  EXPECT_NE(r.skipped.find("input 'x' has a symbolic shape [n, 4]"), std::string::npos) << r.skipped;
+  EXPECT_EQ(tune::LookupModelCheck(tune::Database(options.tuning_db), r.fingerprint, driver::HostTarget().str()),
+            std::nullopt);
+}
+
+TEST(TuneModel, BadArgumentsAreUserErrors) {
+  const ConvRelu model;
+  driver::BuildOptions options;
+  driver::TuneModelOptions tune_options;
+  tune_options.tune.max_trials = 1;
+  EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);  // no database
+  const codegen::TempDir dir("tessera-tune-model-bad");
+  options.tuning_db = dir.path() + "/db.jsonl";
+  tune_options.tasks = "no_such_kernel";
+  try {
+    driver::TuneModel(model.Module(), {"y"}, options, tune_options);
+    ADD_FAILURE() << "no error for a --tasks text no task has";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("its tasks are:"), std::string::npos) << e.what();
+  }
+  tune_options.tasks.clear();
+  tune_options.check_share = 1;
+  EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);
+  options.target = "aarch64";
+  tune_options.check_share = 0.1;
+  EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);
+}
+
+}  // namespace
+}  // namespace tessera

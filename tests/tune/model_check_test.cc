@@ -1,0 +1,172 @@
+// The end-to-end check's pieces (tune/model_check.h, tune/test_data.h, tune/worker.h): fingerprints,
+// the paired verdict, the verdict records (the latest wins, another target's or version's is never
+// read); the shared test data and output comparison; the worker's outcomes.
+#include "tessera/tune/model_check.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <limits>
+#include <vector>
+
+#include "tessera/support/error.h"
+#include "tessera/tune/task.h"
+#include "tessera/tune/test_data.h"
+#include "tessera/tune/worker.h"
+
+namespace tessera::tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTarget = "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3";
+
+class ModelCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "tessera_model_check_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    path_ = (fs::path(dir_) / "tuning.jsonl").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string dir_, path_;
+};
+
+TEST(TuningFingerprint, NamesTheSetOfKernelProgramsInAnyOrder) {
+  const std::vector<std::pair<std::string, std::string>> a = {{"00000000000000a1", "-"},
+                                                             {"00000000000000b2", "1234567890abcdef"}};
+  const std::string fp = TuningFingerprint(a);
+  EXPECT_EQ(fp.size(), 16u);
+  EXPECT_EQ(fp, TuningFingerprint({a[1], a[0]}));
+  // Its text: one sorted line per kernel.
+  EXPECT_EQ(fp, Fnv1a64Hex("00000000000000a1 -\n00000000000000b2 1234567890abcdef\n"));
+  // Another program of a kernel, a kernel more or less: another build.
+  EXPECT_NE(fp, TuningFingerprint({a[0], {"00000000000000b2", "-"}}));
+  EXPECT_NE(fp, TuningFingerprint({a[0]}));
+  EXPECT_NE(fp, TuningFingerprint({a[0], a[1], {"00000000000000c3", "-"}}));
+  EXPECT_EQ(ModelCheckHash(fp), Fnv1a64Hex("model-check " + fp));
+  TuningRecord r;
+  r.trace_json = R"({"instructions":[]})";
+  EXPECT_EQ(ProgramId(r), Fnv1a64Hex(r.trace_json));
+}
+
+TEST(DecideModelCheck, AppliesTheTunedBuildWhenTheMedianPairedRatioIsBelowOne) {
+  // Drift: round 2 is slow for both builds; the tuned build is 10 % faster in every round.
+  ModelCheckVerdict v = DecideModelCheck({10e-3, 10e-3, 20e-3}, {9e-3, 9e-3, 18e-3});
+  EXPECT_TRUE(v.apply);
+  EXPECT_NEAR(v.ratio, 0.9, 1e-12);
+  EXPECT_DOUBLE_EQ(v.default_secs, 10e-3);
+  EXPECT_DOUBLE_EQ(v.tuned_secs, 9e-3);
+  EXPECT_EQ(v.rounds, 3);
+  EXPECT_TRUE(v.error.empty());
+  // Faster in one round of three only: not applied; a tie is not applied either.
+  EXPECT_FALSE(DecideModelCheck({10e-3, 10e-3, 10e-3}, {5e-3, 11e-3, 12e-3}).apply);
+  EXPECT_FALSE(DecideModelCheck({10e-3, 10e-3}, {10e-3, 10e-3}).apply);
+  // An even count: the median is the mean of the middle two ratios.
+  EXPECT_NEAR(DecideModelCheck({1, 1, 1, 1}, {0.5, 0.9, 1.05, 2}).ratio, 0.975, 1e-12);
+  EXPECT_THROW(DecideModelCheck({}, {}), InternalError);
+  EXPECT_THROW(DecideModelCheck({1, 1}, {1}), InternalError);
+  EXPECT_THROW(DecideModelCheck({1}, {0}), InternalError);
+}
+
+TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
+  const std::string fp = "0123456789abcdef";
+  EXPECT_EQ(LookupModelCheck(Database(path_), fp, kTarget), std::nullopt);
+  Database db(path_);
+  ModelCheckVerdict slower = DecideModelCheck({1e-3, 1e-3, 1e-3}, {1.2e-3, 1.1e-3, 1.3e-3});
+  CommitModelCheck(db, fp, kTarget, slower);
+  std::optional<ModelCheckVerdict> got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(got->apply);
+  EXPECT_NEAR(got->default_secs, 1e-3, 1e-9);
+  EXPECT_NEAR(got->tuned_secs, 1.2e-3, 1e-9);
+  EXPECT_NEAR(got->ratio, 1.2, 1e-6);
+  EXPECT_EQ(got->rounds, 3);
+  EXPECT_TRUE(Database(path_).HasWorkload(ModelCheckHash(fp)));
+  // A later verdict replaces it; one that failed keeps its error.
+  ModelCheckVerdict wrong;
+  wrong.apply = false;
+  wrong.error = "wrong answer: output 0 differs";
+  CommitModelCheck(db, fp, kTarget, DecideModelCheck({1e-3}, {0.5e-3}));
+  EXPECT_TRUE(LookupModelCheck(Database(path_), fp, kTarget)->apply);
+  CommitModelCheck(db, fp, kTarget, wrong);
+  got = LookupModelCheck(Database(path_), fp, kTarget);
+  EXPECT_FALSE(got->apply);
+  EXPECT_EQ(got->error, wrong.error);
+  // Another build, another target: nothing.
+  EXPECT_EQ(LookupModelCheck(Database(path_), "fedcba9876543210", kTarget), std::nullopt);
+  EXPECT_EQ(LookupModelCheck(Database(path_), fp, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake"), std::nullopt);
+}
+
+TEST_F(ModelCheckTest, AVerdictOfAnotherVersionIsNotRead) {
+  const std::string fp = "0123456789abcdef";
+  TuningRecord r;
+  r.workload_hash = ModelCheckHash(fp);
+  r.target = kTarget;
+  r.version = "0.0.1";
+  r.config = {{"apply", 0}};
+  Database(path_).CommitBatch({r});
+  EXPECT_EQ(LookupModelCheck(Database(path_), fp, kTarget), std::nullopt);
+}
+
+TEST(TestData, PseudoRandomInputsAreDeterministicAndInRange) {
+  std::vector<float> a(1000), b(1000), c(1000);
+  FillPseudoRandom(a.data(), a.size() * 4, runtime::DataType::Float(32), 7);
+  FillPseudoRandom(b.data(), b.size() * 4, runtime::DataType::Float(32), 7);
+  FillPseudoRandom(c.data(), c.size() * 4, runtime::DataType::Float(32), 8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  float lo = 1, hi = -1;
+  for (float x : a) lo = std::min(lo, x), hi = std::max(hi, x);
+  EXPECT_GE(lo, -1.f);
+  EXPECT_LT(hi, 1.f);
+  EXPECT_LT(lo, -0.9f);
+  EXPECT_GT(hi, 0.9f);
+  std::vector<int64_t> ids(100, -5);
+  FillPseudoRandom(ids.data(), ids.size() * 8, runtime::DataType::Int(64), 3);
+  int ones = 0;
+  for (int64_t v : ids) {
+    EXPECT_TRUE(v == 0 || v == 1) << v;
+    ones += static_cast<int>(v);
+  }
+  EXPECT_GT(ones, 20);
+  EXPECT_LT(ones, 80);
+}
+
+TEST(TestData, OutputsCompareWithinARelativeTolerance) {
+  const runtime::DataType f32 = runtime::DataType::Float(32);
+  std::vector<float> ref = {10, -20, 0.5f}, out = ref;
+  EXPECT_EQ(CompareOutput(out.data(), ref.data(), 12, f32, 0, 0), "");
+  out[1] = -20.001f;  // 1e-3 off, 5e-5 of the largest magnitude
+  EXPECT_EQ(CompareOutput(out.data(), ref.data(), 12, f32, 1e-4, 0), "");
+  const std::string diff = CompareOutput(out.data(), ref.data(), 12, f32, 1e-5, 3);
+  EXPECT_NE(diff.find("output 3"), std::string::npos) << diff;
+  out = ref;
+  out[2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(CompareOutput(out.data(), ref.data(), 12, f32, 1, 0).find("NaN"), std::string::npos);
+  out[2] = std::numeric_limits<float>::infinity();
+  EXPECT_NE(CompareOutput(out.data(), ref.data(), 12, f32, 1, 0).find("infinity"), std::string::npos);
+  // Integers compare bitwise.
+  std::vector<int32_t> ia = {1, 2, 3}, ib = {1, 2, 4};
+  EXPECT_EQ(CompareOutput(ia.data(), ia.data(), 12, runtime::DataType::Int(32), 1, 0), "");
+  EXPECT_NE(CompareOutput(ia.data(), ib.data(), 12, runtime::DataType::Int(32), 1, 1).find("bitwise"), std::string::npos);
+}
+
+TEST(RunInWorker, ReportsTimesErrorsCrashesAndTimeouts) {
+  MeasureResult ok = RunInWorker([] { return std::string("ok 0.5 3e-3 1e-3 2e-3"); }, 30);
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  EXPECT_EQ(ok.run_secs, (std::vector<double>{3e-3, 1e-3, 2e-3}));  // in the job's order
+  EXPECT_DOUBLE_EQ(ok.build_secs, 0.5);
+  EXPECT_EQ(RunInWorker([] { return std::string("error 0 wrong answer: x"); }, 30).error, "wrong answer: x");
+  EXPECT_EQ(RunInWorker([]() -> std::string { throw UserError("bad"); }, 30).error.rfind("run: ", 0), 0u);
+  EXPECT_EQ(RunInWorker([]() -> std::string { std::raise(SIGSEGV); return ""; }, 30).error, "crash: SIGSEGV");
+  EXPECT_EQ(RunInWorker([]() -> std::string { for (;;) ::pause(); }, 0.3).error.rfind("timeout", 0), 0u);
+  EXPECT_EQ(RunInWorker([] { return std::string("garbage"); }, 30).error.rfind("crash: ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace tessera::tune
