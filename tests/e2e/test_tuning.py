@@ -125,6 +125,27 @@ def test_the_end_to_end_check_decides_what_compile_builds(tuned, models_dir, tmp
         check_model(models_dir, so, tmp_path)
 
 
+def test_check_only_checks_the_database_as_it_is(tuned, models_dir, tmp_path):
+    """`tessera tune --check-only`: no tuning, one more verdict on the same tuned build."""
+    tuned_db, report = tuned
+    db = tmp_path / "again.jsonl"
+    db.write_text(tuned_db.read_text())
+    db.with_name("again.workloads.jsonl").write_text(tuned_db.with_name("mnist.workloads.jsonl").read_text())
+    before = records(db)
+    out = tmp_path / "check.json"
+    run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--check-only", "--check-rounds", 3,
+            "--threads", 1, "--report", out, timeout=600)
+    check = json.loads(out.read_text())["model_check"]
+    assert check["checked"] and check["rounds"] == 3 and check["fingerprint"] == report["model_check"]["fingerprint"]
+    after = records(db)
+    assert after[:len(before)] == before and len(after) == len(before) + 1
+    assert after[-1]["workload"] == _fnv1a("model-check " + check["fingerprint"])
+    assert after[-1]["config"]["apply"] == int(check["apply"])
+    proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--check-only", "--trials", 3,
+                   check=False)
+    assert proc.returncode == 1 and "--check-only tunes nothing" in proc.stderr, proc.stderr
+
+
 def test_records_of_another_target_or_version_are_not_applied(tuned_db, models_dir, tmp_path):
     for field, value in (("target", "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512"), ("version", "0.0.1")):
         db = tmp_path / f"other_{field}.jsonl"

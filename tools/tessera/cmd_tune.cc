@@ -42,7 +42,15 @@ struct TuneCliOptions {
   std::string tasks;  // substring of the task names to tune; empty: every task
   int confirm = 2;
   int check_rounds = 10;
+  bool check_only = false;
 };
+
+nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
+  return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
+          {"apply", c.verdict.apply},     {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
+          {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds},   {"error", c.verdict.error},
+          {"elapsed_s", c.elapsed_s}};
+}
 
 /// The --report file: every task's status, the graph rewrite decisions, the end-to-end check and the
 /// estimated latency after every trial (without the decisions, which come at the end).
@@ -65,12 +73,7 @@ void WriteReport(const std::string& path, const driver::TuneModelResult& result,
     for (const auto& [v, secs] : d.cost_secs) costs[std::to_string(v)] = std::isfinite(secs) ? nlohmann::json(secs) : nullptr;
     j["decisions"].push_back({{"knob", d.knob}, {"value", d.value}, {"fallback", d.fallback}, {"cost_secs", costs}});
   }
-  const driver::ModelCheckResult& c = result.check;
-  j["model_check"] = {{"checked", c.checked},           {"skipped", c.skipped},
-                      {"fingerprint", c.fingerprint},   {"apply", c.verdict.apply},
-                      {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
-                      {"ratio", c.verdict.ratio},       {"rounds", c.verdict.rounds},
-                      {"error", c.verdict.error},       {"elapsed_s", c.elapsed_s}};
+  j["model_check"] = CheckJson(result.check);
   j["curve"] = nlohmann::json::array();
   for (const auto& [trials, elapsed, latency] : curve) j["curve"].push_back({trials, elapsed, latency});
   std::ofstream out(path);
@@ -122,6 +125,8 @@ void PrintProgress(const tune::TuneProgress& p, bool tty) {
   else std::cerr << line << "\n";
 }
 
+void PrintCheck(const driver::ModelCheckResult& c);
+
 void PrintSummary(const driver::TuneModelResult& result) {
   const tune::TuneReport& r = result.report;
   const std::vector<tune::RewriteDecision>& decisions = result.decisions;
@@ -150,7 +155,10 @@ void PrintSummary(const driver::TuneModelResult& result) {
   std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)
             << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
             << "\n";
-  const driver::ModelCheckResult& c = result.check;
+  PrintCheck(result.check);
+}
+
+void PrintCheck(const driver::ModelCheckResult& c) {
   if (c.checked && c.verdict.error.empty())
     std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
               << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
@@ -162,7 +170,33 @@ void PrintSummary(const driver::TuneModelResult& result) {
     std::cout << "end to end: not checked (" << c.skipped << ")\n";
 }
 
+/// --check-only: the end-to-end check of the database as it is.
+int CheckOnly(const TuneCliOptions& o) {
+  TESSERA_CHECK(o.check_rounds > 0, "--check-only needs --check-rounds > 0");
+  TESSERA_CHECK(o.time.empty() && o.trials == 0 && o.tasks.empty(),
+                "--check-only tunes nothing: it takes no --time, --trials or --tasks");
+  frontend::ImportResult imported =
+      frontend::FromONNX(o.model, ImportOptionsFromFlags(o.input_shapes, o.input_values));
+  driver::BuildOptions build_options;
+  build_options.target = o.target;
+  build_options.input_guards = imported.input_values;
+  build_options.tuning_db = o.db;
+  driver::ModelCheckOptions check;
+  check.rounds = o.check_rounds;
+  std::cerr << "end-to-end check of " << o.model << " with " << o.db << ": " << o.check_rounds << " rounds\n";
+  const driver::ModelCheckResult c =
+      driver::CheckTunedModel(imported.module, imported.output_names, build_options, check, o.threads);
+  PrintCheck(c);
+  if (!o.report.empty()) {
+    std::ofstream out(o.report);
+    out << nlohmann::json{{"model_check", CheckJson(c)}}.dump(1) << "\n";
+    TESSERA_CHECK(out.good(), "--report '", o.report, "': cannot write the file");
+  }
+  return 0;
+}
+
 int Tune(const TuneCliOptions& o) {
+  if (o.check_only) return CheckOnly(o);
   tune::TuneOptions opt;
   if (!o.time.empty()) opt.max_seconds = ParseDuration(o.time);
   opt.max_trials = o.trials;
@@ -236,6 +270,9 @@ Action AddTuneCommand(CLI::App& app) {
                   "end-to-end check: time the model with and without the tuned records this many paired rounds "
                   "and record which `compile --db` builds (default 10; 0: off)")
       ->check(CLI::Range(0, 1000));
+  cmd->add_flag("--check-only", opts->check_only,
+                "tune nothing: run the end-to-end check on the database as it is and record its verdict (the "
+                "database must exist)");
   cmd->add_option("--report", opts->report,
                   "write a JSON report: every task's default / best time and the estimated latency after every trial");
   return [opts] { return Tune(*opts); };
