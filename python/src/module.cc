@@ -126,6 +126,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     driver::BuildOptions build_options;
     build_options.target = target_name;
     build_options.tuning_db = db_path;
+    build_options.input_guards = imported.input_values;
     result = driver::TuneModel(imported.module, imported.output_names, build_options, options,
                                [&](const tune::TuneProgress& p) {
       if (!progress) return;

@@ -2,6 +2,10 @@
 // line on a pipe.
 #include "tessera/tune/measure.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,6 +62,22 @@ ArgBuffer Allocate(const tir::Buffer& b) {
   TESSERA_CHECK(a.data, "cannot allocate ", rounded, " bytes for kernel argument '", b->name, "'");
   std::memset(a.data.get(), 0, rounded);
   return a;
+}
+
+// Writes back and evicts every cache line of [p, p + bytes) from every cache level (x86 clflush,
+// AArch64 dc civac); elsewhere nothing.
+void EvictFromCaches(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+#if defined(__x86_64__) || defined(__i386__)
+  for (size_t off = 0; off < bytes; off += 64) _mm_clflush(c + off);
+  _mm_mfence();
+#elif defined(__aarch64__)
+  for (size_t off = 0; off < bytes; off += 64) asm volatile("dc civac, %0" ::"r"(c + off) : "memory");
+  asm volatile("dsb ish" ::: "memory");
+#else
+  (void)c;
+  (void)bytes;
+#endif
 }
 
 std::string KernelSymbol(const tir::PrimFunc& f) {
@@ -129,19 +149,28 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
     }
   }
 
-  // Timing.
-  std::vector<char> flush(opt.flush_cache ? 64 << 20 : 0);
-  auto call = [&](TesseraKernelFn k) {
-    if (!flush.empty()) std::memset(flush.data(), static_cast<int>(flush[0] + 1), flush.size());
-    return k(ptrs.data());
+  // Timing. Cold weights (MeasureOptions::cold_weights_bytes): the inputs after the first are
+  // evicted from the caches before every call, and only the call is timed.
+  std::vector<const ArgBuffer*> cold;
+  size_t cold_bytes = 0;
+  for (size_t i = 1; i < args.size() && static_cast<int>(i) < task.num_inputs; ++i) {
+    cold.push_back(&args[i]);
+    cold_bytes += args[i].bytes;
+  }
+  if (opt.cold_weights_bytes < 0 || cold_bytes < static_cast<size_t>(opt.cold_weights_bytes)) cold.clear();
+  auto timed_call = [&](TesseraKernelFn k) {
+    for (const ArgBuffer* a : cold) EvictFromCaches(a->data.get(), a->bytes);
+    const Clock::time_point t = Clock::now();
+    k(ptrs.data());
+    return SecondsSince(t);
   };
-  int number = opt.flush_cache ? 1 : opt.number;
+  int number = opt.number;
   if (number <= 0) {
     number = 1;
     for (;;) {
-      const Clock::time_point t = Clock::now();
-      for (int i = 0; i < number; ++i) call(kernel);
-      const double ms = SecondsSince(t) * 1e3;
+      double busy = 0;
+      for (int i = 0; i < number; ++i) busy += timed_call(kernel);
+      const double ms = busy * 1e3;
       if (ms >= opt.min_repeat_ms || number >= (1 << 20)) break;
       number = ms <= 0 ? number * 10 : std::max(number + 1, static_cast<int>(number * opt.min_repeat_ms / ms * 1.1));
     }
@@ -149,12 +178,7 @@ std::string WorkerJob(const TuneTask& task, const tir::PrimFunc& scheduled, cons
   // One repeat of `number` calls of k: mean seconds per call.
   auto time_block = [&](TesseraKernelFn k) {
     double busy = 0;
-    for (int i = 0; i < number; ++i) {
-      if (!flush.empty()) std::memset(flush.data(), static_cast<int>(flush[0] + 1), flush.size());
-      const Clock::time_point t = Clock::now();
-      k(ptrs.data());
-      busy += SecondsSince(t);
-    }
+    for (int i = 0; i < number; ++i) busy += timed_call(k);
     return busy / number;
   };
   // The repeats of the candidate and, with a baseline, of the baseline right after each.

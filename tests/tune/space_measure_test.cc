@@ -183,6 +183,23 @@ TEST_F(MeasureTest, ACandidateMatchesAndIsTimed) {
   EXPECT_GT(r.build_secs, 0);
 }
 
+// Cold weights (measure.h): with every input after the first evicted before every call, a candidate
+// is still checked (a wrong answer is still one) and timed on the reference's scale.
+TEST_F(MeasureTest, ColdWeightsAreEvictedAndStillChecked) {
+  MeasureOptions cold = opt_;
+  cold.cold_weights_bytes = 0;
+  const topi::KnobConfig c = {{"conv2d_NCHWc.ow_tile", 7}, {"conv2d_NCHWc.oc_vectors", 1}};
+  MeasureResult r = Measure(task_, ApplyConfig(task_, c).scheduled, target_, cold, reference_);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.run_secs.size(), 3u);
+  EXPECT_GT(r.MedianSecs(), 0);
+  EXPECT_LT(r.MedianSecs(), 0.1);
+  tir::PrimFunc wrong = Sabotaged([](const tir::BufferStoreNode* op) {
+    return tir::BufferStoreNode::make(op->buffer, op->value + ir::make_const(f32, 0.5), op->indices);
+  });
+  EXPECT_EQ(Measure(task_, wrong, target_, cold, reference_).error.rfind("wrong answer: output 0", 0), 0u);
+}
+
 TEST(MeasureRule, AMultiLevelTilingCandidateMatchesTheHandSchedule) {
   TuneTask task = MatmulTask();
   const target::Target target = driver::ResolveTarget("native");

@@ -25,7 +25,18 @@
 // least min_repeat_ms (sub-millisecond kernels are otherwise timed by the clock's resolution).
 // A kernel faster than 30 us is timed a second time with serial launches
 // (runtime::ScopedSerialLaunches), and the faster of the two is its time, as the graph executor
-// runs such a node serially when that is faster. flush_cache writes a 64 MiB buffer before every call (cold caches; then number is 1).
+// runs such a node serially when that is faster.
+//
+// Cold weights: in a model every weight is read once per run, from memory (the other kernels' weights
+// pass through the caches in between), while a kernel's first input was just written by the kernel
+// before it. Timed over and over on its own, a kernel finds its weights in the caches, and a schedule
+// that wins there can lose in the model (BERT-base on znver4, tuned at 2 threads with warm weights:
+// its kernels faster one by one, the model 2 % slower end to end; tuned with cold weights, 1.4 %
+// faster). So when a kernel's inputs after the first (weights, biases, a
+// residual) hold at least cold_weights_bytes, they are evicted from every cache level before every
+// call (x86 clflush; AArch64 dc civac) and only the call is timed: TVM's enable_cpu_cache_flush,
+// which evicts every argument but the first. The default, 1 MiB, is a core's L2 on the machines we
+// tune on: smaller weights can stay in the caches across a run.
 // The pool's thread count is num_threads (0: the runtime's default, TESSERA_NUM_THREADS).
 //
 // The worker is a fork of the calling process (RunInWorker, worker.h): the caller must not be
@@ -46,7 +57,9 @@ struct MeasureOptions {
   int repeat = 3;            ///< timed repeats
   int min_repeat_ms = 20;    ///< with number = 0: the least duration of one repeat
   double timeout_s = 30;     ///< build + run, per candidate
-  bool flush_cache = false;  ///< evict the caches before every call
+  /// Evict the inputs after the first before every call when they hold at least this many bytes
+  /// (0: always; negative: never). See "Cold weights" above.
+  int64_t cold_weights_bytes = int64_t{1} << 20;
   int num_threads = 0;       ///< runtime threads; 0: the runtime's default
   double tolerance = 1e-4;   ///< max |out - ref| / max(1, max |ref|) for float outputs; ints exact
 };
