@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -45,6 +44,7 @@ struct TuneCliOptions {
   bool check_only = false;
 };
 
+/// The report's "model_check" object.
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
@@ -125,7 +125,18 @@ void PrintProgress(const tune::TuneProgress& p, bool tty) {
   else std::cerr << line << "\n";
 }
 
-void PrintCheck(const driver::ModelCheckResult& c);
+/// The end-to-end check's outcome, one line.
+void PrintCheck(const driver::ModelCheckResult& c) {
+  if (c.checked && c.verdict.error.empty())
+    std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
+              << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
+              << c.verdict.rounds << " paired rounds): `compile --db` builds the "
+              << (c.verdict.apply ? "tuned" : "default") << " model\n";
+  else if (c.checked)
+    std::cout << "end to end: the tuned build is not applied (" << c.verdict.error << ")\n";
+  else
+    std::cout << "end to end: not checked (" << c.skipped << ")\n";
+}
 
 void PrintSummary(const driver::TuneModelResult& result) {
   const tune::TuneReport& r = result.report;
@@ -156,18 +167,6 @@ void PrintSummary(const driver::TuneModelResult& result) {
             << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
             << "\n";
   PrintCheck(result.check);
-}
-
-void PrintCheck(const driver::ModelCheckResult& c) {
-  if (c.checked && c.verdict.error.empty())
-    std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
-              << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
-              << c.verdict.rounds << " paired rounds): `compile --db` builds the "
-              << (c.verdict.apply ? "tuned" : "default") << " model\n";
-  else if (c.checked)
-    std::cout << "end to end: the tuned build is not applied (" << c.verdict.error << ")\n";
-  else
-    std::cout << "end to end: not checked (" << c.skipped << ")\n";
 }
 
 /// --check-only: the end-to-end check of the database as it is.
