@@ -99,6 +99,7 @@ nb::dict Compile(const nb::object& model, const std::string& output, const std::
   d["param_bytes"] = s.param_bytes;
   d["tuned_kernels"] = s.tuned_kernels;
   d["tuning_rejected"] = s.tuning_rejected;
+  d["rewrites_rejected"] = s.rewrites_rejected;
   d["bound_dims"] = imported.bound_dims;
   d["opset"] = imported.opset;
   return d;
@@ -183,6 +184,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   check["skipped"] = c.skipped;
   check["fingerprint"] = c.fingerprint;
   check["apply"] = c.verdict.apply;
+  check["rewrites"] = c.verdict.rewrites;
   check["default_s"] = c.verdict.default_secs;
   check["tuned_s"] = c.verdict.tuned_secs;
   check["ratio"] = c.verdict.ratio;

@@ -83,7 +83,8 @@ class TuneReport:
     ``fallback``, ``cost_s``: value -> its kernels' seconds per run, inf when not all measured); the
     kernels' share of one run with the default and the best schedules and decisions (seconds); and
     the end-to-end check (``model_check``: ``checked``, ``skipped`` (why not), ``apply`` (whether
-    ``compile(db=...)`` builds the tuned model), ``default_s`` / ``tuned_s`` (median seconds per run),
+    ``compile(db=...)`` builds the tuned model), ``rewrites`` (with its graph rewrite decisions, else the
+    tuned kernels with the rewrites at their defaults), ``default_s`` / ``tuned_s`` (median seconds per run),
     ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``elapsed_s``)."""
 
     tasks: tuple[dict, ...]

@@ -147,6 +147,7 @@ struct Lowered {
   int tuned_kernels = 0;
   std::string tuning_fingerprint;  // with a database: the tuned build's (tune/model_check.h)
   bool tuning_rejected = false;    // built without the database: its end-to-end check said slower
+  bool rewrites_rejected = false;  // built without its rewrite decisions: the check said faster so
   std::vector<byoc::ExternalSource> external;
 };
 
@@ -246,7 +247,7 @@ ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std
                              const std::optional<tune::Database>& db) {
   ScheduledModel out;
   topi::KnobContext rewrite_knobs({}, [&](const std::string& knob) -> std::optional<int64_t> {
-    return db ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
+    return db && options.apply_rewrite_decisions ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
   });
   out.plan = PlanModel(input, output_names, options, target, ctx, &rewrite_knobs);
   std::vector<std::pair<std::string, std::string>> programs;
@@ -279,6 +280,18 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
     Lowered fallback = LowerModel(input, output_names, untuned, target, ctx);
     fallback.tuning_fingerprint = scheduled.tuning_fingerprint;
     fallback.tuning_rejected = true;
+    return fallback;
+  }
+  if (verdict && !verdict->rewrites && options.apply_rewrite_decisions) {
+    std::cerr << "tessera: note: the tuning database '" << options.tuning_db
+              << "' checked this tuned build end to end and found its kernels faster without its graph rewrite "
+                 "decisions; building them at their defaults\n";
+    BuildOptions kernels_only = options;
+    kernels_only.apply_rewrite_decisions = false;
+    kernels_only.apply_model_check = false;
+    Lowered fallback = LowerModel(input, output_names, kernels_only, target, ctx);
+    fallback.tuning_fingerprint = scheduled.tuning_fingerprint;
+    fallback.rewrites_rejected = true;
     return fallback;
   }
   Lowered out;
@@ -343,6 +356,7 @@ BuildSummary Summarize(const Lowered& l) {
   s.tuned_kernels = l.tuned_kernels;
   s.tuning_fingerprint = l.tuning_fingerprint;
   s.tuning_rejected = l.tuning_rejected;
+  s.rewrites_rejected = l.rewrites_rejected;
   return s;
 }
 

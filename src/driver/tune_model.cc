@@ -34,77 +34,80 @@ double TimeRuns(runtime::Executor& e, int n) {
   return SecondsSince(t) / n;
 }
 
-// The check's worker job (see tune_model.h); its line is "ok <build secs> d0 t0 d1 t1 ..." (each
-// round's default and tuned seconds per run) or "error <build secs> <why>".
+// The check's worker job (see tune_model.h): the default build against each of `tuned` (one or two
+// builds). Its line is "ok <build secs> d0 t0 [k0] d1 t1 [k1] ..." (each round's seconds per run of
+// the default build and of each tuned one) or "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
-                     const BuildOptions& options, const target::Target& target, const ModelCheckOptions& check,
-                     int num_threads) {
+                     const BuildOptions& options, const std::vector<BuildOptions>& tuned, const target::Target& target,
+                     const ModelCheckOptions& check, int num_threads) {
   if (num_threads > 0) runtime::SetNumThreads(num_threads);
   const Clock::time_point t0 = Clock::now();
   BuildOptions untuned = options;
   untuned.tuning_db.clear();
-  BuildOptions tuned = options;
-  tuned.apply_model_check = false;
-  std::unique_ptr<runtime::Executor> base, cand;
+  std::vector<std::unique_ptr<runtime::Executor>> builds;  // the default build, then `tuned`
   try {
-    base = runtime::MakeExecutor(BuildJIT(mod, output_names, target, untuned));
+    builds.push_back(runtime::MakeExecutor(BuildJIT(mod, output_names, target, untuned)));
   } catch (const std::exception& e) {
     return std::string("error 0 ") + kSkip + "the default build failed: " + e.what();
   }
-  try {
-    cand = runtime::MakeExecutor(BuildJIT(mod, output_names, target, tuned));
-  } catch (const std::exception& e) {
-    return std::string("error 0 build: the tuned build failed: ") + e.what();
+  for (const BuildOptions& t : tuned) {
+    try {
+      builds.push_back(runtime::MakeExecutor(BuildJIT(mod, output_names, target, t)));
+    } catch (const std::exception& e) {
+      return std::string("error 0 build: the tuned build failed: ") + e.what();
+    }
   }
+  runtime::Executor& base = *builds[0];
   const std::string prefix = std::to_string(SecondsSince(t0)) + " ";
-  for (int i = 0; i < base->NumInputs(); ++i) {
-    const std::string& name = base->InputName(i);
-    const std::vector<int64_t>& shape = base->InputShape(i);
+  for (int i = 0; i < base.NumInputs(); ++i) {
+    const std::string& name = base.InputName(i);
+    const std::vector<int64_t>& shape = base.InputShape(i);
     runtime::NDArray value;
     if (auto g = options.input_guards.find(name); g != options.input_guards.end()) {
       value = g->second;
     } else {
       if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
         return "error " + prefix + kSkip + "input '" + name + "' has a symbolic shape " +
-               runtime::ShapeToString(shape, base->InputDimNames(i));
-      value = runtime::NDArray::Empty(shape, base->InputDType(i));
+               runtime::ShapeToString(shape, base.InputDimNames(i));
+      value = runtime::NDArray::Empty(shape, base.InputDType(i));
       tune::FillPseudoRandom(value.raw_data(), value.NBytes(), value.dtype(), 1000 + static_cast<uint64_t>(i));
     }
-    base->SetInput(i, value);
-    cand->SetInput(name, value);
+    for (auto& b : builds) b->SetInput(name, value);
   }
   try {
-    base->Run();
+    base.Run();
   } catch (const std::exception& e) {
     return "error " + prefix + kSkip + "the default build failed to run: " + e.what();
   }
-  cand->Run();
-  for (int o = 0; o < base->NumOutputs(); ++o) {
-    const runtime::NDArray want = base->GetOutput(o);
-    const runtime::NDArray got = cand->GetOutput(cand->OutputIndex(base->OutputName(o)));
-    if (got.shape() != want.shape() || got.dtype() != want.dtype())
-      return "error " + prefix + "wrong answer: output '" + base->OutputName(o) + "' has shape " +
-             runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
-    const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
-                                                 check.tolerance, static_cast<size_t>(o));
-    if (!diff.empty()) return "error " + prefix + "wrong answer: " + base->OutputName(o) + ": " + diff;
+  for (size_t b = 1; b < builds.size(); ++b) {
+    runtime::Executor& cand = *builds[b];
+    cand.Run();
+    for (int o = 0; o < base.NumOutputs(); ++o) {
+      const runtime::NDArray want = base.GetOutput(o);
+      const runtime::NDArray got = cand.GetOutput(cand.OutputIndex(base.OutputName(o)));
+      if (got.shape() != want.shape() || got.dtype() != want.dtype())
+        return "error " + prefix + "wrong answer: output '" + base.OutputName(o) + "' has shape " +
+               runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
+      const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
+                                                   check.tolerance, static_cast<size_t>(o));
+      if (!diff.empty()) return "error " + prefix + "wrong answer: " + base.OutputName(o) + ": " + diff;
+    }
   }
-  // Runs per round: enough for min_round_secs of the slower build (one warm run of each first).
-  const double slower = std::max(TimeRuns(*base, 1), TimeRuns(*cand, 1));
-  const int n = std::max(1, static_cast<int>(std::ceil(check.min_round_secs / std::max(slower, 1e-9))));
+  // Runs per round: enough for min_round_secs of the slowest build (one warm run of each first).
+  double slowest = 0;
+  for (auto& b : builds) slowest = std::max(slowest, TimeRuns(*b, 1));
+  const int n = std::max(1, static_cast<int>(std::ceil(check.min_round_secs / std::max(slowest, 1e-9))));
   std::ostringstream line;
   line.precision(9);
   line << "ok " << prefix;
+  std::vector<double> secs(builds.size());
   for (int r = 0; r < check.rounds; ++r) {
-    double d = 0, t = 0;
-    if (r % 2 == 0) {
-      d = TimeRuns(*base, n);
-      t = TimeRuns(*cand, n);
-    } else {
-      t = TimeRuns(*cand, n);
-      d = TimeRuns(*base, n);
+    // Round r starts with build r mod k, so that each build leads as often as the others.
+    for (size_t j = 0; j < builds.size(); ++j) {
+      const size_t b = (static_cast<size_t>(r) + j) % builds.size();
+      secs[b] = TimeRuns(*builds[b], n);
     }
-    line << d << " " << t << " ";
+    for (double t : secs) line << t << " ";
   }
   return line.str();
 }
@@ -127,8 +130,14 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
                 target.str(), "'");
   ModelCheckResult out;
   out.fingerprint = TuningFingerprint(mod, output_names, options);
-  const tune::MeasureResult m =
-      tune::RunInWorker([&] { return CheckJob(mod, output_names, options, target, check, num_threads); }, check.timeout_s);
+  // The tuned build, and the tuned kernels with the rewrites at their fallbacks when that differs.
+  std::vector<BuildOptions> tuned(1, options);
+  tuned[0].apply_model_check = false;
+  BuildOptions kernels_only = tuned[0];
+  kernels_only.apply_rewrite_decisions = false;
+  if (TuningFingerprint(mod, output_names, kernels_only) != out.fingerprint) tuned.push_back(kernels_only);
+  const tune::MeasureResult m = tune::RunInWorker(
+      [&] { return CheckJob(mod, output_names, options, tuned, target, check, num_threads); }, check.timeout_s);
   out.elapsed_s = SecondsSince(t0);
   if (m.error.rfind(kSkip, 0) == 0) {
     out.skipped = m.error.substr(std::char_traits<char>::length(kSkip));
@@ -142,14 +151,19 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
     out.verdict.apply = false;
     out.verdict.error = m.error;
   } else {
-    TESSERA_ICHECK(m.run_secs.size() == 2 * static_cast<size_t>(check.rounds), "the check's worker reported ",
-                   m.run_secs.size(), " times for ", check.rounds, " rounds");
-    std::vector<double> base, cand;
-    for (size_t i = 0; i < m.run_secs.size(); i += 2) {
-      base.push_back(m.run_secs[i]);
-      cand.push_back(m.run_secs[i + 1]);
+    const size_t k = tuned.size() + 1;
+    TESSERA_ICHECK(m.run_secs.size() == k * static_cast<size_t>(check.rounds), "the check's worker reported ",
+                   m.run_secs.size(), " times for ", check.rounds, " rounds of ", k, " builds");
+    std::vector<std::vector<double>> secs(k);
+    for (size_t i = 0; i < m.run_secs.size(); ++i) secs[i % k].push_back(m.run_secs[i]);
+    out.verdict = tune::DecideModelCheck(secs[0], secs[1]);
+    if (k == 3) {
+      tune::ModelCheckVerdict without = tune::DecideModelCheck(secs[0], secs[2]);
+      if (without.ratio < out.verdict.ratio) {
+        out.verdict = without;
+        out.verdict.rewrites = false;
+      }
     }
-    out.verdict = tune::DecideModelCheck(base, cand);
   }
   tune::Database db(options.tuning_db);
   tune::CommitModelCheck(db, out.fingerprint, target.str(), out.verdict);
@@ -220,7 +234,9 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
   else
     log("end-to-end check: " + Ms(v.default_secs) + " default, " + Ms(v.tuned_secs) + " tuned per run (median ratio " +
         std::to_string(v.ratio) + " over " + std::to_string(v.rounds) + " rounds): " +
-        (v.apply ? "the tuned build is applied" : "the default build is kept"));
+        (!v.apply      ? "the default build is kept"
+         : v.rewrites ? "the tuned build is applied"
+                      : "the tuned kernels are applied, the graph rewrites at their defaults"));
   return out;
 }
 

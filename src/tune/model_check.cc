@@ -13,6 +13,7 @@ namespace tessera::tune {
 namespace {
 
 constexpr const char* kApplyKey = "apply";
+constexpr const char* kRewritesKey = "rewrites";
 
 // The median of `v` (the mean of the middle two for an even count).
 double Median(std::vector<double> v) {
@@ -60,6 +61,7 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.target = target;
   r.timestamp_s = static_cast<int64_t>(std::time(nullptr));
   r.config[kApplyKey] = verdict.apply ? 1 : 0;
+  r.config[kRewritesKey] = verdict.rewrites ? 1 : 0;
   r.config["default_ns"] = Nanoseconds(verdict.default_secs);
   r.config["tuned_ns"] = Nanoseconds(verdict.tuned_secs);
   r.config["ratio_ppm"] = static_cast<int64_t>(std::llround(verdict.ratio * 1e6));
@@ -82,6 +84,7 @@ std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std:
     };
     ModelCheckVerdict v;
     v.apply = apply->second != 0;
+    v.rewrites = it->config.count(kRewritesKey) == 0 || it->config.at(kRewritesKey) != 0;
     v.default_secs = static_cast<double>(get("default_ns")) * 1e-9;
     v.tuned_secs = static_cast<double>(get("tuned_ns")) * 1e-9;
     v.ratio = static_cast<double>(get("ratio_ppm")) * 1e-6;

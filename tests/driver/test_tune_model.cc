@@ -137,6 +137,17 @@ TEST(TuneModel, ABuildFollowsTheLatestVerdictOnItsFingerprint) {
   driver::BuildOptions ignore = options;
   ignore.apply_model_check = false;
   EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, ignore), in), tuned));
+  // The tuned kernels without the rewrite decisions: here (no kernel record) the default build.
+  tune::ModelCheckVerdict kernels_only = tune::DecideModelCheck({2e-3}, {1e-3});
+  kernels_only.rewrites = false;
+  tune::CommitModelCheck(db, fp, host.str(), kernels_only);
+  const driver::BuiltModel without_rewrites = driver::Build(model.Module(), {"y"}, options);
+  EXPECT_TRUE(without_rewrites.summary.rewrites_rejected);
+  EXPECT_FALSE(without_rewrites.summary.tuning_rejected);
+  EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in), untuned));
+  driver::BuildOptions no_rewrites = ignore;
+  no_rewrites.apply_rewrite_decisions = false;
+  EXPECT_TRUE(BitwiseEqual(ConvRelu::Run(driver::BuildJIT(model.Module(), {"y"}, no_rewrites), in), untuned));
   // A later verdict for it applies the tuned build again; a verdict of another target or another
   // build changes nothing.
   tune::CommitModelCheck(db, fp, host.str(), tune::DecideModelCheck({2e-3}, {1e-3}));
@@ -170,7 +181,9 @@ TEST(CheckTunedModel, ATunedBuildWithOtherOutputsIsNotApplied) {
   ASSERT_TRUE(r.checked) << r.skipped;
   EXPECT_TRUE(r.verdict.error.empty()) << r.verdict.error;
   EXPECT_EQ(r.verdict.rounds, 2);
-  EXPECT_EQ(driver::Build(model.Module(), {"y"}, options).summary.tuning_rejected, !r.verdict.apply);
+  const driver::BuildSummary built = driver::Build(model.Module(), {"y"}, options).summary;
+  EXPECT_EQ(built.tuning_rejected, !r.verdict.apply);
+  EXPECT_EQ(built.rewrites_rejected, r.verdict.apply && !r.verdict.rewrites);
 }
 
 TEST(CheckTunedModel, AnInputWithASymbolicShapeIsNotChecked) {

@@ -97,9 +97,28 @@ TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
   got = LookupModelCheck(Database(path_), fp, kTarget);
   EXPECT_FALSE(got->apply);
   EXPECT_EQ(got->error, wrong.error);
+  // The tuned kernels with the graph rewrites at their fallbacks.
+  ModelCheckVerdict kernels_only = DecideModelCheck({1e-3}, {0.9e-3});
+  kernels_only.rewrites = false;
+  CommitModelCheck(db, fp, kTarget, kernels_only);
+  got = LookupModelCheck(Database(path_), fp, kTarget);
+  EXPECT_TRUE(got->apply);
+  EXPECT_FALSE(got->rewrites);
   // Another build, another target: nothing.
   EXPECT_EQ(LookupModelCheck(Database(path_), "fedcba9876543210", kTarget), std::nullopt);
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake"), std::nullopt);
+}
+
+TEST_F(ModelCheckTest, AVerdictWithoutARewritesKeyAppliesTheRewrites) {
+  const std::string fp = "0123456789abcdef";
+  TuningRecord r;
+  r.workload_hash = ModelCheckHash(fp);
+  r.target = kTarget;
+  r.config = {{"apply", 1}};
+  Database(path_).CommitBatch({r});
+  const std::optional<ModelCheckVerdict> got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->apply && got->rewrites);
 }
 
 TEST_F(ModelCheckTest, AVerdictOfAnotherVersionIsNotRead) {

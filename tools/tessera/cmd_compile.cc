@@ -132,7 +132,10 @@ void PrintSummary(const CompileOptions& o, const driver::BuildSummary& s) {
             << "  parameters: " << MiB(s.param_bytes) << "\n";
   if (!o.tuning_db.empty())
     std::cout << "  tuned schedules: " << s.tuned_kernels << " of " << s.num_kernels << " kernels (from " << o.tuning_db
-              << (s.tuning_rejected ? "; its end-to-end check kept the default build" : "") << ")\n";
+              << (s.tuning_rejected     ? "; its end-to-end check kept the default build"
+                  : s.rewrites_rejected ? "; its end-to-end check kept the graph rewrites at their defaults"
+                                        : "")
+              << ")\n";
 }
 
 driver::BuildOptions BuildOptionsOf(const CompileOptions& o) {

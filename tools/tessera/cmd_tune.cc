@@ -47,7 +47,8 @@ struct TuneCliOptions {
 /// The report's "model_check" object.
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
-          {"apply", c.verdict.apply},     {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
+          {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
+          {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
           {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds},   {"error", c.verdict.error},
           {"elapsed_s", c.elapsed_s}};
 }
@@ -131,7 +132,10 @@ void PrintCheck(const driver::ModelCheckResult& c) {
     std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
               << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
               << c.verdict.rounds << " paired rounds): `compile --db` builds the "
-              << (c.verdict.apply ? "tuned" : "default") << " model\n";
+              << (!c.verdict.apply      ? "default model"
+                  : c.verdict.rewrites ? "tuned model"
+                                       : "tuned kernels with the graph rewrites at their defaults")
+              << "\n";
   else if (c.checked)
     std::cout << "end to end: the tuned build is not applied (" << c.verdict.error << ")\n";
   else

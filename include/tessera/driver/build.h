@@ -34,7 +34,7 @@
 //             its trace, else the default schedule; then, with `tuning_db`, the end-to-end check's
 //             verdict on this build's fingerprint, tune/model_check.h: when `tessera tune` found the
 //             tuned build slower than the default one, everything from the graph passes is redone
-//             without the database)
+//             without the database, or without its graph rewrite decisions when those were slower)
 //           → the TIR passes of LowerToFlat, each its own step (LowerStorageTypeCasts,
 //             CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
 //             LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify, RemoveNoOp,
@@ -86,6 +86,9 @@ struct BuildOptions {
   /// outputs different), build without the database (a note on stderr; BuildSummary::
   /// tuning_rejected). driver::TuneModel turns this off to build the tuned model it checks.
   bool apply_model_check = true;
+  /// With `tuning_db`: build the database's graph rewrite decisions (else every rewrite at its
+  /// fallback, the tuned kernels still applied). The end-to-end check times the build both ways.
+  bool apply_rewrite_decisions = true;
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;
@@ -117,6 +120,8 @@ struct BuildSummary {
   std::string tuning_fingerprint;
   /// The database's end-to-end check found the tuned build slower: built without the database.
   bool tuning_rejected = false;
+  /// The check found the tuned kernels faster with the graph rewrites at their fallbacks: built so.
+  bool rewrites_rejected = false;
 };
 
 /// The built model before it is written out.

@@ -6,12 +6,14 @@
 //   DecideRewrites: each graph rewrite knob's value     tune/rewrite_choice.h
 //   the end-to-end check: the model built with the database against the model built without it,
 //   in one forked worker (tune/worker.h):
-//     both builds JIT-compiled; the same inputs (the input guards' values, else
-//     tune::FillPseudoRandom's); the tuned build's outputs compared with the default build's
-//     (tune::CompareOutput, ModelCheckOptions::tolerance); then `rounds` rounds, each timing both
-//     builds for at least min_round_secs, in alternating order; the verdict (tune::DecideModelCheck:
-//     the median paired ratio below 1) recorded for the tuned build's fingerprint
-//     (tune/model_check.h), which `tessera compile --db` follows.
+//     both builds JIT-compiled, and a third when the database decides graph rewrites: the tuned
+//     kernels with every rewrite at its fallback (BuildOptions::apply_rewrite_decisions off); the
+//     same inputs (the input guards' values, else tune::FillPseudoRandom's); each tuned build's
+//     outputs compared with the default build's (tune::CompareOutput, ModelCheckOptions::
+//     tolerance); then `rounds` rounds, each timing every build for at least min_round_secs, each
+//     round led by the next build; the verdict (tune::DecideModelCheck: the tuned build with the
+//     lower median paired ratio, applied when that is below 1) recorded for the tuned build's
+//     fingerprint (tune/model_check.h), which `tessera compile --db` follows.
 //
 // A time budget (tune.max_seconds) covers the check: the search gets (1 - check_share) of it. The
 // check is not recorded (ModelCheckResult::skipped says why) when it is off (rounds 0), when an

@@ -18,10 +18,13 @@
 // giving default_i and tuned_i (seconds per run); the tuned build is applied when the median over
 // rounds of tuned_i / default_i is below 1 (a paired comparison: the machine's drift between rounds
 // cancels). A tuned build whose outputs differ from the default build's, or that fails, is not
-// applied.
+// applied. When the database also decides graph rewrites, a third build is timed in the same
+// rounds: the tuned kernels with every rewrite at its fallback (BuildOptions::
+// apply_rewrite_decisions off); the verdict applies whichever of the two tuned builds has the lower
+// median ratio, when it is below 1 (rewrites = false: the second).
 //
 // Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
-// this version (database.h's keys); config {"apply": 0 or 1, "default_ns", "tuned_ns": the median
+// this version (database.h's keys); config {"apply": 0 or 1, "rewrites": 0 or 1, "default_ns", "tuned_ns": the median
 // per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds"}; run_secs {the tuned
 // median}; error: why the tuned build was not applied when it failed or differed ("" otherwise);
 // no trace. The latest record wins (LookupModelCheck).
@@ -39,6 +42,7 @@ namespace tessera::tune {
 /// What the end-to-end check found.
 struct ModelCheckVerdict {
   bool apply = true;        ///< build the tuned model (else the default one)
+  bool rewrites = true;     ///< with apply: the graph rewrite decisions too (else their fallbacks)
   double default_secs = 0;  ///< the default build's median seconds per run (0: not timed)
   double tuned_secs = 0;    ///< the tuned build's
   double ratio = 0;         ///< the median over rounds of tuned / default (0: not timed)
