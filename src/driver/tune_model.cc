@@ -183,9 +183,7 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
     if (tune_options.log) tune_options.log(line);
   };
   std::vector<tune::RewriteChoice> choices;
-  BuildOptions untuned = options;
-  untuned.tuning_db.clear();
-  std::vector<tune::TuneTask> tasks = ExtractTasks(mod, output_names, untuned, &choices);
+  std::vector<tune::TuneTask> tasks = ExtractTasks(mod, output_names, options, &choices);  // reads no database
   if (!tune_options.tasks.empty()) {
     std::vector<tune::TuneTask> chosen;
     std::string names;

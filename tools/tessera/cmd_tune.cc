@@ -277,7 +277,8 @@ Action AddTuneCommand(CLI::App& app) {
                 "tune nothing: run the end-to-end check on the database as it is and record its verdict (the "
                 "database must exist)");
   cmd->add_option("--report", opts->report,
-                  "write a JSON report: every task's default / best time and the estimated latency after every trial");
+                  "write a JSON report: every task's default / best time, the graph rewrite decisions, the end-to-end "
+                  "check and the estimated latency after every trial (with --check-only: the check alone)");
   return [opts] { return Tune(*opts); };
 }
 
