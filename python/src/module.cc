@@ -100,6 +100,7 @@ nb::dict Compile(const nb::object& model, const std::string& output, const std::
   d["tuned_kernels"] = s.tuned_kernels;
   d["tuning_rejected"] = s.tuning_rejected;
   d["rewrites_rejected"] = s.rewrites_rejected;
+  d["untuned_kernels"] = s.untuned_kernels;
   d["bound_dims"] = imported.bound_dims;
   d["opset"] = imported.opset;
   return d;
@@ -190,6 +191,18 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   check["ratio"] = c.verdict.ratio;
   check["rounds"] = c.verdict.rounds;
   check["error"] = c.verdict.error;
+  nb::list untuned;
+  for (const std::string& w : c.verdict.untuned_workloads) untuned.append(w);
+  check["untuned_workloads"] = untuned;
+  nb::list kernels;
+  for (const tune::InModelKernelTime& k : c.kernels) {
+    nb::dict kd;
+    kd["workload"] = k.workload;
+    kd["default_s"] = k.default_secs;
+    kd["tuned_s"] = k.tuned_secs;
+    kernels.append(kd);
+  }
+  check["kernels"] = kernels;
   check["elapsed_s"] = c.elapsed_s;
   d["model_check"] = check;
   return d;

@@ -85,7 +85,9 @@ class TuneReport:
     the end-to-end check (``model_check``: ``checked``, ``skipped`` (why not), ``apply`` (whether
     ``compile(db=...)`` builds the tuned model), ``rewrites`` (with its graph rewrite decisions, else the
     tuned kernels with the rewrites at their defaults), ``default_s`` / ``tuned_s`` (median seconds per run),
-    ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``elapsed_s``)."""
+    ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``untuned_workloads`` (the workloads
+    whose tuned kernels ran slower in the model, built with their default schedules), ``kernels`` (the
+    per-kernel profile: ``workload``, ``default_s``, ``tuned_s`` in the model), ``elapsed_s``)."""
 
     tasks: tuple[dict, ...]
     trials: int

@@ -148,6 +148,7 @@ struct Lowered {
   std::string tuning_fingerprint;  // with a database: the tuned build's (tune/model_check.h)
   bool tuning_rejected = false;    // built without the database: its end-to-end check said slower
   bool rewrites_rejected = false;  // built without its rewrite decisions: the check said faster so
+  int untuned_kernels = 0;         // kernels at their default schedule by BuildOptions::untuned_workloads
   std::vector<byoc::ExternalSource> external;
 };
 
@@ -203,19 +204,22 @@ std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
 }
 
 // A kernel's schedule: the database's best record for its workload on `target`, replayed from its
-// trace; else (no record, or a trace that no longer replays: a warning) the default schedule. With
-// a database, appends (workload hash, ProgramId or "-") to `programs` (tune::TuningFingerprint).
+// trace; else (no record, a workload of `untuned`, or a trace that no longer replays: a warning) the
+// default schedule. With a database, appends the kernel as the database schedules it to `kernels`.
 tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
-                             const std::optional<tune::Database>& db, int* tuned,
-                             std::vector<std::pair<std::string, std::string>>* programs) {
+                             const std::optional<tune::Database>& db, const std::set<std::string>& untuned,
+                             int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
   if (db) {
     const std::string workload = tune::WorkloadHash(k.func);
-    programs->emplace_back(workload, "-");
-    if (std::optional<tune::TuningRecord> best = db->Best(workload, target.str())) {
+    kernels->push_back({k.func->name, workload, "-"});
+    std::optional<tune::TuningRecord> best = db->Best(workload, target.str());
+    if (best && untuned.count(workload)) {
+      ++*kept_default;
+    } else if (best) {
       try {
         tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
         ++*tuned;
-        programs->back().second = tune::ProgramId(*best);
+        kernels->back().program = tune::ProgramId(*best);
         return f;
       } catch (const std::exception& e) {
         std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name
@@ -239,7 +243,8 @@ struct ScheduledModel {
   ExecutorPlan plan;
   tir::IRModule kernels;
   int tuned_kernels = 0;
-  std::string tuning_fingerprint;  // empty without a database
+  int untuned_kernels = 0;  // with a record, kept at the default schedule (BuildOptions::untuned_workloads)
+  TunedBuild tuned;         // empty without a database
 };
 
 ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
@@ -250,13 +255,17 @@ ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std
     return db && options.apply_rewrite_decisions ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
   });
   out.plan = PlanModel(input, output_names, options, target, ctx, &rewrite_knobs);
-  std::vector<std::pair<std::string, std::string>> programs;
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
       out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db,
-                                     &out.tuned_kernels, &programs));
+                                     options.untuned_workloads, &out.tuned_kernels, &out.untuned_kernels,
+                                     &out.tuned.kernels));
   }, [&] { return ir::IRView::Of(out.kernels); });
-  if (db) out.tuning_fingerprint = tune::TuningFingerprint(std::move(programs));
+  if (db) {
+    std::vector<std::pair<std::string, std::string>> programs;
+    for (const TunedKernel& k : out.tuned.kernels) programs.emplace_back(k.workload, k.program);
+    out.tuned.fingerprint = tune::TuningFingerprint(std::move(programs));
+  }
   return out;
 }
 
@@ -264,10 +273,11 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
                    const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
   ScheduledModel scheduled = ScheduleModel(input, output_names, options, target, ctx, db);
-  // The end-to-end check's verdict on this very build (tune/model_check.h): slower -> the default.
+  // The end-to-end check's verdict on this very build (tune/model_check.h): slower -> the default;
+  // faster without the rewrite decisions or with some kernels at their default schedules -> so.
+  const std::string& fingerprint = scheduled.tuned.fingerprint;
   const std::optional<tune::ModelCheckVerdict> verdict =
-      db && options.apply_model_check ? tune::LookupModelCheck(*db, scheduled.tuning_fingerprint, target.str())
-                                      : std::nullopt;
+      db && options.apply_model_check ? tune::LookupModelCheck(*db, fingerprint, target.str()) : std::nullopt;
   if (verdict && !verdict->apply) {
     std::cerr << "tessera: note: the tuning database '" << options.tuning_db
               << "' checked this tuned build end to end and found it "
@@ -278,26 +288,37 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
     BuildOptions untuned = options;
     untuned.tuning_db.clear();
     Lowered fallback = LowerModel(input, output_names, untuned, target, ctx);
-    fallback.tuning_fingerprint = scheduled.tuning_fingerprint;
+    fallback.tuning_fingerprint = fingerprint;
     fallback.tuning_rejected = true;
     return fallback;
   }
-  if (verdict && !verdict->rewrites && options.apply_rewrite_decisions) {
-    std::cerr << "tessera: note: the tuning database '" << options.tuning_db
-              << "' checked this tuned build end to end and found its kernels faster without its graph rewrite "
-                 "decisions; building them at their defaults\n";
-    BuildOptions kernels_only = options;
-    kernels_only.apply_rewrite_decisions = false;
-    kernels_only.apply_model_check = false;
-    Lowered fallback = LowerModel(input, output_names, kernels_only, target, ctx);
-    fallback.tuning_fingerprint = scheduled.tuning_fingerprint;
-    fallback.rewrites_rejected = true;
+  const bool drop_rewrites = verdict && !verdict->rewrites && options.apply_rewrite_decisions;
+  const bool drop_kernels = verdict && !verdict->untuned_workloads.empty();
+  if (drop_rewrites || drop_kernels) {
+    BuildOptions followed = options;
+    followed.apply_model_check = false;
+    if (drop_rewrites) {
+      std::cerr << "tessera: note: the tuning database '" << options.tuning_db
+                << "' checked this tuned build end to end and found its kernels faster without its graph rewrite "
+                   "decisions; building them at their defaults\n";
+      followed.apply_rewrite_decisions = false;
+    }
+    if (drop_kernels) {
+      std::cerr << "tessera: note: the tuning database '" << options.tuning_db << "' checked this tuned build end to "
+                << "end and found the tuned kernels of " << verdict->untuned_workloads.size()
+                << " workload(s) slower in the model; building them with their default schedules\n";
+      followed.untuned_workloads.insert(verdict->untuned_workloads.begin(), verdict->untuned_workloads.end());
+    }
+    Lowered fallback = LowerModel(input, output_names, followed, target, ctx);
+    fallback.tuning_fingerprint = fingerprint;
+    fallback.rewrites_rejected = drop_rewrites;
     return fallback;
   }
   Lowered out;
   out.plan = std::move(scheduled.plan);
   out.tuned_kernels = scheduled.tuned_kernels;
-  out.tuning_fingerprint = scheduled.tuning_fingerprint;
+  out.untuned_kernels = scheduled.untuned_kernels;
+  out.tuning_fingerprint = fingerprint;
   out.kernels = tir::transform::LowerToFlat(scheduled.kernels, ctx);  // one pass per step (tir/transform/lower.h)
   if (!out.plan.externals.empty()) {
     ctx.RunStep(kExternalCodegen, [&] { out.external = GenerateExternal(out.plan, options); },
@@ -357,6 +378,7 @@ BuildSummary Summarize(const Lowered& l) {
   s.tuning_fingerprint = l.tuning_fingerprint;
   s.tuning_rejected = l.tuning_rejected;
   s.rewrites_rejected = l.rewrites_rejected;
+  s.untuned_kernels = l.untuned_kernels;
   return s;
 }
 
@@ -437,7 +459,7 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
   return tasks;
 }
 
-std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+TunedBuild DescribeTunedBuild(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                               const BuildOptions& options) {
   const target::Target target = ResolveTarget(options.target);
   CheckDisabledPasses(options, target);
@@ -446,8 +468,13 @@ std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std:
   quiet_options.time_passes = false;
   ir::PassContext ctx = MakePassContext(quiet_options);
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
-  TESSERA_CHECK(db, "TuningFingerprint: the build options name no tuning database");
-  return ScheduleModel(mod, output_names, options, target, ctx, db).tuning_fingerprint;
+  TESSERA_CHECK(db, "DescribeTunedBuild: the build options name no tuning database");
+  return ScheduleModel(mod, output_names, options, target, ctx, db).tuned;
+}
+
+std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                              const BuildOptions& options) {
+  return DescribeTunedBuild(mod, output_names, options).fingerprint;
 }
 
 runtime::Module BuildJIT(const graph::IRModule& mod, const std::vector<std::string>& output_names,

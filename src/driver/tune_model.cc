@@ -5,12 +5,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 
 #include "tessera/driver/resolve_target.h"
 #include "tessera/runtime/executor.h"
+#include "tessera/runtime/graph_executor.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/tune/database.h"
@@ -34,12 +36,77 @@ double TimeRuns(runtime::Executor& e, int n) {
   return SecondsSince(t) / n;
 }
 
-// The check's worker job (see tune_model.h): the default build against each of `tuned` (one or two
-// builds). Its line is "ok <build secs> d0 t0 [k0] d1 t1 [k1] ..." (each round's seconds per run of
-// the default build and of each tuned one) or "error <build secs> <why>".
+// A tuned build the check times: its options and what the verdict says when it wins.
+struct Candidate {
+  BuildOptions options;
+  bool rewrites = true;                    // with the database's graph rewrite decisions
+  std::vector<std::string> untuned;        // workloads kept at their default schedule
+};
+
+// What the per-kernel profile needs (tune/model_check.h, "Per kernel"): the workloads whose kernels
+// the tuned build of the default's graph schedules from a record, sorted, and its kernels' workloads.
+struct KernelProfilePlan {
+  std::vector<std::string> workloads;
+  std::map<std::string, std::string> workload_of;  // kernel name -> workload, for those
+};
+
+KernelProfilePlan PlanKernelProfile(const TunedBuild& same_graph) {
+  KernelProfilePlan plan;
+  std::set<std::string> tuned;
+  for (const TunedKernel& k : same_graph.kernels) {
+    if (k.program == "-") continue;
+    tuned.insert(k.workload);
+    plan.workload_of[k.kernel] = k.workload;
+  }
+  plan.workloads.assign(tuned.begin(), tuned.end());
+  return plan;
+}
+
+// Each workload's in-model seconds per run in `base` (the default build) and `tuned` (the same
+// graph, tuned kernels): both profiled over `rounds` alternated rounds of `n` runs. Empty when
+// either is not a graph program or the two call other kernels.
+std::vector<tune::InModelKernelTime> ProfileKernels(runtime::Executor& base, runtime::Executor& tuned,
+                                                    const KernelProfilePlan& plan, int rounds, int n) {
+  auto* b = dynamic_cast<runtime::GraphExecutor*>(&base);
+  auto* t = dynamic_cast<runtime::GraphExecutor*>(&tuned);
+  if (!b || !t || rounds <= 0 || plan.workloads.empty()) return {};
+  b->SetProfiling(true);
+  t->SetProfiling(true);
+  for (int r = 0; r < rounds; ++r) {
+    TimeRuns(r % 2 ? *t : *b, n);
+    TimeRuns(r % 2 ? *b : *t, n);
+  }
+  b->SetProfiling(false);
+  t->SetProfiling(false);
+  std::map<std::string, tune::InModelKernelTime> per_workload;
+  for (const std::string& w : plan.workloads) per_workload[w].workload = w;
+  std::multiset<std::string> base_calls, tuned_calls;
+  for (const auto& p : b->Profile()) {
+    base_calls.insert(p.node + " " + p.kernel);
+    if (auto w = plan.workload_of.find(p.kernel); w != plan.workload_of.end())
+      per_workload[w->second].default_secs += p.ms_per_run * 1e-3;
+  }
+  for (const auto& p : t->Profile()) {
+    tuned_calls.insert(p.node + " " + p.kernel);
+    if (auto w = plan.workload_of.find(p.kernel); w != plan.workload_of.end())
+      per_workload[w->second].tuned_secs += p.ms_per_run * 1e-3;
+  }
+  if (base_calls != tuned_calls) return {};
+  std::vector<tune::InModelKernelTime> out;
+  for (auto& [w, k] : per_workload) out.push_back(k);
+  return out;
+}
+
+// The check's worker job (see tune_model.h): the default build against each of `tuned`, the last
+// of which has the default build's graph; with `plan`'s workloads, the per-kernel profile and the
+// tuned builds without the slower kernels' records after them. Its line is "ok <build secs> P
+// d_1 t_1 ... d_P t_P <rounds>" (P: the workloads profiled, 0 or plan.workloads.size(), and their
+// in-model seconds per run, default and tuned, in plan.workloads' order; then each round's seconds
+// per run of the default build and of each tuned one, those without slower kernels last) or
+// "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
-                     const BuildOptions& options, const std::vector<BuildOptions>& tuned, const target::Target& target,
-                     const ModelCheckOptions& check, int num_threads) {
+                     const BuildOptions& options, const std::vector<Candidate>& tuned, const KernelProfilePlan& plan,
+                     const target::Target& target, const ModelCheckOptions& check, int num_threads) {
   if (num_threads > 0) runtime::SetNumThreads(num_threads);
   const Clock::time_point t0 = Clock::now();
   BuildOptions untuned = options;
@@ -50,15 +117,18 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   } catch (const std::exception& e) {
     return std::string("error 0 ") + kSkip + "the default build failed: " + e.what();
   }
-  for (const BuildOptions& t : tuned) {
+  auto build_tuned = [&](const BuildOptions& t) -> std::string {
     try {
       builds.push_back(runtime::MakeExecutor(BuildJIT(mod, output_names, target, t)));
     } catch (const std::exception& e) {
-      return std::string("error 0 build: the tuned build failed: ") + e.what();
+      return std::string("the tuned build failed: ") + e.what();
     }
-  }
+    return "";
+  };
+  for (const Candidate& t : tuned)
+    if (std::string err = build_tuned(t.options); !err.empty()) return "error 0 build: " + err;
   runtime::Executor& base = *builds[0];
-  const std::string prefix = std::to_string(SecondsSince(t0)) + " ";
+  std::vector<std::pair<std::string, runtime::NDArray>> inputs;
   for (int i = 0; i < base.NumInputs(); ++i) {
     const std::string& name = base.InputName(i);
     const std::vector<int64_t>& shape = base.InputShape(i);
@@ -67,39 +137,68 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
       value = g->second;
     } else {
       if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
-        return "error " + prefix + kSkip + "input '" + name + "' has a symbolic shape " +
+        return "error " + std::to_string(SecondsSince(t0)) + " " + kSkip + "input '" + name + "' has a symbolic shape " +
                runtime::ShapeToString(shape, base.InputDimNames(i));
       value = runtime::NDArray::Empty(shape, base.InputDType(i));
       tune::FillPseudoRandom(value.raw_data(), value.NBytes(), value.dtype(), 1000 + static_cast<uint64_t>(i));
     }
-    for (auto& b : builds) b->SetInput(name, value);
+    inputs.emplace_back(name, value);
   }
+  for (const auto& [name, value] : inputs) base.SetInput(name, value);
   try {
     base.Run();
   } catch (const std::exception& e) {
-    return "error " + prefix + kSkip + "the default build failed to run: " + e.what();
+    return "error " + std::to_string(SecondsSince(t0)) + " " + kSkip + "the default build failed to run: " + e.what();
   }
-  for (size_t b = 1; b < builds.size(); ++b) {
-    runtime::Executor& cand = *builds[b];
-    cand.Run();
-    for (int o = 0; o < base.NumOutputs(); ++o) {
-      const runtime::NDArray want = base.GetOutput(o);
-      const runtime::NDArray got = cand.GetOutput(cand.OutputIndex(base.OutputName(o)));
-      if (got.shape() != want.shape() || got.dtype() != want.dtype())
-        return "error " + prefix + "wrong answer: output '" + base.OutputName(o) + "' has shape " +
-               runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
-      const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
-                                                   check.tolerance, static_cast<size_t>(o));
-      if (!diff.empty()) return "error " + prefix + "wrong answer: " + base.OutputName(o) + ": " + diff;
+  // Each tuned build from `first` on: the same inputs, outputs compared with the default build's.
+  auto compare = [&](size_t first) -> std::string {
+    for (size_t b = first; b < builds.size(); ++b) {
+      runtime::Executor& cand = *builds[b];
+      for (const auto& [name, value] : inputs) cand.SetInput(name, value);
+      cand.Run();
+      for (int o = 0; o < base.NumOutputs(); ++o) {
+        const runtime::NDArray want = base.GetOutput(o);
+        const runtime::NDArray got = cand.GetOutput(cand.OutputIndex(base.OutputName(o)));
+        if (got.shape() != want.shape() || got.dtype() != want.dtype())
+          return "wrong answer: output '" + base.OutputName(o) + "' has shape " +
+                 runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
+        const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
+                                                     check.tolerance, static_cast<size_t>(o));
+        if (!diff.empty()) return "wrong answer: " + base.OutputName(o) + ": " + diff;
+      }
     }
-  }
+    return "";
+  };
+  if (std::string err = compare(1); !err.empty()) return "error " + std::to_string(SecondsSince(t0)) + " " + err;
   // Runs per round: enough for min_round_secs of the slowest build (one warm run of each first).
-  double slowest = 0;
-  for (auto& b : builds) slowest = std::max(slowest, TimeRuns(*b, 1));
-  const int n = std::max(1, static_cast<int>(std::ceil(check.min_round_secs / std::max(slowest, 1e-9))));
+  auto runs_per_round = [&] {
+    double slowest = 0;
+    for (auto& b : builds) slowest = std::max(slowest, TimeRuns(*b, 1));
+    return std::max(1, static_cast<int>(std::ceil(check.min_round_secs / std::max(slowest, 1e-9))));
+  };
   std::ostringstream line;
   line.precision(9);
-  line << "ok " << prefix;
+  // The per-kernel profile, and the tuned builds without the kernels it found slower.
+  const std::vector<tune::InModelKernelTime> kernels =
+      ProfileKernels(base, *builds.back(), plan, check.profile_rounds, runs_per_round());
+  line << kernels.size() << " ";
+  for (const tune::InModelKernelTime& k : kernels) line << k.default_secs << " " << k.tuned_secs << " ";
+  const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
+  if (!slower.empty()) {
+    const size_t first = builds.size();
+    for (const Candidate& t : tuned) {
+      BuildOptions without = t.options;
+      without.untuned_workloads.insert(slower.begin(), slower.end());
+      if (std::string err = build_tuned(without); !err.empty())
+        return "error " + std::to_string(SecondsSince(t0)) + " build: " + err;
+    }
+    if (std::string err = compare(first); !err.empty())
+      return "error " + std::to_string(SecondsSince(t0)) + " " + err;
+  }
+  const int n = runs_per_round();
+  std::ostringstream head;
+  head.precision(9);
+  head << "ok " << SecondsSince(t0) << " ";
   std::vector<double> secs(builds.size());
   for (int r = 0; r < check.rounds; ++r) {
     // Round r starts with build r mod k, so that each build leads as often as the others.
@@ -109,7 +208,7 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
     }
     for (double t : secs) line << t << " ";
   }
-  return line.str();
+  return head.str() + line.str();
 }
 
 std::string Ms(double secs) {
@@ -129,15 +228,21 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
   TESSERA_CHECK(RunsOnHost(target), "the end-to-end check runs the model on this machine, which cannot run code for '",
                 target.str(), "'");
   ModelCheckResult out;
-  out.fingerprint = TuningFingerprint(mod, output_names, options);
-  // The tuned build, and the tuned kernels with the rewrites at their fallbacks when that differs.
-  std::vector<BuildOptions> tuned(1, options);
-  tuned[0].apply_model_check = false;
-  BuildOptions kernels_only = tuned[0];
-  kernels_only.apply_rewrite_decisions = false;
-  if (TuningFingerprint(mod, output_names, kernels_only) != out.fingerprint) tuned.push_back(kernels_only);
+  // The tuned build, and the tuned kernels with the rewrites at their fallbacks when that differs:
+  // the last has the default build's graph.
+  std::vector<Candidate> tuned(1);
+  tuned[0].options = options;
+  tuned[0].options.apply_model_check = false;
+  const TunedBuild full = DescribeTunedBuild(mod, output_names, tuned[0].options);
+  out.fingerprint = full.fingerprint;
+  Candidate kernels_only = tuned[0];
+  kernels_only.options.apply_rewrite_decisions = false;
+  kernels_only.rewrites = false;
+  TunedBuild same_graph = DescribeTunedBuild(mod, output_names, kernels_only.options);
+  if (same_graph.fingerprint != full.fingerprint) tuned.push_back(kernels_only);
+  const KernelProfilePlan plan = PlanKernelProfile(same_graph);
   const tune::MeasureResult m = tune::RunInWorker(
-      [&] { return CheckJob(mod, output_names, options, tuned, target, check, num_threads); }, check.timeout_s);
+      [&] { return CheckJob(mod, output_names, options, tuned, plan, target, check, num_threads); }, check.timeout_s);
   out.elapsed_s = SecondsSince(t0);
   if (m.error.rfind(kSkip, 0) == 0) {
     out.skipped = m.error.substr(std::char_traits<char>::length(kSkip));
@@ -151,19 +256,37 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
     out.verdict.apply = false;
     out.verdict.error = m.error;
   } else {
-    const size_t k = tuned.size() + 1;
-    TESSERA_ICHECK(m.run_secs.size() == k * static_cast<size_t>(check.rounds), "the check's worker reported ",
-                   m.run_secs.size(), " times for ", check.rounds, " rounds of ", k, " builds");
-    std::vector<std::vector<double>> secs(k);
-    for (size_t i = 0; i < m.run_secs.size(); ++i) secs[i % k].push_back(m.run_secs[i]);
-    out.verdict = tune::DecideModelCheck(secs[0], secs[1]);
-    if (k == 3) {
-      tune::ModelCheckVerdict without = tune::DecideModelCheck(secs[0], secs[2]);
-      if (without.ratio < out.verdict.ratio) {
-        out.verdict = without;
-        out.verdict.rewrites = false;
+    // The line: the per-kernel profile, then the rounds (CheckJob).
+    const std::vector<double>& v = m.run_secs;
+    TESSERA_ICHECK(!v.empty(), "the check's worker reported no per-kernel profile");
+    const size_t p = static_cast<size_t>(v[0]);
+    TESSERA_ICHECK(p == 0 || p == plan.workloads.size(), "the check's worker profiled ", p, " workloads of ",
+                   plan.workloads.size());
+    TESSERA_ICHECK(v.size() >= 1 + 2 * p, "the check's worker reported a short per-kernel profile");
+    std::vector<tune::InModelKernelTime> kernels(p);
+    for (size_t i = 0; i < p; ++i) kernels[i] = {plan.workloads[i], v[1 + 2 * i], v[2 + 2 * i]};
+    out.kernels = kernels;
+    const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
+    std::vector<Candidate> timed = tuned;
+    if (!slower.empty())
+      for (Candidate t : tuned) {
+        t.untuned = slower;
+        timed.push_back(std::move(t));
       }
+    const size_t k = timed.size() + 1;
+    const size_t times = v.size() - 1 - 2 * p;
+    TESSERA_ICHECK(times == k * static_cast<size_t>(check.rounds), "the check's worker reported ", times,
+                   " times for ", check.rounds, " rounds of ", k, " builds");
+    std::vector<std::vector<double>> secs(k);
+    for (size_t i = 0; i < times; ++i) secs[i % k].push_back(v[1 + 2 * p + i]);
+    // The tuned build with the lowest median paired ratio (the first among equals).
+    for (size_t c = 0; c < timed.size(); ++c) {
+      tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
+      verdict.rewrites = timed[c].rewrites;
+      verdict.untuned_workloads = timed[c].untuned;
+      if (c == 0 || verdict.ratio < out.verdict.ratio) out.verdict = verdict;
     }
+    if (!out.verdict.apply) out.verdict.untuned_workloads.clear();
   }
   tune::Database db(options.tuning_db);
   tune::CommitModelCheck(db, out.fingerprint, target.str(), out.verdict);
@@ -234,7 +357,11 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
         std::to_string(v.ratio) + " over " + std::to_string(v.rounds) + " rounds): " +
         (!v.apply      ? "the default build is kept"
          : v.rewrites ? "the tuned build is applied"
-                      : "the tuned kernels are applied, the graph rewrites at their defaults"));
+                      : "the tuned kernels are applied, the graph rewrites at their defaults") +
+        (v.apply && !v.untuned_workloads.empty()
+             ? ", but for the kernels of " + std::to_string(v.untuned_workloads.size()) +
+                   " workload(s) that ran slower in the model (default schedules)"
+             : std::string()));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <string_view>
 
 #include "tessera/support/error.h"
 #include "tessera/tune/task.h"
@@ -14,6 +15,7 @@ namespace {
 
 constexpr const char* kApplyKey = "apply";
 constexpr const char* kRewritesKey = "rewrites";
+constexpr std::string_view kUntunedPrefix = "untuned ";
 
 // The median of `v` (the mean of the middle two for an even count).
 double Median(std::vector<double> v) {
@@ -54,6 +56,21 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
   return v;
 }
 
+std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTime>& kernels, double margin,
+                                              double min_secs) {
+  TESSERA_ICHECK(margin >= 0 && min_secs >= 0, "KernelsSlowerInModel: margin ", margin, ", min_secs ", min_secs);
+  std::vector<std::string> slower;
+  for (const InModelKernelTime& k : kernels) {
+    TESSERA_ICHECK(k.default_secs >= 0 && k.tuned_secs >= 0, "KernelsSlowerInModel: workload ", k.workload,
+                   " has a negative time");
+    if (k.tuned_secs > k.default_secs * (1 + margin) && k.tuned_secs - k.default_secs > min_secs)
+      slower.push_back(k.workload);
+  }
+  std::sort(slower.begin(), slower.end());
+  slower.erase(std::unique(slower.begin(), slower.end()), slower.end());
+  return slower;
+}
+
 void CommitModelCheck(Database& db, const std::string& fingerprint, const std::string& target,
                       const ModelCheckVerdict& verdict) {
   TuningRecord r;
@@ -66,6 +83,7 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.config["tuned_ns"] = Nanoseconds(verdict.tuned_secs);
   r.config["ratio_ppm"] = static_cast<int64_t>(std::llround(verdict.ratio * 1e6));
   r.config["rounds"] = verdict.rounds;
+  for (const std::string& w : verdict.untuned_workloads) r.config[std::string(kUntunedPrefix) + w] = 1;
   if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
   r.error = verdict.error;
   db.CommitWorkload({r.workload_hash, "model-check", "model-check " + fingerprint});
@@ -90,6 +108,8 @@ std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std:
     v.ratio = static_cast<double>(get("ratio_ppm")) * 1e-6;
     v.rounds = static_cast<int>(get("rounds"));
     v.error = it->error;
+    for (const auto& [key, value] : it->config)  // std::map: the hashes come sorted
+      if (key.starts_with(kUntunedPrefix) && value != 0) v.untuned_workloads.push_back(key.substr(kUntunedPrefix.size()));
     return v;
   }
   return std::nullopt;

@@ -1,9 +1,11 @@
 // driver::TuneModel and the end-to-end check (driver/tune_model.h): tuning records a verdict on the
 // tuned build's fingerprint; a build follows the latest verdict on its fingerprint and target (the
 // default build, bitwise, when the tuned one was found slower); the check finds a tuned build whose
-// outputs differ; an input with a symbolic shape is not checked.
+// outputs differ; a tuned kernel slower in the model is kept at its default schedule (the verdict's
+// untuned workloads, followed by the build); an input with a symbolic shape is not checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -14,6 +16,7 @@
 #include "tessera/driver/tune_model.h"
 #include "tessera/runtime/graph_executor.h"
 #include "tessera/tune/model_check.h"
+#include "tessera/tune/space.h"
 
 namespace tessera {
 namespace {
@@ -184,6 +187,131 @@ TEST(CheckTunedModel, ATunedBuildWithOtherOutputsIsNotApplied) {
   const driver::BuildSummary built = driver::Build(model.Module(), {"y"}, options).summary;
   EXPECT_EQ(built.tuning_rejected, !r.verdict.apply);
   EXPECT_EQ(built.rewrites_rejected, r.verdict.apply && !r.verdict.rewrites);
+}
+
+// relu(dense(x, w) + b): x [32, 256], w [256, 256]; one kernel, a packed GEMM with knobs.
+struct DenseRelu {
+  static constexpr int64_t M = 32, K = 256, N = 256;
+  runtime::NDArray w = Random({N, K}, 11, -0.1f, 0.1f), b = Random({N}, 12);
+  IRModule Module() const {
+    Var x = VarNode::make("x", F32({M, K}));
+    Expr y = Call("nn.dense", {x, ConstantNode::make(w)});
+    return IRModule::FromMain(FunctionNode::make({x}, Call("nn.relu", {Call("add", {y, ConstantNode::make(b)})})));
+  }
+  static runtime::NDArray Run(const runtime::Module& lib, const runtime::NDArray& in) {
+    runtime::GraphExecutor exec(lib, 1);
+    exec.SetInput("x", in);
+    exec.Run();
+    return exec.GetOutput("y");
+  }
+};
+
+// Commits for the model's one task a record of the schedule with every knob at its smallest
+// candidate (one-row, one-vector micro-kernels: a kernel several times slower than the hand
+// schedule), claimed to have run in 1 ns so that it is the database's best. Returns the task.
+tune::TuneTask CommitASlowRecord(const IRModule& mod, const std::string& db_path, const target::Target& host) {
+  std::vector<tune::TuneTask> tasks = driver::ExtractTasks(mod, {"y"}, {});
+  EXPECT_EQ(tasks.size(), 1u);
+  const tune::TuneTask& task = tasks.at(0);
+  topi::KnobConfig slow;
+  for (const topi::KnobSpec& k : tune::DiscoverSpace(task))
+    slow[k.name] = *std::min_element(k.candidates.begin(), k.candidates.end());
+  EXPECT_FALSE(slow.empty()) << "the task has no knobs";
+  tune::TuningRecord r;
+  r.workload_hash = task.workload_hash;
+  r.target = host.str();
+  r.trace_json = tune::ApplyConfig(task, slow).trace.ToJSON();
+  r.run_secs = {1e-9};
+  r.config = slow;
+  tune::Database db(db_path);
+  db.CommitWorkload({task.workload_hash, task.name, "test"});
+  db.CommitBatch({r});
+  return task;
+}
+
+TEST(TuneModel, ABuildKeepsTheWorkloadsOfItsVerdictAtTheirDefaultSchedules) {
+  const DenseRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-untuned");
+  driver::BuildOptions options, plain;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  const tune::TuneTask task = CommitASlowRecord(model.Module(), options.tuning_db, host);
+  // The tuned build as the database makes it: its one kernel from the record.
+  const driver::TunedBuild described = driver::DescribeTunedBuild(model.Module(), {"y"}, options);
+  ASSERT_EQ(described.kernels.size(), 1u);
+  EXPECT_EQ(described.kernels[0].kernel, task.name);
+  EXPECT_EQ(described.kernels[0].workload, task.workload_hash);
+  const std::optional<tune::TuningRecord> best = tune::Database(options.tuning_db).Best(task.workload_hash, host.str());
+  ASSERT_TRUE(best);
+  EXPECT_EQ(described.kernels[0].program, tune::ProgramId(*best));
+  EXPECT_EQ(described.fingerprint, tune::TuningFingerprint({{task.workload_hash, tune::ProgramId(*best)}}));
+  EXPECT_EQ(described.fingerprint, driver::TuningFingerprint(model.Module(), {"y"}, options));
+
+  const runtime::NDArray in = Random({DenseRelu::M, DenseRelu::K}, 13);
+  const runtime::NDArray untuned = DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, plain), in);
+  const runtime::NDArray tuned = DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in);
+  EXPECT_EQ(driver::Build(model.Module(), {"y"}, options).summary.tuned_kernels, 1);
+  // The workload named by the options: the default schedule, bitwise, and the program "-".
+  driver::BuildOptions keep = options;
+  keep.untuned_workloads = {task.workload_hash};
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, keep), in), untuned));
+  EXPECT_EQ(driver::DescribeTunedBuild(model.Module(), {"y"}, keep).kernels.at(0).program, "-");
+  // A verdict naming it: the same build, the summary says so, the fingerprint stays the tuned one's.
+  tune::ModelCheckVerdict v = tune::DecideModelCheck({1e-3}, {0.9e-3});
+  v.untuned_workloads = {task.workload_hash};
+  tune::Database db(options.tuning_db);
+  tune::CommitModelCheck(db, described.fingerprint, host.str(), v);
+  const driver::BuildSummary followed = driver::Build(model.Module(), {"y"}, options).summary;
+  EXPECT_EQ(followed.untuned_kernels, 1);
+  EXPECT_EQ(followed.tuned_kernels, 0);
+  EXPECT_FALSE(followed.tuning_rejected);
+  EXPECT_FALSE(followed.rewrites_rejected);
+  EXPECT_EQ(followed.tuning_fingerprint, described.fingerprint);
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in), untuned));
+  // What the check builds (the verdict not followed): the tuned kernel.
+  driver::BuildOptions ignore = options;
+  ignore.apply_model_check = false;
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, ignore), in), tuned));
+}
+
+TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
+  const DenseRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-slow-kernel");
+  driver::BuildOptions options;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  const tune::TuneTask task = CommitASlowRecord(model.Module(), options.tuning_db, host);
+  driver::ModelCheckOptions check;
+  check.rounds = 3;
+  check.min_round_secs = 0.02;
+  const driver::ModelCheckResult r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(r.checked) << r.skipped;
+  EXPECT_TRUE(r.verdict.error.empty()) << r.verdict.error;
+  // The profile: the one tuned workload, several times slower in the model.
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].workload, task.workload_hash);
+  EXPECT_GT(r.kernels[0].default_secs, 0);
+  EXPECT_GT(r.kernels[0].tuned_secs, 1.5 * r.kernels[0].default_secs)
+      << "the smallest micro-kernels were not slower: " << r.kernels[0].tuned_secs << " s against "
+      << r.kernels[0].default_secs << " s";
+  EXPECT_EQ(tune::KernelsSlowerInModel(r.kernels, check.kernel_margin, check.kernel_min_secs),
+            std::vector<std::string>{task.workload_hash});
+  // The full tuned build is slower; the one without the slow record is the default build, so the
+  // verdict either keeps the default or applies the tuned build without that record.
+  if (r.verdict.apply) EXPECT_EQ(r.verdict.untuned_workloads, std::vector<std::string>{task.workload_hash});
+  const std::optional<tune::ModelCheckVerdict> recorded =
+      tune::LookupModelCheck(tune::Database(options.tuning_db), r.fingerprint, host.str());
+  ASSERT_TRUE(recorded);
+  EXPECT_EQ(recorded->untuned_workloads, r.verdict.untuned_workloads);
+  // Either way `compile --db` builds the kernel with its default schedule.
+  const driver::BuildSummary built = driver::Build(model.Module(), {"y"}, options).summary;
+  EXPECT_EQ(built.tuned_kernels, 0);
+  // Without the profile: no build without the slow kernel, and an empty profile.
+  check.profile_rounds = 0;
+  const driver::ModelCheckResult off = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(off.checked) << off.skipped;
+  EXPECT_TRUE(off.kernels.empty());
+  EXPECT_TRUE(off.verdict.untuned_workloads.empty());
 }
 
 TEST(CheckTunedModel, AnInputWithASymbolicShapeIsNotChecked) {

@@ -1,6 +1,6 @@
 // The end-to-end check's pieces (tune/model_check.h, tune/test_data.h, tune/worker.h): fingerprints,
-// the paired verdict, the verdict records (the latest wins, another target's or version's is never
-// read); the shared test data and output comparison; the worker's outcomes.
+// the paired verdict, the per-kernel decision, the verdict records (the latest wins, another
+// target's or version's is never read, the workloads kept at their default schedules); the shared test data and output comparison; the worker's outcomes.
 #include "tessera/tune/model_check.h"
 
 #include <gtest/gtest.h>
@@ -130,6 +130,49 @@ TEST_F(ModelCheckTest, AVerdictOfAnotherVersionIsNotRead) {
   r.config = {{"apply", 0}};
   Database(path_).CommitBatch({r});
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, kTarget), std::nullopt);
+}
+
+TEST(KernelsSlowerInModel, NamesTheWorkloadsSlowerTunedByMoreThanBothMargins) {
+  const std::vector<InModelKernelTime> kernels = {
+      {"00000000000000c3", 100e-6, 130e-6},  // 30 % and 30 us slower: kept at the default
+      {"00000000000000a1", 100e-6, 90e-6},   // faster
+      {"00000000000000b2", 100e-6, 102e-6},  // 2 % slower: within the margin
+      {"00000000000000d4", 10e-6, 14e-6},    // 40 % but 4 us slower: within min_secs
+      {"00000000000000e5", 0, 6e-6},         // a kernel the default build did not time
+      {"00000000000000c3", 100e-6, 130e-6},  // listed twice: once in the result
+  };
+  EXPECT_EQ(KernelsSlowerInModel(kernels, 0.03, 5e-6),
+            (std::vector<std::string>{"00000000000000c3", "00000000000000e5"}));
+  // No margin: every slower kernel, sorted.
+  EXPECT_EQ(KernelsSlowerInModel(kernels, 0, 0),
+            (std::vector<std::string>{"00000000000000b2", "00000000000000c3", "00000000000000d4", "00000000000000e5"}));
+  EXPECT_TRUE(KernelsSlowerInModel({}, 0.03, 5e-6).empty());
+  EXPECT_TRUE(KernelsSlowerInModel({{"00000000000000a1", 1e-3, 1e-3}}, 0, 0).empty());  // a tie
+  EXPECT_THROW(KernelsSlowerInModel(kernels, -0.1, 0), InternalError);
+  EXPECT_THROW(KernelsSlowerInModel(kernels, 0, -1), InternalError);
+  EXPECT_THROW(KernelsSlowerInModel({{"00000000000000a1", -1, 0}}, 0, 0), InternalError);
+}
+
+TEST_F(ModelCheckTest, AVerdictKeepsTheWorkloadsItBuildsAtTheirDefaultSchedules) {
+  const std::string fp = "0123456789abcdef";
+  Database db(path_);
+  ModelCheckVerdict v = DecideModelCheck({1e-3, 1e-3}, {0.9e-3, 0.9e-3});
+  v.untuned_workloads = {"00000000000000b2", "00000000000000a1"};
+  CommitModelCheck(db, fp, kTarget, v);
+  std::optional<ModelCheckVerdict> got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->apply);
+  EXPECT_EQ(got->untuned_workloads, (std::vector<std::string>{"00000000000000a1", "00000000000000b2"}));
+  // One key per workload in the record's config.
+  const std::vector<TuningRecord> records = Database(path_).Records(ModelCheckHash(fp), kTarget);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].config.at("untuned 00000000000000a1"), 1);
+  EXPECT_EQ(records[0].config.at("untuned 00000000000000b2"), 1);
+  // A later verdict without them replaces it.
+  CommitModelCheck(db, fp, kTarget, DecideModelCheck({1e-3}, {0.9e-3}));
+  got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->untuned_workloads.empty());
 }
 
 TEST(TestData, PseudoRandomInputsAreDeterministicAndInRange) {

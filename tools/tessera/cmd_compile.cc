@@ -135,6 +135,9 @@ void PrintSummary(const CompileOptions& o, const driver::BuildSummary& s) {
               << (s.tuning_rejected     ? "; its end-to-end check kept the default build"
                   : s.rewrites_rejected ? "; its end-to-end check kept the graph rewrites at their defaults"
                                         : "")
+              << (s.untuned_kernels ? "; " + std::to_string(s.untuned_kernels) +
+                                          " kernels kept at their default schedule, slower tuned in the model"
+                                    : std::string())
               << ")\n";
 }
 

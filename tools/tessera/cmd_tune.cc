@@ -46,11 +46,14 @@ struct TuneCliOptions {
 
 /// The report's "model_check" object.
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const tune::InModelKernelTime& k : c.kernels)
+    kernels.push_back({{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
           {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds},   {"error", c.verdict.error},
-          {"elapsed_s", c.elapsed_s}};
+          {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"elapsed_s", c.elapsed_s}};
 }
 
 /// The --report file: every task's status, the graph rewrite decisions, the end-to-end check and the
@@ -135,6 +138,10 @@ void PrintCheck(const driver::ModelCheckResult& c) {
               << (!c.verdict.apply      ? "default model"
                   : c.verdict.rewrites ? "tuned model"
                                        : "tuned kernels with the graph rewrites at their defaults")
+              << (c.verdict.apply && !c.verdict.untuned_workloads.empty()
+                      ? ", " + std::to_string(c.verdict.untuned_workloads.size()) +
+                            " workload(s) with their default schedules (their tuned kernels ran slower in the model)"
+                      : std::string())
               << "\n";
   else if (c.checked)
     std::cout << "end to end: the tuned build is not applied (" << c.verdict.error << ")\n";

@@ -34,7 +34,8 @@
 //             its trace, else the default schedule; then, with `tuning_db`, the end-to-end check's
 //             verdict on this build's fingerprint, tune/model_check.h: when `tessera tune` found the
 //             tuned build slower than the default one, everything from the graph passes is redone
-//             without the database, or without its graph rewrite decisions when those were slower)
+//             without the database, or without its graph rewrite decisions when those were slower,
+//             or with the kernels it found slower in the model at their default schedules)
 //           → the TIR passes of LowerToFlat, each its own step (LowerStorageTypeCasts,
 //             CompactBufferAllocation, LowerInitBlock, LowerBlocks, FlattenBuffer, Simplify,
 //             LoopPartition, Simplify, VectorizeLoop, UnrollLoop, Simplify, RemoveNoOp,
@@ -47,6 +48,7 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,11 @@ struct BuildOptions {
   /// With `tuning_db`: build the database's graph rewrite decisions (else every rewrite at its
   /// fallback, the tuned kernels still applied). The end-to-end check times the build both ways.
   bool apply_rewrite_decisions = true;
+  /// With `tuning_db`: workload hashes (tune::WorkloadHash) whose kernels get the default schedule
+  /// even when the database has a record for them. The end-to-end check's verdict names those whose
+  /// tuned kernel ran slower in the model (tune/model_check.h, untuned_workloads) and the build
+  /// following it fills this in; the check builds its per-kernel variants with it.
+  std::set<std::string> untuned_workloads;
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;
@@ -122,6 +129,9 @@ struct BuildSummary {
   bool tuning_rejected = false;
   /// The check found the tuned kernels faster with the graph rewrites at their fallbacks: built so.
   bool rewrites_rejected = false;
+  /// Kernels built with the default schedule although the database has a record for them
+  /// (BuildOptions::untuned_workloads, from the end-to-end check's verdict or the caller).
+  int untuned_kernels = 0;
 };
 
 /// The built model before it is written out.
@@ -153,9 +163,26 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
                                          const BuildOptions& options = {},
                                          std::vector<tune::RewriteChoice>* choices = nullptr);
 
-/// The fingerprint (tune::TuningFingerprint) of the build with `options.tuning_db`: the graph
-/// passes with the database's decisions and each kernel's best record, without code generation.
-/// UserError without a database; otherwise throws as Build does.
+/// One kernel of a build with a tuning database, as the database schedules it.
+struct TunedKernel {
+  std::string kernel;    ///< its name (the symbol the executor graph's nodes call)
+  std::string workload;  ///< tune::WorkloadHash of its unscheduled PrimFunc
+  std::string program;   ///< tune::ProgramId of the record that schedules it, "-" for the default schedule
+};
+
+/// The build with `options.tuning_db` as the database makes it, without code generation: the graph
+/// passes with the database's decisions, each kernel's best record (BuildOptions::untuned_workloads
+/// excepted), and the fingerprint over them (tune::TuningFingerprint). The end-to-end check verdict
+/// is not followed (this is the build it is about). UserError without a database; otherwise throws
+/// as Build does.
+struct TunedBuild {
+  std::string fingerprint;
+  std::vector<TunedKernel> kernels;  ///< in the executor plan's order
+};
+TunedBuild DescribeTunedBuild(const graph::IRModule& mod, const std::vector<std::string>& output_names,
+                              const BuildOptions& options);
+
+/// DescribeTunedBuild(...).fingerprint.
 std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                               const BuildOptions& options);
 

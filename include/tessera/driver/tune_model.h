@@ -10,9 +10,13 @@
 //     kernels with every rewrite at its fallback (BuildOptions::apply_rewrite_decisions off); the
 //     same inputs (the input guards' values, else tune::FillPseudoRandom's); each tuned build's
 //     outputs compared with the default build's (tune::CompareOutput, ModelCheckOptions::
-//     tolerance); then `rounds` rounds, each timing every build for at least min_round_secs, each
+//     tolerance); then the per-kernel profile (tune/model_check.h, "Per kernel"): the default build
+//     and the tuned build of its graph profiled in the model over `profile_rounds` alternated
+//     rounds, and for the workloads whose tuned kernels ran slower there (tune::KernelsSlowerInModel,
+//     kernel_margin, kernel_min_secs) each tuned build again without their records (its outputs
+//     compared too); then `rounds` rounds, each timing every build for at least min_round_secs, each
 //     round led by the next build; the verdict (tune::DecideModelCheck: the tuned build with the
-//     lower median paired ratio, applied when that is below 1) recorded for the tuned build's
+//     lowest median paired ratio, applied when that is below 1) recorded for the tuned build's
 //     fingerprint (tune/model_check.h), which `tessera compile --db` follows.
 //
 // A time budget (tune.max_seconds) covers the check: the search gets (1 - check_share) of it. The
@@ -39,6 +43,11 @@ struct ModelCheckOptions {
   double min_round_secs = 0.2;  ///< each build runs at least this long per round (and at least once)
   double tolerance = 1e-3;      ///< CompareOutput's relative tolerance, tuned outputs against default ones
   double timeout_s = 3600;      ///< the worker's limit: both builds and every run
+  /// Alternated rounds (each of min_round_secs per build) of the per-kernel profile; 0: no profile,
+  /// so no build without the kernels that ran slower in the model. A VM program is not profiled.
+  int profile_rounds = 6;
+  double kernel_margin = 0.03;    ///< KernelsSlowerInModel's margin: 3 % slower in the model
+  double kernel_min_secs = 5e-6;  ///< and slower by more than 5 us per run
 };
 
 struct TuneModelOptions {
@@ -57,6 +66,9 @@ struct ModelCheckResult {
   std::string skipped;          ///< why not, when not checked
   std::string fingerprint;      ///< the tuned build's (tune::TuningFingerprint)
   tune::ModelCheckVerdict verdict;
+  /// The per-kernel profile: every workload the tuned build of the default's graph schedules from a
+  /// record, in-model seconds per run of both builds (empty when not profiled).
+  std::vector<tune::InModelKernelTime> kernels;
   double elapsed_s = 0;         ///< the check's wall time (builds included)
 };
 

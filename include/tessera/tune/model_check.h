@@ -23,11 +23,21 @@
 // apply_rewrite_decisions off); the verdict applies whichever of the two tuned builds has the lower
 // median ratio, when it is below 1 (rewrites = false: the second).
 //
+// Per kernel (the finer check): the whole-build verdict is all or nothing, and one tuned kernel that
+// runs slower in the model than on its own (its neighbours' data in the caches, its inputs coming
+// cold) costs the model what the others gained. So before the timed rounds the check also profiles
+// the default build and the tuned build of the same graph (every rewrite at its fallback) in the
+// model, alternately (GraphExecutor::Profile), sums each workload's calls, and keeps at its default
+// schedule every workload whose tuned kernel took longer there (KernelsSlowerInModel); the tuned
+// builds without those records are timed in the same rounds as the others and win when their median
+// ratio is lower (ModelCheckVerdict::untuned_workloads).
+//
 // Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
 // this version (database.h's keys); config {"apply": 0 or 1, "rewrites": 0 or 1, "default_ns", "tuned_ns": the median
-// per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds"}; run_secs {the tuned
-// median}; error: why the tuned build was not applied when it failed or differed ("" otherwise);
-// no trace. The latest record wins (LookupModelCheck).
+// per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds", and
+// "untuned <workload hash>": 1 for each of untuned_workloads}; run_secs {the tuned median}; error: why
+// the tuned build was not applied when it failed or differed ("" otherwise); no trace. The latest
+// record wins (LookupModelCheck).
 #pragma once
 
 #include <optional>
@@ -48,7 +58,24 @@ struct ModelCheckVerdict {
   double ratio = 0;         ///< the median over rounds of tuned / default (0: not timed)
   int rounds = 0;           ///< timed rounds
   std::string error;        ///< why the tuned build is not applied when it failed or its outputs differ
+  /// With apply: the workloads (hashes, sorted) built with their default schedule although the
+  /// database has a record, the record's kernel having run slower in the model (KernelsSlowerInModel).
+  std::vector<std::string> untuned_workloads;
 };
+
+/// One workload of a model as the check profiled it: the summed mean seconds per run of the kernel
+/// calls of that workload, in the default build and in the tuned build of the same graph.
+struct InModelKernelTime {
+  std::string workload;
+  double default_secs = 0;
+  double tuned_secs = 0;
+};
+
+/// The workloads (sorted) whose tuned kernel ran slower in the model than the default one: tuned_secs
+/// > default_secs * (1 + margin) and tuned_secs - default_secs > min_secs (both >= 0; a gap under
+/// either is the profile's noise). InternalError for a negative time, margin or min_secs.
+std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTime>& kernels, double margin,
+                                              double min_secs);
 
 /// 16 hex digits naming the program a record schedules: FNV-1a 64 of its trace_json.
 std::string ProgramId(const TuningRecord& record);
