@@ -200,6 +200,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     kd["workload"] = k.workload;
     kd["default_s"] = k.default_secs;
     kd["tuned_s"] = k.tuned_secs;
+    kd["ratio"] = k.ratio;
     kernels.append(kd);
   }
   check["kernels"] = kernels;

@@ -87,7 +87,8 @@ class TuneReport:
     tuned kernels with the rewrites at their defaults), ``default_s`` / ``tuned_s`` (median seconds per run),
     ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``untuned_workloads`` (the workloads
     whose tuned kernels ran slower in the model, built with their default schedules), ``kernels`` (the
-    per-kernel profile: ``workload``, ``default_s``, ``tuned_s`` in the model), ``elapsed_s``)."""
+    per-kernel profile: ``workload``, ``default_s``, ``tuned_s``: median seconds per run in the model,
+    ``ratio``: median paired tuned / default), ``elapsed_s``)."""
 
     tasks: tuple[dict, ...]
     trials: int

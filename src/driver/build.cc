@@ -217,9 +217,13 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
       ++*kept_default;
     } else if (best) {
       try {
-        tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
+        tir::Schedule hand = topi::x86::ScheduleDefault(k.func, k.options, k.anchors);
+        // The hand schedule is itself a record: when it is the best, the kernel is the default one.
+        const bool is_default = best->trace_json == hand.trace().ToJSON();
+        tir::PrimFunc f = is_default ? hand.func() : tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
         ++*tuned;
         kernels->back().program = tune::ProgramId(*best);
+        kernels->back().default_program = is_default;
         return f;
       } catch (const std::exception& e) {
         std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name

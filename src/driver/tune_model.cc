@@ -44,7 +44,8 @@ struct Candidate {
 };
 
 // What the per-kernel profile needs (tune/model_check.h, "Per kernel"): the workloads whose kernels
-// the tuned build of the default's graph schedules from a record, sorted, and its kernels' workloads.
+// the tuned build of the default's graph schedules from a record other than the default schedule,
+// sorted, and its kernels' workloads.
 struct KernelProfilePlan {
   std::vector<std::string> workloads;
   std::map<std::string, std::string> workload_of;  // kernel name -> workload, for those
@@ -54,7 +55,7 @@ KernelProfilePlan PlanKernelProfile(const TunedBuild& same_graph) {
   KernelProfilePlan plan;
   std::set<std::string> tuned;
   for (const TunedKernel& k : same_graph.kernels) {
-    if (k.program == "-") continue;
+    if (k.program == "-" || k.default_program) continue;
     tuned.insert(k.workload);
     plan.workload_of[k.kernel] = k.workload;
   }
@@ -63,45 +64,93 @@ KernelProfilePlan PlanKernelProfile(const TunedBuild& same_graph) {
 }
 
 // Each workload's in-model seconds per run in `base` (the default build) and `tuned` (the same
-// graph, tuned kernels): both profiled over `rounds` alternated rounds of `n` runs. Empty when
-// either is not a graph program or the two call other kernels.
+// graph, tuned kernels), over `rounds` paired rounds of `n` runs of each (the lead alternating).
+// Empty when either is not a graph program or the two call other kernels.
 std::vector<tune::InModelKernelTime> ProfileKernels(runtime::Executor& base, runtime::Executor& tuned,
                                                     const KernelProfilePlan& plan, int rounds, int n) {
   auto* b = dynamic_cast<runtime::GraphExecutor*>(&base);
   auto* t = dynamic_cast<runtime::GraphExecutor*>(&tuned);
   if (!b || !t || rounds <= 0 || plan.workloads.empty()) return {};
-  b->SetProfiling(true);
-  t->SetProfiling(true);
-  for (int r = 0; r < rounds; ++r) {
+  // One round's seconds per run of each workload of `e`, appended to `into`; `calls` its kernel calls.
+  auto add_round = [&](const runtime::GraphExecutor& e, std::map<std::string, std::vector<double>>& into,
+                       std::multiset<std::string>& calls) {
+    std::map<std::string, double> secs;
+    for (const std::string& w : plan.workloads) secs[w] = 0;
+    for (const runtime::GraphExecutor::NodeProfile& p : e.Profile()) {
+      calls.insert(p.node + " " + p.kernel);
+      if (auto w = plan.workload_of.find(p.kernel); w != plan.workload_of.end()) secs[w->second] += p.ms_per_run * 1e-3;
+    }
+    for (const auto& [w, s] : secs) into[w].push_back(s);
+  };
+  std::map<std::string, std::vector<double>> default_secs, tuned_secs;
+  bool same_calls = true;
+  for (int r = 0; r < rounds && same_calls; ++r) {
+    b->SetProfiling(true);  // counters reset
+    t->SetProfiling(true);
     TimeRuns(r % 2 ? *t : *b, n);
     TimeRuns(r % 2 ? *b : *t, n);
+    std::multiset<std::string> base_calls, tuned_calls;
+    add_round(*b, default_secs, base_calls);
+    add_round(*t, tuned_secs, tuned_calls);
+    same_calls = base_calls == tuned_calls;
   }
   b->SetProfiling(false);
   t->SetProfiling(false);
-  std::map<std::string, tune::InModelKernelTime> per_workload;
-  for (const std::string& w : plan.workloads) per_workload[w].workload = w;
-  std::multiset<std::string> base_calls, tuned_calls;
-  for (const auto& p : b->Profile()) {
-    base_calls.insert(p.node + " " + p.kernel);
-    if (auto w = plan.workload_of.find(p.kernel); w != plan.workload_of.end())
-      per_workload[w->second].default_secs += p.ms_per_run * 1e-3;
-  }
-  for (const auto& p : t->Profile()) {
-    tuned_calls.insert(p.node + " " + p.kernel);
-    if (auto w = plan.workload_of.find(p.kernel); w != plan.workload_of.end())
-      per_workload[w->second].tuned_secs += p.ms_per_run * 1e-3;
-  }
-  if (base_calls != tuned_calls) return {};
+  if (!same_calls) return {};
   std::vector<tune::InModelKernelTime> out;
-  for (auto& [w, k] : per_workload) out.push_back(k);
+  for (const std::string& w : plan.workloads)
+    out.push_back(tune::SummarizeKernelRounds(w, default_secs.at(w), tuned_secs.at(w)));
   return out;
+}
+
+using Inputs = std::vector<std::pair<std::string, runtime::NDArray>>;
+
+// The inputs every build of the check runs on: the input guards' values, else tune::
+// FillPseudoRandom's. Empty `why` when all have static shapes; else why not (the input named).
+Inputs CheckInputs(const runtime::Executor& base, const BuildOptions& options, std::string* why) {
+  Inputs inputs;
+  for (int i = 0; i < base.NumInputs(); ++i) {
+    const std::string& name = base.InputName(i);
+    const std::vector<int64_t>& shape = base.InputShape(i);
+    if (auto g = options.input_guards.find(name); g != options.input_guards.end()) {
+      inputs.emplace_back(name, g->second);
+      continue;
+    }
+    if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) {
+      *why = "input '" + name + "' has a symbolic shape " + runtime::ShapeToString(shape, base.InputDimNames(i));
+      return {};
+    }
+    runtime::NDArray value = runtime::NDArray::Empty(shape, base.InputDType(i));
+    tune::FillPseudoRandom(value.raw_data(), value.NBytes(), value.dtype(), 1000 + static_cast<uint64_t>(i));
+    inputs.emplace_back(name, value);
+  }
+  return inputs;
+}
+
+// Runs `cand` on `inputs` and compares its outputs with `base`'s last run: "" when they agree
+// (tune::CompareOutput, `tolerance` relative), else a "wrong answer: ..." line.
+std::string CompareWithDefault(runtime::Executor& base, runtime::Executor& cand, const Inputs& inputs,
+                               double tolerance) {
+  for (const auto& [name, value] : inputs) cand.SetInput(name, value);
+  cand.Run();
+  for (int o = 0; o < base.NumOutputs(); ++o) {
+    const runtime::NDArray want = base.GetOutput(o);
+    const runtime::NDArray got = cand.GetOutput(cand.OutputIndex(base.OutputName(o)));
+    if (got.shape() != want.shape() || got.dtype() != want.dtype())
+      return "wrong answer: output '" + base.OutputName(o) + "' has shape " + runtime::ShapeToString(got.shape(), {}) +
+             " instead of " + runtime::ShapeToString(want.shape(), {});
+    const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
+                                                 tolerance, static_cast<size_t>(o));
+    if (!diff.empty()) return "wrong answer: " + base.OutputName(o) + ": " + diff;
+  }
+  return "";
 }
 
 // The check's worker job (see tune_model.h): the default build against each of `tuned`, the last
 // of which has the default build's graph; with `plan`'s workloads, the per-kernel profile and the
 // tuned builds without the slower kernels' records after them. Its line is "ok <build secs> P
-// d_1 t_1 ... d_P t_P <rounds>" (P: the workloads profiled, 0 or plan.workloads.size(), and their
-// in-model seconds per run, default and tuned, in plan.workloads' order; then each round's seconds
+// d_1 t_1 r_1 ... d_P t_P r_P <rounds>" (P: the workloads profiled, 0 or plan.workloads.size(), and
+// their in-model InModelKernelTime numbers, in plan.workloads' order; then each round's seconds
 // per run of the default build and of each tuned one, those without slower kernels last) or
 // "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
@@ -128,48 +177,23 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   for (const Candidate& t : tuned)
     if (std::string err = build_tuned(t.options); !err.empty()) return "error 0 build: " + err;
   runtime::Executor& base = *builds[0];
-  std::vector<std::pair<std::string, runtime::NDArray>> inputs;
-  for (int i = 0; i < base.NumInputs(); ++i) {
-    const std::string& name = base.InputName(i);
-    const std::vector<int64_t>& shape = base.InputShape(i);
-    runtime::NDArray value;
-    if (auto g = options.input_guards.find(name); g != options.input_guards.end()) {
-      value = g->second;
-    } else {
-      if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
-        return "error " + std::to_string(SecondsSince(t0)) + " " + kSkip + "input '" + name + "' has a symbolic shape " +
-               runtime::ShapeToString(shape, base.InputDimNames(i));
-      value = runtime::NDArray::Empty(shape, base.InputDType(i));
-      tune::FillPseudoRandom(value.raw_data(), value.NBytes(), value.dtype(), 1000 + static_cast<uint64_t>(i));
-    }
-    inputs.emplace_back(name, value);
-  }
+  auto error = [&](const std::string& why) { return "error " + std::to_string(SecondsSince(t0)) + " " + why; };
+  std::string symbolic;
+  const Inputs inputs = CheckInputs(base, options, &symbolic);
+  if (!symbolic.empty()) return error(kSkip + symbolic);
   for (const auto& [name, value] : inputs) base.SetInput(name, value);
   try {
     base.Run();
   } catch (const std::exception& e) {
-    return "error " + std::to_string(SecondsSince(t0)) + " " + kSkip + "the default build failed to run: " + e.what();
+    return error(kSkip + std::string("the default build failed to run: ") + e.what());
   }
   // Each tuned build from `first` on: the same inputs, outputs compared with the default build's.
   auto compare = [&](size_t first) -> std::string {
-    for (size_t b = first; b < builds.size(); ++b) {
-      runtime::Executor& cand = *builds[b];
-      for (const auto& [name, value] : inputs) cand.SetInput(name, value);
-      cand.Run();
-      for (int o = 0; o < base.NumOutputs(); ++o) {
-        const runtime::NDArray want = base.GetOutput(o);
-        const runtime::NDArray got = cand.GetOutput(cand.OutputIndex(base.OutputName(o)));
-        if (got.shape() != want.shape() || got.dtype() != want.dtype())
-          return "wrong answer: output '" + base.OutputName(o) + "' has shape " +
-                 runtime::ShapeToString(got.shape(), {}) + " instead of " + runtime::ShapeToString(want.shape(), {});
-        const std::string diff = tune::CompareOutput(got.raw_data(), want.raw_data(), want.NBytes(), want.dtype(),
-                                                     check.tolerance, static_cast<size_t>(o));
-        if (!diff.empty()) return "wrong answer: " + base.OutputName(o) + ": " + diff;
-      }
-    }
+    for (size_t b = first; b < builds.size(); ++b)
+      if (std::string err = CompareWithDefault(base, *builds[b], inputs, check.tolerance); !err.empty()) return err;
     return "";
   };
-  if (std::string err = compare(1); !err.empty()) return "error " + std::to_string(SecondsSince(t0)) + " " + err;
+  if (std::string err = compare(1); !err.empty()) return error(err);
   // Runs per round: enough for min_round_secs of the slowest build (one warm run of each first).
   auto runs_per_round = [&] {
     double slowest = 0;
@@ -182,18 +206,16 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   const std::vector<tune::InModelKernelTime> kernels =
       ProfileKernels(base, *builds.back(), plan, check.profile_rounds, runs_per_round());
   line << kernels.size() << " ";
-  for (const tune::InModelKernelTime& k : kernels) line << k.default_secs << " " << k.tuned_secs << " ";
+  for (const tune::InModelKernelTime& k : kernels) line << k.default_secs << " " << k.tuned_secs << " " << k.ratio << " ";
   const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
   if (!slower.empty()) {
     const size_t first = builds.size();
     for (const Candidate& t : tuned) {
       BuildOptions without = t.options;
       without.untuned_workloads.insert(slower.begin(), slower.end());
-      if (std::string err = build_tuned(without); !err.empty())
-        return "error " + std::to_string(SecondsSince(t0)) + " build: " + err;
+      if (std::string err = build_tuned(without); !err.empty()) return error("build: " + err);
     }
-    if (std::string err = compare(first); !err.empty())
-      return "error " + std::to_string(SecondsSince(t0)) + " " + err;
+    if (std::string err = compare(first); !err.empty()) return error(err);
   }
   const int n = runs_per_round();
   std::ostringstream head;
@@ -221,8 +243,10 @@ std::string Ms(double secs) {
 
 ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                                  const BuildOptions& options, const ModelCheckOptions& check, int num_threads) {
-  TESSERA_CHECK(check.rounds > 0 && check.min_round_secs >= 0 && check.tolerance >= 0 && check.timeout_s > 0,
-                "the end-to-end check needs rounds > 0, min_round_secs >= 0, tolerance >= 0 and timeout_s > 0");
+  TESSERA_CHECK(check.rounds > 0 && check.min_round_secs >= 0 && check.tolerance >= 0 && check.timeout_s > 0 &&
+                    check.profile_rounds >= 0 && check.kernel_margin >= 0 && check.kernel_min_secs >= 0,
+                "the end-to-end check needs rounds > 0, min_round_secs >= 0, tolerance >= 0, timeout_s > 0, "
+                "profile_rounds >= 0, kernel_margin >= 0 and kernel_min_secs >= 0");
   const Clock::time_point t0 = Clock::now();
   const target::Target target = ResolveTarget(options.target);
   TESSERA_CHECK(RunsOnHost(target), "the end-to-end check runs the model on this machine, which cannot run code for '",
@@ -262,9 +286,9 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
     const size_t p = static_cast<size_t>(v[0]);
     TESSERA_ICHECK(p == 0 || p == plan.workloads.size(), "the check's worker profiled ", p, " workloads of ",
                    plan.workloads.size());
-    TESSERA_ICHECK(v.size() >= 1 + 2 * p, "the check's worker reported a short per-kernel profile");
+    TESSERA_ICHECK(v.size() >= 1 + 3 * p, "the check's worker reported a short per-kernel profile");
     std::vector<tune::InModelKernelTime> kernels(p);
-    for (size_t i = 0; i < p; ++i) kernels[i] = {plan.workloads[i], v[1 + 2 * i], v[2 + 2 * i]};
+    for (size_t i = 0; i < p; ++i) kernels[i] = {plan.workloads[i], v[1 + 3 * i], v[2 + 3 * i], v[3 + 3 * i]};
     out.kernels = kernels;
     const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
     std::vector<Candidate> timed = tuned;
@@ -274,11 +298,11 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
         timed.push_back(std::move(t));
       }
     const size_t k = timed.size() + 1;
-    const size_t times = v.size() - 1 - 2 * p;
+    const size_t times = v.size() - 1 - 3 * p;
     TESSERA_ICHECK(times == k * static_cast<size_t>(check.rounds), "the check's worker reported ", times,
                    " times for ", check.rounds, " rounds of ", k, " builds");
     std::vector<std::vector<double>> secs(k);
-    for (size_t i = 0; i < times; ++i) secs[i % k].push_back(v[1 + 2 * p + i]);
+    for (size_t i = 0; i < times; ++i) secs[i % k].push_back(v[1 + 3 * p + i]);
     // The tuned build with the lowest median paired ratio (the first among equals).
     for (size_t c = 0; c < timed.size(); ++c) {
       tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);

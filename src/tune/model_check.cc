@@ -56,14 +56,28 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
   return v;
 }
 
+InModelKernelTime SummarizeKernelRounds(const std::string& workload, const std::vector<double>& default_secs,
+                                        const std::vector<double>& tuned_secs) {
+  TESSERA_ICHECK(!default_secs.empty() && default_secs.size() == tuned_secs.size(), "SummarizeKernelRounds: ",
+                 default_secs.size(), " default and ", tuned_secs.size(), " tuned rounds");
+  std::vector<double> ratios;
+  for (size_t i = 0; i < default_secs.size(); ++i) {
+    TESSERA_ICHECK(default_secs[i] >= 0 && tuned_secs[i] >= 0, "SummarizeKernelRounds: round ", i,
+                   " has a negative time");
+    ratios.push_back(default_secs[i] > 0 ? tuned_secs[i] / default_secs[i] : 0);
+  }
+  const bool all_timed = std::all_of(default_secs.begin(), default_secs.end(), [](double t) { return t > 0; });
+  return {workload, Median(default_secs), Median(tuned_secs), all_timed ? Median(ratios) : 0};
+}
+
 std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTime>& kernels, double margin,
                                               double min_secs) {
   TESSERA_ICHECK(margin >= 0 && min_secs >= 0, "KernelsSlowerInModel: margin ", margin, ", min_secs ", min_secs);
   std::vector<std::string> slower;
   for (const InModelKernelTime& k : kernels) {
-    TESSERA_ICHECK(k.default_secs >= 0 && k.tuned_secs >= 0, "KernelsSlowerInModel: workload ", k.workload,
-                   " has a negative time");
-    if (k.tuned_secs > k.default_secs * (1 + margin) && k.tuned_secs - k.default_secs > min_secs)
+    TESSERA_ICHECK(k.default_secs >= 0 && k.tuned_secs >= 0 && k.ratio >= 0, "KernelsSlowerInModel: workload ",
+                   k.workload, " has a negative time or ratio");
+    if (k.ratio > 1 + margin && k.tuned_secs - k.default_secs > min_secs)
       slower.push_back(k.workload);
   }
   std::sort(slower.begin(), slower.end());

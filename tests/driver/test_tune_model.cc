@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "driver_test_util.h"
@@ -206,27 +207,57 @@ struct DenseRelu {
   }
 };
 
-// Commits for the model's one task a record of the schedule with every knob at its smallest
-// candidate (one-row, one-vector micro-kernels: a kernel several times slower than the hand
-// schedule), claimed to have run in 1 ns so that it is the database's best. Returns the task.
-tune::TuneTask CommitASlowRecord(const IRModule& mod, const std::string& db_path, const target::Target& host) {
+// Commits for the model's one task a record of its schedule under `config`, claimed to have run in
+// 1 ns so that it is the database's best. Returns the task.
+tune::TuneTask CommitARecord(const IRModule& mod, const std::string& db_path, const target::Target& host,
+                             const topi::KnobConfig& config) {
   std::vector<tune::TuneTask> tasks = driver::ExtractTasks(mod, {"y"}, {});
   EXPECT_EQ(tasks.size(), 1u);
   const tune::TuneTask& task = tasks.at(0);
-  topi::KnobConfig slow;
-  for (const topi::KnobSpec& k : tune::DiscoverSpace(task))
-    slow[k.name] = *std::min_element(k.candidates.begin(), k.candidates.end());
-  EXPECT_FALSE(slow.empty()) << "the task has no knobs";
   tune::TuningRecord r;
   r.workload_hash = task.workload_hash;
   r.target = host.str();
-  r.trace_json = tune::ApplyConfig(task, slow).trace.ToJSON();
+  r.trace_json = tune::ApplyConfig(task, config).trace.ToJSON();
   r.run_secs = {1e-9};
-  r.config = slow;
+  r.config = config;
   tune::Database db(db_path);
   db.CommitWorkload({task.workload_hash, task.name, "test"});
   db.CommitBatch({r});
   return task;
+}
+
+// A record of the schedule with every knob at its smallest candidate (one-row, one-vector
+// micro-kernels: a kernel several times slower than the hand schedule).
+tune::TuneTask CommitASlowRecord(const IRModule& mod, const std::string& db_path, const target::Target& host) {
+  topi::KnobConfig slow;
+  for (const topi::KnobSpec& k : tune::DiscoverSpace(driver::ExtractTasks(mod, {"y"}, {}).at(0)))
+    slow[k.name] = *std::min_element(k.candidates.begin(), k.candidates.end());
+  EXPECT_FALSE(slow.empty()) << "the task has no knobs";
+  return CommitARecord(mod, db_path, host, slow);
+}
+
+TEST(TuneModel, ARecordOfTheHandScheduleIsTheDefaultKernel) {
+  const DenseRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-hand-record");
+  driver::BuildOptions options, plain;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  const tune::TuneTask task = CommitARecord(model.Module(), options.tuning_db, host, {});
+  const driver::TunedBuild described = driver::DescribeTunedBuild(model.Module(), {"y"}, options);
+  ASSERT_EQ(described.kernels.size(), 1u);
+  EXPECT_NE(described.kernels[0].program, "-");  // a record (the fingerprint names it) ...
+  EXPECT_TRUE(described.kernels[0].default_program);  // ... of the default schedule
+  const runtime::NDArray in = Random({DenseRelu::M, DenseRelu::K}, 13);
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in),
+                           DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, plain), in)));
+  // The check does not profile it: it is the default kernel.
+  driver::ModelCheckOptions check;
+  check.rounds = 2;
+  check.min_round_secs = 0.01;
+  const driver::ModelCheckResult r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(r.checked) << r.skipped;
+  EXPECT_TRUE(r.kernels.empty());
+  EXPECT_TRUE(r.verdict.untuned_workloads.empty());
 }
 
 TEST(TuneModel, ABuildKeepsTheWorkloadsOfItsVerdictAtTheirDefaultSchedules) {
@@ -244,6 +275,7 @@ TEST(TuneModel, ABuildKeepsTheWorkloadsOfItsVerdictAtTheirDefaultSchedules) {
   const std::optional<tune::TuningRecord> best = tune::Database(options.tuning_db).Best(task.workload_hash, host.str());
   ASSERT_TRUE(best);
   EXPECT_EQ(described.kernels[0].program, tune::ProgramId(*best));
+  EXPECT_FALSE(described.kernels[0].default_program);
   EXPECT_EQ(described.fingerprint, tune::TuningFingerprint({{task.workload_hash, tune::ProgramId(*best)}}));
   EXPECT_EQ(described.fingerprint, driver::TuningFingerprint(model.Module(), {"y"}, options));
 
@@ -291,6 +323,7 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].workload, task.workload_hash);
   EXPECT_GT(r.kernels[0].default_secs, 0);
+  EXPECT_GT(r.kernels[0].ratio, 1.5);
   EXPECT_GT(r.kernels[0].tuned_secs, 1.5 * r.kernels[0].default_secs)
       << "the smallest micro-kernels were not slower: " << r.kernels[0].tuned_secs << " s against "
       << r.kernels[0].default_secs << " s";
@@ -298,7 +331,9 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
             std::vector<std::string>{task.workload_hash});
   // The full tuned build is slower; the one without the slow record is the default build, so the
   // verdict either keeps the default or applies the tuned build without that record.
-  if (r.verdict.apply) EXPECT_EQ(r.verdict.untuned_workloads, std::vector<std::string>{task.workload_hash});
+  if (r.verdict.apply) {
+    EXPECT_EQ(r.verdict.untuned_workloads, std::vector<std::string>{task.workload_hash});
+  }
   const std::optional<tune::ModelCheckVerdict> recorded =
       tune::LookupModelCheck(tune::Database(options.tuning_db), r.fingerprint, host.str());
   ASSERT_TRUE(recorded);
@@ -348,6 +383,16 @@ TEST(TuneModel, BadArgumentsAreUserErrors) {
   tune_options.tasks.clear();
   tune_options.check_share = 1;
   EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);
+  // The check's options: each out of range is a UserError.
+  for (auto bad : std::vector<std::function<void(driver::ModelCheckOptions&)>>{
+           [](driver::ModelCheckOptions& c) { c.rounds = 0; },
+           [](driver::ModelCheckOptions& c) { c.profile_rounds = -1; },
+           [](driver::ModelCheckOptions& c) { c.kernel_margin = -0.01; },
+           [](driver::ModelCheckOptions& c) { c.kernel_min_secs = -1e-6; }}) {
+    driver::ModelCheckOptions check;
+    bad(check);
+    EXPECT_THROW(driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1), UserError);
+  }
   options.target = "aarch64";
   tune_options.check_share = 0.1;
   EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);

@@ -134,23 +134,39 @@ TEST_F(ModelCheckTest, AVerdictOfAnotherVersionIsNotRead) {
 
 TEST(KernelsSlowerInModel, NamesTheWorkloadsSlowerTunedByMoreThanBothMargins) {
   const std::vector<InModelKernelTime> kernels = {
-      {"00000000000000c3", 100e-6, 130e-6},  // 30 % and 30 us slower: kept at the default
-      {"00000000000000a1", 100e-6, 90e-6},   // faster
-      {"00000000000000b2", 100e-6, 102e-6},  // 2 % slower: within the margin
-      {"00000000000000d4", 10e-6, 14e-6},    // 40 % but 4 us slower: within min_secs
-      {"00000000000000e5", 0, 6e-6},         // a kernel the default build did not time
-      {"00000000000000c3", 100e-6, 130e-6},  // listed twice: once in the result
+      {"00000000000000c3", 100e-6, 130e-6, 1.3},  // 30 % and 30 us slower: kept at the default
+      {"00000000000000a1", 100e-6, 90e-6, 0.9},   // faster
+      {"00000000000000b2", 100e-6, 102e-6, 1.02},  // 2 % slower: within the margin
+      {"00000000000000d4", 10e-6, 14e-6, 1.4},    // 40 % but 4 us slower: within min_secs
+      {"00000000000000e5", 0, 6e-6, 0},           // no paired ratio (a round without default time)
+      {"00000000000000f6", 100e-6, 120e-6, 1.01},  // the medians differ, the paired ratio does not
+      {"00000000000000c3", 100e-6, 130e-6, 1.3},  // listed twice: once in the result
   };
-  EXPECT_EQ(KernelsSlowerInModel(kernels, 0.03, 5e-6),
-            (std::vector<std::string>{"00000000000000c3", "00000000000000e5"}));
+  EXPECT_EQ(KernelsSlowerInModel(kernels, 0.03, 5e-6), std::vector<std::string>{"00000000000000c3"});
   // No margin: every slower kernel, sorted.
   EXPECT_EQ(KernelsSlowerInModel(kernels, 0, 0),
-            (std::vector<std::string>{"00000000000000b2", "00000000000000c3", "00000000000000d4", "00000000000000e5"}));
+            (std::vector<std::string>{"00000000000000b2", "00000000000000c3", "00000000000000d4", "00000000000000f6"}));
   EXPECT_TRUE(KernelsSlowerInModel({}, 0.03, 5e-6).empty());
-  EXPECT_TRUE(KernelsSlowerInModel({{"00000000000000a1", 1e-3, 1e-3}}, 0, 0).empty());  // a tie
+  EXPECT_TRUE(KernelsSlowerInModel({{"00000000000000a1", 1e-3, 1e-3, 1}}, 0, 0).empty());  // a tie
   EXPECT_THROW(KernelsSlowerInModel(kernels, -0.1, 0), InternalError);
   EXPECT_THROW(KernelsSlowerInModel(kernels, 0, -1), InternalError);
-  EXPECT_THROW(KernelsSlowerInModel({{"00000000000000a1", -1, 0}}, 0, 0), InternalError);
+  EXPECT_THROW(KernelsSlowerInModel({{"00000000000000a1", -1, 0, 0}}, 0, 0), InternalError);
+}
+
+TEST(SummarizeKernelRounds, GivesTheMediansAndTheMedianPairedRatio) {
+  // Round 2 is slow for both builds; the tuned kernel is 20 % slower in every round.
+  const InModelKernelTime k = SummarizeKernelRounds("00000000000000a1", {10e-6, 10e-6, 40e-6}, {12e-6, 12e-6, 48e-6});
+  EXPECT_EQ(k.workload, "00000000000000a1");
+  EXPECT_DOUBLE_EQ(k.default_secs, 10e-6);
+  EXPECT_DOUBLE_EQ(k.tuned_secs, 12e-6);
+  EXPECT_NEAR(k.ratio, 1.2, 1e-12);
+  // One noisy round does not move the ratio.
+  EXPECT_NEAR(SummarizeKernelRounds("a", {1, 1, 1}, {0.9, 5, 0.9}).ratio, 0.9, 1e-12);
+  // A round without a default time: no ratio.
+  EXPECT_EQ(SummarizeKernelRounds("a", {1, 0}, {1, 1}).ratio, 0);
+  EXPECT_THROW(SummarizeKernelRounds("a", {}, {}), InternalError);
+  EXPECT_THROW(SummarizeKernelRounds("a", {1}, {1, 1}), InternalError);
+  EXPECT_THROW(SummarizeKernelRounds("a", {1}, {-1}), InternalError);
 }
 
 TEST_F(ModelCheckTest, AVerdictKeepsTheWorkloadsItBuildsAtTheirDefaultSchedules) {

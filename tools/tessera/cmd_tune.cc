@@ -48,7 +48,8 @@ struct TuneCliOptions {
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const tune::InModelKernelTime& k : c.kernels)
-    kernels.push_back({{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}});
+    kernels.push_back(
+        {{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},

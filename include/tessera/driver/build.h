@@ -168,6 +168,8 @@ struct TunedKernel {
   std::string kernel;    ///< its name (the symbol the executor graph's nodes call)
   std::string workload;  ///< tune::WorkloadHash of its unscheduled PrimFunc
   std::string program;   ///< tune::ProgramId of the record that schedules it, "-" for the default schedule
+  /// The record's trace is the default schedule's (the hand schedule is a record too): the same kernel.
+  bool default_program = false;
 };
 
 /// The build with `options.tuning_db` as the database makes it, without code generation: the graph

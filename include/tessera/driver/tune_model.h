@@ -67,7 +67,8 @@ struct ModelCheckResult {
   std::string fingerprint;      ///< the tuned build's (tune::TuningFingerprint)
   tune::ModelCheckVerdict verdict;
   /// The per-kernel profile: every workload the tuned build of the default's graph schedules from a
-  /// record, in-model seconds per run of both builds (empty when not profiled).
+  /// record other than the default schedule (TunedKernel::default_program), in-model seconds per run
+  /// of both builds (empty when not profiled).
   std::vector<tune::InModelKernelTime> kernels;
   double elapsed_s = 0;         ///< the check's wall time (builds included)
 };

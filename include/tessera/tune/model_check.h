@@ -27,8 +27,9 @@
 // runs slower in the model than on its own (its neighbours' data in the caches, its inputs coming
 // cold) costs the model what the others gained. So before the timed rounds the check also profiles
 // the default build and the tuned build of the same graph (every rewrite at its fallback) in the
-// model, alternately (GraphExecutor::Profile), sums each workload's calls, and keeps at its default
-// schedule every workload whose tuned kernel took longer there (KernelsSlowerInModel); the tuned
+// model in paired rounds (GraphExecutor::Profile), sums each workload's calls per round, and keeps at
+// its default schedule every workload whose tuned kernel took longer there by the median paired
+// ratio (KernelsSlowerInModel); a record that is the default schedule is not profiled; the tuned
 // builds without those records are timed in the same rounds as the others and win when their median
 // ratio is lower (ModelCheckVerdict::untuned_workloads).
 //
@@ -63,17 +64,24 @@ struct ModelCheckVerdict {
   std::vector<std::string> untuned_workloads;
 };
 
-/// One workload of a model as the check profiled it: the summed mean seconds per run of the kernel
-/// calls of that workload, in the default build and in the tuned build of the same graph.
+/// One workload of a model as the check profiled it, over paired rounds (each round profiles both
+/// builds): per round, the summed seconds per run of the kernel calls of that workload in the
+/// default build and in the tuned build of the same graph; here the medians over rounds.
 struct InModelKernelTime {
   std::string workload;
-  double default_secs = 0;
-  double tuned_secs = 0;
+  double default_secs = 0;  ///< median per-round seconds per run, default build
+  double tuned_secs = 0;    ///< the same, tuned build
+  double ratio = 0;         ///< median over rounds of tuned / default (0: a round without default time)
 };
 
-/// The workloads (sorted) whose tuned kernel ran slower in the model than the default one: tuned_secs
-/// > default_secs * (1 + margin) and tuned_secs - default_secs > min_secs (both >= 0; a gap under
-/// either is the profile's noise). InternalError for a negative time, margin or min_secs.
+/// The medians of paired per-round times (InModelKernelTime): default_secs[i], tuned_secs[i] are round
+/// i's. InternalError for empty or unequal lengths or a negative time.
+InModelKernelTime SummarizeKernelRounds(const std::string& workload, const std::vector<double>& default_secs,
+                                        const std::vector<double>& tuned_secs);
+
+/// The workloads (sorted) whose tuned kernel ran slower in the model than the default one: ratio >
+/// 1 + margin and tuned_secs - default_secs > min_secs (both >= 0; a gap under either is the
+/// profile's noise). InternalError for a negative time, ratio, margin or min_secs.
 std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTime>& kernels, double margin,
                                               double min_secs);
 
