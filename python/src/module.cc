@@ -204,6 +204,15 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     kernels.append(kd);
   }
   check["kernels"] = kernels;
+  nb::list builds;
+  for (const tune::ModelCheckVerdict& b : c.builds) {
+    nb::dict bd;
+    bd["rewrites"] = b.rewrites;
+    bd["untuned_workloads"] = b.untuned_workloads.size();
+    bd["ratio"] = b.ratio;
+    builds.append(bd);
+  }
+  check["builds"] = builds;
   check["elapsed_s"] = c.elapsed_s;
   d["model_check"] = check;
   return d;

@@ -88,7 +88,8 @@ class TuneReport:
     ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``untuned_workloads`` (the workloads
     whose tuned kernels ran slower in the model, built with their default schedules), ``kernels`` (the
     per-kernel profile: ``workload``, ``default_s``, ``tuned_s``: median seconds per run in the model,
-    ``ratio``: median paired tuned / default), ``elapsed_s``)."""
+    ``ratio``: median paired tuned / default), ``builds`` (every tuned build timed: ``rewrites``,
+    ``untuned_workloads`` (how many), ``ratio``), ``elapsed_s``)."""
 
     tasks: tuple[dict, ...]
     trials: int

@@ -29,19 +29,52 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 // A worker error that means "not checked" rather than "the tuned build is unusable".
 constexpr const char* kSkip = "skip: ";
 
-// Seconds per run of `n` runs of `e`.
+// Seconds per run of `n` runs of `e`: the median of the runs' times, so that a burst of another
+// process's load during a few runs (this machine's noise is bursts that only add time) does not
+// move a round as it moves the mean.
 double TimeRuns(runtime::Executor& e, int n) {
-  const Clock::time_point t = Clock::now();
-  for (int i = 0; i < n; ++i) e.Run();
-  return SecondsSince(t) / n;
+  std::vector<double> secs(static_cast<size_t>(std::max(n, 1)));
+  for (double& s : secs) {
+    const Clock::time_point t = Clock::now();
+    e.Run();
+    s = SecondsSince(t);
+  }
+  std::sort(secs.begin(), secs.end());
+  const size_t m = secs.size();
+  return m % 2 ? secs[m / 2] : (secs[m / 2 - 1] + secs[m / 2]) / 2;
 }
 
-// A tuned build the check times: its options and what the verdict says when it wins.
+// A tuned build the check times: its options, its kernels' tuned workloads and what the verdict
+// says when it wins.
 struct Candidate {
   BuildOptions options;
-  bool rewrites = true;                    // with the database's graph rewrite decisions
-  std::vector<std::string> untuned;        // workloads kept at their default schedule
+  std::set<std::string> tuned_workloads;  // scheduled from a record other than the hand schedule
+  bool rewrites = true;                   // with the database's graph rewrite decisions
+  std::vector<std::string> untuned;       // workloads kept at their default schedule
 };
+
+Candidate MakeCandidate(const BuildOptions& options, const TunedBuild& build, bool rewrites) {
+  Candidate c{options, {}, rewrites, {}};
+  for (const TunedKernel& k : build.kernels)
+    if (k.program != "-" && !k.default_program) c.tuned_workloads.insert(k.workload);
+  return c;
+}
+
+// The tuned builds again without the records of the `slower` workloads: one per candidate that has
+// any of them (a candidate without is the same build), in `tuned`'s order.
+std::vector<Candidate> WithoutSlower(const std::vector<Candidate>& tuned, const std::vector<std::string>& slower) {
+  std::vector<Candidate> out;
+  for (const Candidate& t : tuned) {
+    Candidate c = t;
+    for (const std::string& w : slower)
+      if (t.tuned_workloads.count(w)) c.untuned.push_back(w);
+    if (c.untuned.empty()) continue;
+    c.options.untuned_workloads.insert(c.untuned.begin(), c.untuned.end());
+    for (const std::string& w : c.untuned) c.tuned_workloads.erase(w);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 // What the per-kernel profile needs (tune/model_check.h, "Per kernel"): the workloads whose kernels
 // the tuned build of the default's graph schedules from a record other than the default schedule,
@@ -51,15 +84,11 @@ struct KernelProfilePlan {
   std::map<std::string, std::string> workload_of;  // kernel name -> workload, for those
 };
 
-KernelProfilePlan PlanKernelProfile(const TunedBuild& same_graph) {
+KernelProfilePlan PlanKernelProfile(const Candidate& same_graph, const TunedBuild& build) {
   KernelProfilePlan plan;
-  std::set<std::string> tuned;
-  for (const TunedKernel& k : same_graph.kernels) {
-    if (k.program == "-" || k.default_program) continue;
-    tuned.insert(k.workload);
-    plan.workload_of[k.kernel] = k.workload;
-  }
-  plan.workloads.assign(tuned.begin(), tuned.end());
+  plan.workloads.assign(same_graph.tuned_workloads.begin(), same_graph.tuned_workloads.end());
+  for (const TunedKernel& k : build.kernels)
+    if (same_graph.tuned_workloads.count(k.workload)) plan.workload_of[k.kernel] = k.workload;
   return plan;
 }
 
@@ -151,7 +180,7 @@ std::string CompareWithDefault(runtime::Executor& base, runtime::Executor& cand,
 // tuned builds without the slower kernels' records after them. Its line is "ok <build secs> P
 // d_1 t_1 r_1 ... d_P t_P r_P <rounds>" (P: the workloads profiled, 0 or plan.workloads.size(), and
 // their in-model InModelKernelTime numbers, in plan.workloads' order; then each round's seconds
-// per run of the default build and of each tuned one, those without slower kernels last) or
+// per run of the default build and of each tuned one, then of WithoutSlower's builds) or
 // "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                      const BuildOptions& options, const std::vector<Candidate>& tuned, const KernelProfilePlan& plan,
@@ -208,15 +237,10 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   line << kernels.size() << " ";
   for (const tune::InModelKernelTime& k : kernels) line << k.default_secs << " " << k.tuned_secs << " " << k.ratio << " ";
   const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
-  if (!slower.empty()) {
-    const size_t first = builds.size();
-    for (const Candidate& t : tuned) {
-      BuildOptions without = t.options;
-      without.untuned_workloads.insert(slower.begin(), slower.end());
-      if (std::string err = build_tuned(without); !err.empty()) return error("build: " + err);
-    }
-    if (std::string err = compare(first); !err.empty()) return error(err);
-  }
+  const size_t first = builds.size();
+  for (const Candidate& t : WithoutSlower(tuned, slower))
+    if (std::string err = build_tuned(t.options); !err.empty()) return error("build: " + err);
+  if (std::string err = compare(first); !err.empty()) return error(err);
   const int n = runs_per_round();
   std::ostringstream head;
   head.precision(9);
@@ -254,17 +278,16 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
   ModelCheckResult out;
   // The tuned build, and the tuned kernels with the rewrites at their fallbacks when that differs:
   // the last has the default build's graph.
-  std::vector<Candidate> tuned(1);
-  tuned[0].options = options;
-  tuned[0].options.apply_model_check = false;
-  const TunedBuild full = DescribeTunedBuild(mod, output_names, tuned[0].options);
+  BuildOptions full_options = options;
+  full_options.apply_model_check = false;
+  const TunedBuild full = DescribeTunedBuild(mod, output_names, full_options);
   out.fingerprint = full.fingerprint;
-  Candidate kernels_only = tuned[0];
-  kernels_only.options.apply_rewrite_decisions = false;
-  kernels_only.rewrites = false;
-  TunedBuild same_graph = DescribeTunedBuild(mod, output_names, kernels_only.options);
-  if (same_graph.fingerprint != full.fingerprint) tuned.push_back(kernels_only);
-  const KernelProfilePlan plan = PlanKernelProfile(same_graph);
+  BuildOptions kernels_options = full_options;
+  kernels_options.apply_rewrite_decisions = false;
+  const TunedBuild same_graph = DescribeTunedBuild(mod, output_names, kernels_options);
+  std::vector<Candidate> tuned = {MakeCandidate(full_options, full, true)};
+  if (same_graph.fingerprint != full.fingerprint) tuned.push_back(MakeCandidate(kernels_options, same_graph, false));
+  const KernelProfilePlan plan = PlanKernelProfile(tuned.back(), same_graph);
   const tune::MeasureResult m = tune::RunInWorker(
       [&] { return CheckJob(mod, output_names, options, tuned, plan, target, check, num_threads); }, check.timeout_s);
   out.elapsed_s = SecondsSince(t0);
@@ -292,11 +315,7 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
     out.kernels = kernels;
     const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
     std::vector<Candidate> timed = tuned;
-    if (!slower.empty())
-      for (Candidate t : tuned) {
-        t.untuned = slower;
-        timed.push_back(std::move(t));
-      }
+    for (Candidate& t : WithoutSlower(tuned, slower)) timed.push_back(std::move(t));
     const size_t k = timed.size() + 1;
     const size_t times = v.size() - 1 - 3 * p;
     TESSERA_ICHECK(times == k * static_cast<size_t>(check.rounds), "the check's worker reported ", times,
@@ -308,6 +327,7 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
       tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
       verdict.rewrites = timed[c].rewrites;
       verdict.untuned_workloads = timed[c].untuned;
+      out.builds.push_back(verdict);
       if (c == 0 || verdict.ratio < out.verdict.ratio) out.verdict = verdict;
     }
     if (!out.verdict.apply) out.verdict.untuned_workloads.clear();

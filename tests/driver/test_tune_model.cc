@@ -334,6 +334,12 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
   if (r.verdict.apply) {
     EXPECT_EQ(r.verdict.untuned_workloads, std::vector<std::string>{task.workload_hash});
   }
+  // Timed: the tuned build, then the one without the slow record.
+  ASSERT_EQ(r.builds.size(), 2u);
+  EXPECT_TRUE(r.builds[0].untuned_workloads.empty());
+  EXPECT_EQ(r.builds[1].untuned_workloads, std::vector<std::string>{task.workload_hash});
+  EXPECT_GT(r.builds[0].ratio, r.builds[1].ratio);
+  EXPECT_EQ(r.verdict.ratio, r.builds[1].ratio);
   const std::optional<tune::ModelCheckVerdict> recorded =
       tune::LookupModelCheck(tune::Database(options.tuning_db), r.fingerprint, host.str());
   ASSERT_TRUE(recorded);

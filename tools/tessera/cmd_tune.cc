@@ -50,11 +50,15 @@ nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
   for (const tune::InModelKernelTime& k : c.kernels)
     kernels.push_back(
         {{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
+  nlohmann::json builds = nlohmann::json::array();
+  for (const tune::ModelCheckVerdict& b : c.builds)
+    builds.push_back({{"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()}, {"ratio", b.ratio}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
           {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds},   {"error", c.verdict.error},
-          {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"elapsed_s", c.elapsed_s}};
+          {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"builds", builds},
+          {"elapsed_s", c.elapsed_s}};
 }
 
 /// The --report file: every task's status, the graph rewrite decisions, the end-to-end check and the

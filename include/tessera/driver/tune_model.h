@@ -70,6 +70,9 @@ struct ModelCheckResult {
   /// record other than the default schedule (TunedKernel::default_program), in-model seconds per run
   /// of both builds (empty when not profiled).
   std::vector<tune::InModelKernelTime> kernels;
+  /// Every tuned build timed, in the worker's order, as the verdict would read had it won: its
+  /// rewrites, untuned_workloads and median paired ratio (the verdict is the one with the lowest).
+  std::vector<tune::ModelCheckVerdict> builds;
   double elapsed_s = 0;         ///< the check's wall time (builds included)
 };
 
