@@ -13,8 +13,9 @@
 //     tolerance); then the per-kernel profile (tune/model_check.h, "Per kernel"): the default build
 //     and the tuned build of its graph profiled in the model over `profile_rounds` alternated
 //     rounds, and for the workloads whose tuned kernels ran slower there (tune::KernelsSlowerInModel,
-//     kernel_margin, kernel_min_secs) each tuned build again without their records (its outputs
-//     compared too); then `rounds` rounds, each timing every build for at least min_round_secs, each
+//     kernel_margin, kernel_min_secs) each tuned build that has them again without their records
+//     (its outputs compared too); then `rounds` rounds, each timing every build for at least
+//     min_round_secs (a round's time: the median of its runs, robust to bursts of other load), each
 //     round led by the next build; the verdict (tune::DecideModelCheck: the tuned build with the
 //     lowest median paired ratio, applied when that is below 1) recorded for the tuned build's
 //     fingerprint (tune/model_check.h), which `tessera compile --db` follows.
