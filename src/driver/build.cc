@@ -205,10 +205,12 @@ std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
 
 // A kernel's schedule: the database's best record for its workload on `target`, replayed from its
 // trace; else (no record, a workload of `untuned`, or a trace that no longer replays: a warning) the
-// default schedule. With a database, appends the kernel as the database schedules it to `kernels`.
+// default schedule. With a database, appends the kernel as the database schedules it to `kernels`;
+// with `find_hand_records`, also whether the record is the hand schedule (TunedKernel::
+// default_program: the hand schedule is run to compare traces, so only DescribeTunedBuild asks).
 tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
                              const std::optional<tune::Database>& db, const std::set<std::string>& untuned,
-                             int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
+                             bool find_hand_records, int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
   if (db) {
     const std::string workload = tune::WorkloadHash(k.func);
     kernels->push_back({k.func->name, workload, "-"});
@@ -217,13 +219,13 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
       ++*kept_default;
     } else if (best) {
       try {
-        tir::Schedule hand = topi::x86::ScheduleDefault(k.func, k.options, k.anchors);
-        // The hand schedule is itself a record: when it is the best, the kernel is the default one.
-        const bool is_default = best->trace_json == hand.trace().ToJSON();
-        tir::PrimFunc f = is_default ? hand.func() : tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
+        tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
         ++*tuned;
         kernels->back().program = tune::ProgramId(*best);
-        kernels->back().default_program = is_default;
+        // The hand schedule is itself a record: when it is the best, the kernel is the default one.
+        if (find_hand_records)
+          kernels->back().default_program =
+              best->trace_json == topi::x86::ScheduleDefault(k.func, k.options, k.anchors).trace().ToJSON();
         return f;
       } catch (const std::exception& e) {
         std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name
@@ -253,7 +255,7 @@ struct ScheduledModel {
 
 ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
                              const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx,
-                             const std::optional<tune::Database>& db) {
+                             const std::optional<tune::Database>& db, bool find_hand_records = false) {
   ScheduledModel out;
   topi::KnobContext rewrite_knobs({}, [&](const std::string& knob) -> std::optional<int64_t> {
     return db && options.apply_rewrite_decisions ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
@@ -262,8 +264,8 @@ ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
       out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db,
-                                     options.untuned_workloads, &out.tuned_kernels, &out.untuned_kernels,
-                                     &out.tuned.kernels));
+                                     options.untuned_workloads, find_hand_records, &out.tuned_kernels,
+                                     &out.untuned_kernels, &out.tuned.kernels));
   }, [&] { return ir::IRView::Of(out.kernels); });
   if (db) {
     std::vector<std::pair<std::string, std::string>> programs;
@@ -473,7 +475,7 @@ TunedBuild DescribeTunedBuild(const graph::IRModule& mod, const std::vector<std:
   ir::PassContext ctx = MakePassContext(quiet_options);
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
   TESSERA_CHECK(db, "DescribeTunedBuild: the build options name no tuning database");
-  return ScheduleModel(mod, output_names, options, target, ctx, db).tuned;
+  return ScheduleModel(mod, output_names, options, target, ctx, db, /*find_hand_records=*/true).tuned;
 }
 
 std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,

@@ -13,6 +13,7 @@
 #include "tessera/driver/resolve_target.h"
 #include "tessera/runtime/executor.h"
 #include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/run_model.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/tune/database.h"
@@ -29,20 +30,9 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 // A worker error that means "not checked" rather than "the tuned build is unusable".
 constexpr const char* kSkip = "skip: ";
 
-// Seconds per run of `n` runs of `e`: the median of the runs' times, so that a burst of another
-// process's load during a few runs (this machine's noise is bursts that only add time) does not
-// move a round as it moves the mean.
-double TimeRuns(runtime::Executor& e, int n) {
-  std::vector<double> secs(static_cast<size_t>(std::max(n, 1)));
-  for (double& s : secs) {
-    const Clock::time_point t = Clock::now();
-    e.Run();
-    s = SecondsSince(t);
-  }
-  std::sort(secs.begin(), secs.end());
-  const size_t m = secs.size();
-  return m % 2 ? secs[m / 2] : (secs[m / 2 - 1] + secs[m / 2]) / 2;
-}
+// Seconds per run of `n` runs of `e` (runtime::MedianRunSeconds: the median, robust to bursts of
+// other load).
+double TimeRuns(runtime::Executor& e, int n) { return runtime::MedianRunSeconds(e, n); }
 
 // A tuned build the check times: its options, its kernels' tuned workloads and what the verdict
 // says when it wins.

@@ -10,20 +10,25 @@
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
+
+double MedianRunSeconds(Executor& exec, int n) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> secs(static_cast<size_t>(std::max(n, 1)));
+  for (double& s : secs) {
+    const Clock::time_point t0 = Clock::now();
+    exec.Run();
+    s = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  std::sort(secs.begin(), secs.end());
+  const size_t m = secs.size();
+  return m % 2 ? secs[m / 2] : 0.5 * (secs[m / 2 - 1] + secs[m / 2]);
+}
+
 namespace {
 
 double MedianMs(Executor& exec, int n) {
-  using Clock = std::chrono::steady_clock;
   for (int i = 0; i < std::max(3, n / 10); ++i) exec.Run();  // warm-up
-  std::vector<double> ms;
-  ms.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    auto t0 = Clock::now();
-    exec.Run();
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  return MedianRunSeconds(exec, n) * 1e3;
 }
 
 }  // namespace

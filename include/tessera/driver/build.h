@@ -169,6 +169,7 @@ struct TunedKernel {
   std::string workload;  ///< tune::WorkloadHash of its unscheduled PrimFunc
   std::string program;   ///< tune::ProgramId of the record that schedules it, "-" for the default schedule
   /// The record's trace is the default schedule's (the hand schedule is a record too): the same kernel.
+  /// Filled in by DescribeTunedBuild.
   bool default_program = false;
 };
 

@@ -44,4 +44,11 @@ struct RunModelResult {
 RunModelResult RunModel(const Module& module, const std::vector<NamedTensor>& inputs,
                         const RunModelOptions& options = {});
 
+class Executor;
+
+/// The median wall time, in seconds, of `n` (at least 1) Run()s of `exec`, each timed on its own (no
+/// warm-up: the caller runs it first where that matters). The median, not the mean: on a shared
+/// machine other load comes in bursts that only add time. Throws what Run() throws.
+double MedianRunSeconds(Executor& exec, int n);
+
 }  // namespace tessera::runtime

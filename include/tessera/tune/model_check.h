@@ -20,8 +20,9 @@
 // cancels). A tuned build whose outputs differ from the default build's, or that fails, is not
 // applied. When the database also decides graph rewrites, a third build is timed in the same
 // rounds: the tuned kernels with every rewrite at its fallback (BuildOptions::
-// apply_rewrite_decisions off); the verdict applies whichever of the two tuned builds has the lower
-// median ratio, when it is below 1 (rewrites = false: the second).
+// apply_rewrite_decisions off); the verdict applies whichever timed tuned build (these two, and those
+// of the per-kernel check below) has the lowest median ratio, when it is below 1 (rewrites = false:
+// the tuned kernels without the rewrites).
 //
 // Per kernel (the finer check): the whole-build verdict is all or nothing, and one tuned kernel that
 // runs slower in the model than on its own (its neighbours' data in the caches, its inputs coming
