@@ -177,6 +177,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   d["decisions"] = rewrites;
   d["trials"] = report.trials;
   d["elapsed_s"] = report.elapsed_s;
+  d["revivals"] = report.revivals;
   d["default_latency_s"] = report.default_latency_s();
   d["best_latency_s"] = report.best_latency_s() - tune::SavedSecs(decisions);
   const driver::ModelCheckResult& c = result.check;
@@ -190,6 +191,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   check["tuned_s"] = c.verdict.tuned_secs;
   check["ratio"] = c.verdict.ratio;
   check["rounds"] = c.verdict.rounds;
+  check["wins"] = c.verdict.wins;
   check["error"] = c.verdict.error;
   nb::list untuned;
   for (const std::string& w : c.verdict.untuned_workloads) untuned.append(w);
@@ -210,6 +212,8 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
     bd["rewrites"] = b.rewrites;
     bd["untuned_workloads"] = b.untuned_workloads.size();
     bd["ratio"] = b.ratio;
+    bd["wins"] = b.wins;
+    bd["apply"] = b.apply;
     builds.append(bd);
   }
   check["builds"] = builds;

@@ -187,4 +187,4 @@ def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "
         if bar is not None:
             bar.close()
     return TuneReport(tuple(r["tasks"]), r["trials"], r["elapsed_s"], r["default_latency_s"], r["best_latency_s"],
-                      tuple(r["decisions"]), r["model_check"])
+                      tuple(r["decisions"]), r["model_check"], r["revivals"])

@@ -85,11 +85,13 @@ class TuneReport:
     the end-to-end check (``model_check``: ``checked``, ``skipped`` (why not), ``apply`` (whether
     ``compile(db=...)`` builds the tuned model), ``rewrites`` (with its graph rewrite decisions, else the
     tuned kernels with the rewrites at their defaults), ``default_s`` / ``tuned_s`` (median seconds per run),
-    ``ratio`` (median paired tuned / default), ``rounds``, ``error``, ``untuned_workloads`` (the workloads
+    ``ratio`` (median paired tuned / default), ``rounds``, ``wins`` (rounds the tuned build was faster; it is
+    applied only when ``ratio`` < 1 and it won a sign test's share of them, 7 of 10), ``error``, ``untuned_workloads`` (the workloads
     whose tuned kernels ran slower in the model, built with their default schedules), ``kernels`` (the
     per-kernel profile: ``workload``, ``default_s``, ``tuned_s``: median seconds per run in the model,
     ``ratio``: median paired tuned / default), ``builds`` (every tuned build timed: ``rewrites``,
-    ``untuned_workloads`` (how many), ``ratio``), ``elapsed_s``)."""
+    ``untuned_workloads`` (how many), ``ratio``, ``wins``, ``apply``), ``elapsed_s``); ``revivals``: how many times a task
+    was woken because every task had rested for patience with budget left."""
 
     tasks: tuple[dict, ...]
     trials: int
@@ -98,6 +100,7 @@ class TuneReport:
     best_latency_s: float
     decisions: tuple[dict, ...] = ()
     model_check: dict = dataclasses.field(default_factory=dict)
+    revivals: int = 0
 
     @property
     def speedup(self) -> float:

@@ -312,13 +312,15 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
                    " times for ", check.rounds, " rounds of ", k, " builds");
     std::vector<std::vector<double>> secs(k);
     for (size_t i = 0; i < times; ++i) secs[i % k].push_back(v[1 + 3 * p + i]);
-    // The tuned build with the lowest median paired ratio (the first among equals).
+    // Of the tuned builds that pass the verdict's rules, the one with the lowest median paired ratio
+    // (the first among equals); when none passes, the lowest ratio's, not applied.
     for (size_t c = 0; c < timed.size(); ++c) {
       tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
       verdict.rewrites = timed[c].rewrites;
       verdict.untuned_workloads = timed[c].untuned;
       out.builds.push_back(verdict);
-      if (c == 0 || verdict.ratio < out.verdict.ratio) out.verdict = verdict;
+      const bool better = verdict.apply != out.verdict.apply ? verdict.apply : verdict.ratio < out.verdict.ratio;
+      if (c == 0 || better) out.verdict = verdict;
     }
     if (!out.verdict.apply) out.verdict.untuned_workloads.clear();
   }
@@ -388,7 +390,8 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
     log("end-to-end check: the tuned build is not applied: " + v.error);
   else
     log("end-to-end check: " + Ms(v.default_secs) + " default, " + Ms(v.tuned_secs) + " tuned per run (median ratio " +
-        std::to_string(v.ratio) + " over " + std::to_string(v.rounds) + " rounds): " +
+        std::to_string(v.ratio) + " over " + std::to_string(v.rounds) + " rounds, faster in " +
+        std::to_string(v.wins) + "): " +
         (!v.apply      ? "the default build is kept"
          : v.rewrites ? "the tuned build is applied"
                       : "the tuned kernels are applied, the graph rewrites at their defaults") +

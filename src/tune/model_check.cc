@@ -39,6 +39,22 @@ std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> k
 
 std::string ModelCheckHash(const std::string& fingerprint) { return Fnv1a64Hex("model-check " + fingerprint); }
 
+int MinWinningRounds(int rounds) {
+  TESSERA_ICHECK(rounds >= 1, "MinWinningRounds: ", rounds, " rounds");
+  constexpr double kFalseApply = 0.2;  // the chance a build no faster than the default is applied
+  // tail = P(X >= k), X ~ Binomial(rounds, 1/2), from k = rounds down: P(X = k) = C(rounds, k) / 2^rounds.
+  double term = std::pow(0.5, rounds);  // P(X = rounds)
+  double tail = term;
+  int k = rounds;
+  while (k > 0 && tail <= kFalseApply) {
+    term *= static_cast<double>(k) / (rounds - k + 1);  // P(X = k - 1)
+    if (tail + term > kFalseApply) break;
+    tail += term;
+    --k;
+  }
+  return k;
+}
+
 ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, const std::vector<double>& tuned_secs) {
   TESSERA_ICHECK(!default_secs.empty() && default_secs.size() == tuned_secs.size(), "DecideModelCheck: ",
                  default_secs.size(), " default and ", tuned_secs.size(), " tuned timings");
@@ -52,7 +68,8 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
   v.tuned_secs = Median(tuned_secs);
   v.ratio = Median(ratios);
   v.rounds = static_cast<int>(ratios.size());
-  v.apply = v.ratio < 1;
+  v.wins = static_cast<int>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return r < 1; }));
+  v.apply = v.ratio < 1 && v.wins >= MinWinningRounds(v.rounds);
   return v;
 }
 
@@ -97,6 +114,7 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.config["tuned_ns"] = Nanoseconds(verdict.tuned_secs);
   r.config["ratio_ppm"] = static_cast<int64_t>(std::llround(verdict.ratio * 1e6));
   r.config["rounds"] = verdict.rounds;
+  r.config["wins"] = verdict.wins;
   for (const std::string& w : verdict.untuned_workloads) r.config[std::string(kUntunedPrefix) + w] = 1;
   if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
   r.error = verdict.error;
@@ -121,6 +139,7 @@ std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std:
     v.tuned_secs = static_cast<double>(get("tuned_ns")) * 1e-9;
     v.ratio = static_cast<double>(get("ratio_ppm")) * 1e-6;
     v.rounds = static_cast<int>(get("rounds"));
+    v.wins = static_cast<int>(get("wins"));
     v.error = it->error;
     for (const auto& [key, value] : it->config)  // std::map: the hashes come sorted
       if (key.starts_with(kUntunedPrefix) && value != 0) v.untuned_workloads.push_back(key.substr(kUntunedPrefix.size()));

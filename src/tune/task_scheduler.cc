@@ -1,5 +1,6 @@
 #include "tessera/tune/task_scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -12,6 +13,7 @@ TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerOptions o
     TESSERA_ICHECK(w > 0, "task weight ", w, " must be > 0");
     TaskState s;
     s.weight = w;
+    s.patience = options_.patience;
     tasks_.push_back(s);
   }
 }
@@ -19,12 +21,12 @@ TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerOptions o
 int TaskScheduler::Next() const {
   // Warm-up: every task once, in order.
   for (size_t i = 0; i < tasks_.size(); ++i)
-    if (!tasks_[i].stopped && tasks_[i].best.empty()) return static_cast<int>(i);
+    if (!stopped(static_cast<int>(i)) && tasks_[i].best.empty()) return static_cast<int>(i);
   int best = -1;
   double best_priority = -std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < tasks_.size(); ++i) {
     const TaskState& t = tasks_[i];
-    if (t.stopped) continue;
+    if (stopped(static_cast<int>(i))) continue;
     const double g = t.best.back();
     double priority;
     if (!std::isfinite(g)) {
@@ -51,9 +53,22 @@ void TaskScheduler::Update(int i, int trials, double best_secs) {
   t.rounds_without_gain = gained ? 0 : t.rounds_without_gain + 1;
   t.best.push_back(best_secs);
   t.trials.push_back((t.trials.empty() ? 0 : t.trials.back()) + trials);
-  if (t.best.size() > 1 && t.rounds_without_gain >= options_.patience) t.stopped = true;
+  if (t.best.size() > 1 && t.rounds_without_gain >= t.patience) t.resting = true;
 }
 
 void TaskScheduler::Stop(int i) { tasks_.at(i).stopped = true; }
+
+bool TaskScheduler::Revive() {
+  bool woke = false;
+  for (TaskState& t : tasks_) {
+    if (!t.resting || t.stopped) continue;
+    t.resting = false;
+    t.rounds_without_gain = 0;
+    t.patience = std::max(1, 2 * t.patience);
+    ++revivals_;
+    woke = true;
+  }
+  return woke;
+}
 
 }  // namespace tessera::tune

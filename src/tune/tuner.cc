@@ -231,7 +231,11 @@ TuneReport TuneStatic(const std::vector<TuneTask>& tasks, const target::Target& 
   };
 
   while (!spent()) {
-    const int i = scheduler.Next();
+    int i = scheduler.Next();
+    if (i < 0 && scheduler.Revive()) {  // every task rests, budget remains: a deeper pass
+      for (size_t t = 0; t < tasks.size(); ++t) report.tasks[t].stopped = scheduler.stopped(static_cast<int>(t));
+      i = scheduler.Next();
+    }
     if (i < 0) break;
     const TuneTask& task = tasks[i];
     TaskSearch& search = *searches[i];
@@ -294,6 +298,7 @@ TuneReport TuneStatic(const std::vector<TuneTask>& tasks, const target::Target& 
   Confirm(tasks, target, target_str, db, opt, references, default_traces, report, [&] {
     return opt.max_seconds > 0 && elapsed() >= opt.max_seconds;
   }, notify);
+  report.revivals = scheduler.revivals();
   report.elapsed_s = elapsed();
   return report;
 }

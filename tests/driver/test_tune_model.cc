@@ -98,13 +98,15 @@ TEST(TuneModel, RecordsAVerdictOnTheTunedBuildsFingerprint) {
   EXPECT_EQ(r.check.verdict.rounds, 3);
   EXPECT_GT(r.check.verdict.default_secs, 0);
   EXPECT_GT(r.check.verdict.tuned_secs, 0);
-  EXPECT_EQ(r.check.verdict.apply, r.check.verdict.ratio < 1);
+  EXPECT_EQ(r.check.verdict.apply,
+            r.check.verdict.ratio < 1 && r.check.verdict.wins >= tune::MinWinningRounds(3));  // every round
   EXPECT_EQ(r.check.fingerprint, driver::TuningFingerprint(model.Module(), {"y"}, options));
   const std::optional<tune::ModelCheckVerdict> recorded =
       tune::LookupModelCheck(tune::Database(options.tuning_db), r.check.fingerprint, driver::HostTarget().str());
   ASSERT_TRUE(recorded);
   EXPECT_EQ(recorded->apply, r.check.verdict.apply);
   EXPECT_EQ(recorded->rounds, 3);
+  EXPECT_EQ(recorded->wins, r.check.verdict.wins);
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines.back().find("end-to-end check"), std::string::npos) << lines.back();
   // The build follows it.

@@ -68,9 +68,39 @@ TEST(DecideModelCheck, AppliesTheTunedBuildWhenTheMedianPairedRatioIsBelowOne) {
   EXPECT_FALSE(DecideModelCheck({10e-3, 10e-3}, {10e-3, 10e-3}).apply);
   // An even count: the median is the mean of the middle two ratios.
   EXPECT_NEAR(DecideModelCheck({1, 1, 1, 1}, {0.5, 0.9, 1.05, 2}).ratio, 0.975, 1e-12);
+  EXPECT_EQ(v.wins, 3);
   EXPECT_THROW(DecideModelCheck({}, {}), InternalError);
   EXPECT_THROW(DecideModelCheck({1, 1}, {1}), InternalError);
   EXPECT_THROW(DecideModelCheck({1}, {0}), InternalError);
+}
+
+TEST(DecideModelCheck, MinWinningRoundsIsTheOneSidedSignTestAtTwentyPercent) {
+  // P(X >= k), X ~ Binomial(n, 1/2): n = 10: P(>= 7) = 176/1024 = 0.172, P(>= 6) = 0.377.
+  EXPECT_EQ(MinWinningRounds(10), 7);
+  EXPECT_EQ(MinWinningRounds(5), 4);    // P(>= 4) = 6/32 = 0.1875, P(>= 3) = 0.5
+  EXPECT_EQ(MinWinningRounds(20), 13);  // P(>= 13) = 0.132, P(>= 12) = 0.252
+  EXPECT_EQ(MinWinningRounds(3), 3);    // P(3) = 0.125
+  EXPECT_EQ(MinWinningRounds(2), 2);    // even 2 of 2 (0.25) is likelier than 0.2: every round
+  EXPECT_EQ(MinWinningRounds(1), 1);
+  EXPECT_THROW(MinWinningRounds(0), InternalError);
+}
+
+TEST(DecideModelCheck, AMedianBelowOneFromTooFewWinningRoundsIsNotApplied) {
+  const std::vector<double> base(10, 1e-3);
+  // 6 of 10 rounds faster (median ratio 0.99): a noisy tie; not applied.
+  std::vector<double> six = {0.98e-3, 0.98e-3, 0.99e-3, 0.99e-3, 0.99e-3, 0.99e-3, 1.01e-3, 1.01e-3, 1.02e-3, 1.02e-3};
+  ModelCheckVerdict v = DecideModelCheck(base, six);
+  EXPECT_LT(v.ratio, 1);
+  EXPECT_EQ(v.wins, 6);
+  EXPECT_FALSE(v.apply);
+  // 7 of 10: applied.
+  six[6] = 0.995e-3;
+  v = DecideModelCheck(base, six);
+  EXPECT_EQ(v.wins, 7);
+  EXPECT_TRUE(v.apply);
+  // Ties are not wins, and a median of 1 is not below 1.
+  EXPECT_FALSE(DecideModelCheck(base, base).apply);
+  EXPECT_EQ(DecideModelCheck(base, base).wins, 0);
 }
 
 TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
@@ -86,6 +116,7 @@ TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
   EXPECT_NEAR(got->tuned_secs, 1.2e-3, 1e-9);
   EXPECT_NEAR(got->ratio, 1.2, 1e-6);
   EXPECT_EQ(got->rounds, 3);
+  EXPECT_EQ(got->wins, 0);
   EXPECT_TRUE(Database(path_).HasWorkload(ModelCheckHash(fp)));
   // A later verdict replaces it; one that failed keeps its error.
   ModelCheckVerdict wrong;
@@ -104,6 +135,7 @@ TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
   got = LookupModelCheck(Database(path_), fp, kTarget);
   EXPECT_TRUE(got->apply);
   EXPECT_FALSE(got->rewrites);
+  EXPECT_EQ(got->wins, 1);
   // Another build, another target: nothing.
   EXPECT_EQ(LookupModelCheck(Database(path_), "fedcba9876543210", kTarget), std::nullopt);
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake"), std::nullopt);

@@ -52,11 +52,12 @@ nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
         {{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
   nlohmann::json builds = nlohmann::json::array();
   for (const tune::ModelCheckVerdict& b : c.builds)
-    builds.push_back({{"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()}, {"ratio", b.ratio}});
+    builds.push_back({{"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()}, {"ratio", b.ratio},
+                      {"wins", b.wins}, {"apply", b.apply}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
-          {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds},   {"error", c.verdict.error},
+          {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds}, {"wins", c.verdict.wins},   {"error", c.verdict.error},
           {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"builds", builds},
           {"elapsed_s", c.elapsed_s}};
 }
@@ -70,6 +71,7 @@ void WriteReport(const std::string& path, const driver::TuneModelResult& result,
   nlohmann::json j;
   j["trials"] = r.trials;
   j["elapsed_s"] = r.elapsed_s;
+  j["revivals"] = r.revivals;
   j["default_latency_s"] = r.default_latency_s();
   j["best_latency_s"] = r.best_latency_s() - tune::SavedSecs(decisions);
   for (const tune::TaskStatus& t : r.tasks)
@@ -139,7 +141,8 @@ void PrintCheck(const driver::ModelCheckResult& c) {
   if (c.checked && c.verdict.error.empty())
     std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
               << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
-              << c.verdict.rounds << " paired rounds): `compile --db` builds the "
+              << c.verdict.rounds << " paired rounds, faster in " << c.verdict.wins
+              << "): `compile --db` builds the "
               << (!c.verdict.apply      ? "default model"
                   : c.verdict.rewrites ? "tuned model"
                                        : "tuned kernels with the graph rewrites at their defaults")
@@ -180,8 +183,10 @@ void PrintSummary(const driver::TuneModelResult& result) {
   }
   const double d = r.default_latency_s(), b = r.best_latency_s() - tune::SavedSecs(decisions);
   std::cout << "kernels' share of a run: " << Ms(d) << " ms with the default schedules, " << Ms(b)
-            << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s)
-            << "\n";
+            << " ms tuned (" << (b > 0 ? d / b : 0) << "x); " << r.trials << " trials in " << Seconds(r.elapsed_s);
+  if (r.revivals > 0)
+    std::cout << " (every task rested for patience with budget left: " << r.revivals << " task wake-ups)";
+  std::cout << "\n";
   PrintCheck(result.check);
 }
 

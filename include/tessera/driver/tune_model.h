@@ -16,8 +16,9 @@
 //     kernel_margin, kernel_min_secs) each tuned build that has them again without their records
 //     (its outputs compared too); then `rounds` rounds, each timing every build for at least
 //     min_round_secs (a round's time: the median of its runs, robust to bursts of other load), each
-//     round led by the next build; the verdict (tune::DecideModelCheck: the tuned build with the
-//     lowest median paired ratio, applied when that is below 1) recorded for the tuned build's
+//     round led by the next build; the verdict (tune::DecideModelCheck: of the tuned builds whose
+//     median paired ratio is below 1 and that won a sign test's share of the rounds, 7 of 10, the
+//     lowest ratio's; the default build when none did) recorded for the tuned build's
 //     fingerprint (tune/model_check.h), which `tessera compile --db` follows.
 //
 // A time budget (tune.max_seconds) covers the check: the search gets (1 - check_share) of it. The

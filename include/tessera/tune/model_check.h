@@ -17,12 +17,15 @@
 // The verdict (DecideModelCheck): round i times both builds, each for at least a set duration,
 // giving default_i and tuned_i (seconds per run); the tuned build is applied when the median over
 // rounds of tuned_i / default_i is below 1 (a paired comparison: the machine's drift between rounds
-// cancels). A tuned build whose outputs differ from the default build's, or that fails, is not
-// applied. When the database also decides graph rewrites, a third build is timed in the same
+// cancels) and it was faster in at least MinWinningRounds(rounds) of the rounds. That second rule
+// is a one-sided sign test: a build no faster than the default has its median below 1 in half of
+// all checks, and wins 7 of 10 rounds in 17 % of them (the A/A spread of a median ratio on a shared
+// 2-vCPU machine is about +-2 %, so gains below that are not told apart from noise). A tuned
+// build whose outputs differ from the default build's, or that fails, is not applied. When the database also decides graph rewrites, a third build is timed in the same
 // rounds: the tuned kernels with every rewrite at its fallback (BuildOptions::
-// apply_rewrite_decisions off); the verdict applies whichever timed tuned build (these two, and those
-// of the per-kernel check below) has the lowest median ratio, when it is below 1 (rewrites = false:
-// the tuned kernels without the rewrites).
+// apply_rewrite_decisions off); the verdict is, of the timed tuned builds (these two, and those of
+// the per-kernel check below) that pass both rules, the one with the lowest median ratio (rewrites =
+// false: the tuned kernels without the rewrites); when none passes, the lowest ratio's, not applied.
 //
 // Per kernel (the finer check): the whole-build verdict is all or nothing, and one tuned kernel that
 // runs slower in the model than on its own (its neighbours' data in the caches, its inputs coming
@@ -36,7 +39,7 @@
 //
 // Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
 // this version (database.h's keys); config {"apply": 0 or 1, "rewrites": 0 or 1, "default_ns", "tuned_ns": the median
-// per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds", and
+// per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds", "wins", and
 // "untuned <workload hash>": 1 for each of untuned_workloads}; run_secs {the tuned median}; error: why
 // the tuned build was not applied when it failed or differed ("" otherwise); no trace. The latest
 // record wins (LookupModelCheck).
@@ -59,6 +62,7 @@ struct ModelCheckVerdict {
   double tuned_secs = 0;    ///< the tuned build's
   double ratio = 0;         ///< the median over rounds of tuned / default (0: not timed)
   int rounds = 0;           ///< timed rounds
+  int wins = 0;             ///< of which the tuned build was faster (tuned_i < default_i)
   std::string error;        ///< why the tuned build is not applied when it failed or its outputs differ
   /// With apply: the workloads (hashes, sorted) built with their default schedule although the
   /// database has a record, the record's kernel having run slower in the model (KernelsSlowerInModel).
@@ -96,9 +100,16 @@ std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> k
 /// 16 hex digits: FNV-1a 64 of "model-check " + fingerprint (the verdict records' workload).
 std::string ModelCheckHash(const std::string& fingerprint);
 
+/// The fewest of `rounds` (>= 1: InternalError otherwise) paired rounds a tuned build must win to
+/// be applied: the smallest k with P(X >= k) <= 0.2 for X ~ Binomial(rounds, 1/2), the chance that
+/// a build no faster than the default wins k rounds by noise alone; `rounds` itself when no k <=
+/// rounds is that unlikely (rounds 1 and 2: every round). 10 rounds: 7; 5: 4; 20: 13.
+int MinWinningRounds(int rounds);
+
 /// The verdict from paired timings: `default_secs[i]` and `tuned_secs[i]` are round i's seconds per
 /// run of each build (both non-empty, the same length: InternalError otherwise). apply iff the
-/// median of tuned_i / default_i is below 1; default_secs / tuned_secs are the medians of each side.
+/// median of tuned_i / default_i is below 1 and wins >= MinWinningRounds(rounds); default_secs /
+/// tuned_secs are the medians of each side.
 ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, const std::vector<double>& tuned_secs);
 
 /// Commits `verdict` for the build `fingerprint` on `target` (one record and its workload).

@@ -3,8 +3,10 @@
 //   for every task: store its workload; measure the hand-written schedule (the reference whose
 //                   outputs every candidate must match) unless the database already has it
 //   warm-start the cost model from every database record with features (all workloads, all
-//   models: transfer), then until the budget (trials or seconds) is spent or every task stopped:
-//     task  = TaskScheduler::Next()                     (task_scheduler.h)
+//   models: transfer), then until the budget (trials or seconds) is spent or every task stopped
+//   for good (its space exhausted, or unmeasurable):
+//     task  = TaskScheduler::Next()                     (task_scheduler.h; when every task rests
+//                                                        for patience, TaskScheduler::Revive)
 //     batch = TaskSearch::Propose(batch_size, model)    (search.h)
 //     measure each candidate in a worker process        (measure.h)
 //     commit the batch to the database (fsync)          (database.h)
@@ -85,6 +87,7 @@ struct TuneReport {
   std::vector<TaskStatus> tasks;
   int64_t trials = 0;
   double elapsed_s = 0;
+  int revivals = 0;  ///< tasks woken after every task rested with budget left (TaskScheduler::Revive)
   /// sum_i weight_i * secs_i with the default / best schedules over the tasks of the model as
   /// built (the kernels' share of a run; the rewrites' other values are not counted).
   double default_latency_s() const;
