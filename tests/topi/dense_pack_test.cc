@@ -270,6 +270,33 @@ TEST(TopiDensePack, ChannelsLastRowsAreTiledAlongTheInnerRowLoop) {
   }
 }
 
+// Row tiles that cut across row loops ([1, 5, 13, K] in 6-row tiles: no tile near mr divides 13):
+// the epilogue cannot follow a tile, so it runs under the column panel loop, and the GEMM's
+// intermediate is one panel (all rows x 16 columns), not the whole [M, N] output that every k step
+// would read and write (Swin-B's [1, 14, 14, 512] MLP on AVX2: 2.6x); the parallel loop is the
+// panel loop (8 panels here). Equal to the reference in every mode.
+TEST(TopiDensePack, RowTilesAcrossRowLoopsRunTheEpilogueUnderTheColumnPanel) {
+  GemmPackTile t;
+  t.mr = 6, t.nv = 1;
+  const int64_t h = 5, w_ = 13, m = h * w_, n = 128, k = 24;
+  Tensor x = te::placeholder(MakeShape({1, h, w_, k}), f32, "x");
+  Tensor w = te::placeholder(MakeShape({n, k}), f32, "w");
+  Tensor bias = te::placeholder(MakeShape({n}), f32, "bias");
+  Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), n, t), bias));
+  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, w, bias, y}, "gemm")));
+  LoopKinds kinds;
+  kinds.VisitStmt(f->body);
+  EXPECT_EQ(kinds.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
+  const std::map<std::string, int64_t> allocs = AllocationSizes(f);
+  ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
+  EXPECT_EQ(allocs.at("T_gemm_packed"), m * 16) << tir::AsText(f);
+  Data dx = testing::Random(m * k, 31), dw = testing::Random(n * k, 32), db = testing::Random(n, 33);
+  Data want = RefGemm(dx, dw, 1, m, n, k, false);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+  testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
+}
+
 // The tuning knob "kc" (K blocking): the reduction in chunks outside the row tiles, the init before
 // the chunk loop, the epilogue under the column panel loop; every chunk size computes the same.
 TEST(TopiDensePack, KBlockingKnobComputesTheSameProduct) {
