@@ -47,6 +47,14 @@ Data RefGemm(const Data& a, const Data& w, int64_t batch, int64_t m, int64_t n, 
   return out;
 }
 
+// relu(x W^T + bias): the reference of the tests below whose dense has a bias + relu epilogue.
+Data RefDenseBiasRelu(const Data& x, const Data& w, const Data& bias, int64_t m, int64_t n, int64_t k) {
+  Data out = RefGemm(x, w, 1, m, n, k, false);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) out[i * n + j] = std::max(0.0, out[i * n + j] + bias[j]);
+  return out;
+}
+
 // [.., R, C] -> [.., C, R]
 Data Transpose(const Data& d, int64_t batch, int64_t r, int64_t c) {
   Data out(d.size());
@@ -210,6 +218,18 @@ std::map<std::string, int64_t> AllocationSizes(const tir::PrimFunc& f) {
   return allocs.size;
 }
 
+// `f` under the default schedule: two parallel loops (the weight packing, and the GEMM with its
+// epilogue fused) and the GEMM's intermediate T_gemm_packed of `floats` elements.
+void ExpectEpilogueFusedWithIntermediate(const tir::PrimFunc& unscheduled, int64_t floats) {
+  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(unscheduled));
+  LoopKinds kinds;
+  kinds.VisitStmt(f->body);
+  EXPECT_EQ(kinds.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
+  const std::map<std::string, int64_t> allocs = AllocationSizes(f);
+  ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
+  EXPECT_EQ(allocs.at("T_gemm_packed"), floats) << tir::AsText(f);
+}
+
 // The epilogue (bias + relu, and the slicing of padded rows and columns) runs under the tile
 // loop: one parallel loop holds the whole kernel, and the GEMM's intermediate shrinks to the
 // mr x nv*16 register tile (TVM's dense_pack schedule does the same).
@@ -220,17 +240,9 @@ TEST(TopiDensePack, EpilogueRunsUnderTheTileLoop) {
   Tensor w = te::placeholder(MakeShape({21, 24}), f32, "w");      // 21 columns: padded to 32
   Tensor bias = te::placeholder(MakeShape({21}), f32, "bias");
   Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), 21, t), bias));
-  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, w, bias, y}, "gemm")));
-  LoopKinds k;
-  k.VisitStmt(f->body);
-  EXPECT_EQ(k.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
-  const std::map<std::string, int64_t> allocs = AllocationSizes(f);
-  ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
-  EXPECT_EQ(allocs.at("T_gemm_packed"), 6 * 16) << tir::AsText(f);
+  ExpectEpilogueFusedWithIntermediate(te::create_prim_func({x, w, bias, y}, "gemm"), 6 * 16);
   Data dx = testing::Random(20 * 24, 11), dw = testing::Random(21 * 24, 12), db = testing::Random(21, 13);
-  Data want = RefGemm(dx, dw, 1, 20, 21, 24, false);
-  for (int64_t i = 0; i < 20; ++i)
-    for (int64_t j = 0; j < 21; ++j) want[i * 21 + j] = std::max(0.0, want[i * 21 + j] + db[j]);
+  Data want = RefDenseBiasRelu(dx, dw, db, 20, 21, 24);
   testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
 }
 
@@ -263,9 +275,7 @@ TEST(TopiDensePack, ChannelsLastRowsAreTiledAlongTheInnerRowLoop) {
       EXPECT_EQ(allocs.at("T_gemm_packed"), c.want_rows * 32) << tir::AsText(f);
     }
     Data dx = testing::Random(m * k, 21), dw = testing::Random(n * k, 22), db = testing::Random(n, 23);
-    Data want = RefGemm(dx, dw, 1, m, n, k, false);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+    Data want = RefDenseBiasRelu(dx, dw, db, m, n, k);
     testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
   }
 }
@@ -283,17 +293,9 @@ TEST(TopiDensePack, RowTilesAcrossRowLoopsRunTheEpilogueUnderTheColumnPanel) {
   Tensor w = te::placeholder(MakeShape({n, k}), f32, "w");
   Tensor bias = te::placeholder(MakeShape({n}), f32, "bias");
   Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), n, t), bias));
-  tir::PrimFunc f = tir::transform::LowerToFlat(x86::DefaultSchedule(te::create_prim_func({x, w, bias, y}, "gemm")));
-  LoopKinds kinds;
-  kinds.VisitStmt(f->body);
-  EXPECT_EQ(kinds.parallel, 2) << "the weight packing and the GEMM with its epilogue\n" << tir::AsText(f);
-  const std::map<std::string, int64_t> allocs = AllocationSizes(f);
-  ASSERT_TRUE(allocs.count("T_gemm_packed")) << tir::AsText(f);
-  EXPECT_EQ(allocs.at("T_gemm_packed"), m * 16) << tir::AsText(f);
+  ExpectEpilogueFusedWithIntermediate(te::create_prim_func({x, w, bias, y}, "gemm"), m * 16);
   Data dx = testing::Random(m * k, 31), dw = testing::Random(n * k, 32), db = testing::Random(n, 33);
-  Data want = RefGemm(dx, dw, 1, m, n, k, false);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+  Data want = RefDenseBiasRelu(dx, dw, db, m, n, k);
   testing::CheckAllModes({x, w, bias}, y, {dx, dw, db}, want, 1e-4);
 }
 
@@ -309,9 +311,7 @@ TEST(TopiDensePack, KBlockingKnobComputesTheSameProduct) {
   Tensor y = relu(add(dense_packed(x, pack_dense_weight(w, t), n, t), bias));
   tir::PrimFunc f = te::create_prim_func({x, w, bias, y}, "gemm");
   Data dx = testing::Random(m * k, 21), dw = testing::Random(n * k, 22), db = testing::Random(n, 23);
-  Data want = RefGemm(dx, dw, 1, m, n, k, false);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + db[j]);
+  Data want = RefDenseBiasRelu(dx, dw, db, m, n, k);
   KnobContext probe;
   x86::ScheduleOptions opt = x86::ScheduleOptionsFor(testing::TestTarget());
   opt.knobs = &probe;
