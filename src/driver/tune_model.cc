@@ -30,10 +30,6 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 // A worker error that means "not checked" rather than "the tuned build is unusable".
 constexpr const char* kSkip = "skip: ";
 
-// Seconds per run of `n` runs of `e` (runtime::MedianRunSeconds: the median, robust to bursts of
-// other load).
-double TimeRuns(runtime::Executor& e, int n) { return runtime::MedianRunSeconds(e, n); }
-
 // A tuned build the check times: its options, its kernels' tuned workloads and what the verdict
 // says when it wins.
 struct Candidate {
@@ -106,8 +102,8 @@ std::vector<tune::InModelKernelTime> ProfileKernels(runtime::Executor& base, run
   for (int r = 0; r < rounds && same_calls; ++r) {
     b->SetProfiling(true);  // counters reset
     t->SetProfiling(true);
-    TimeRuns(r % 2 ? *t : *b, n);
-    TimeRuns(r % 2 ? *b : *t, n);
+    runtime::MedianRunSeconds(r % 2 ? *t : *b, n);
+    runtime::MedianRunSeconds(r % 2 ? *b : *t, n);
     std::multiset<std::string> base_calls, tuned_calls;
     add_round(*b, default_secs, base_calls);
     add_round(*t, tuned_secs, tuned_calls);
@@ -216,7 +212,7 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   // Runs per round: enough for min_round_secs of the slowest build (one warm run of each first).
   auto runs_per_round = [&] {
     double slowest = 0;
-    for (auto& b : builds) slowest = std::max(slowest, TimeRuns(*b, 1));
+    for (auto& b : builds) slowest = std::max(slowest, runtime::MedianRunSeconds(*b, 1));
     return std::max(1, static_cast<int>(std::ceil(check.min_round_secs / std::max(slowest, 1e-9))));
   };
   std::ostringstream line;
@@ -240,7 +236,7 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
     // Round r starts with build r mod k, so that each build leads as often as the others.
     for (size_t j = 0; j < builds.size(); ++j) {
       const size_t b = (static_cast<size_t>(r) + j) % builds.size();
-      secs[b] = TimeRuns(*builds[b], n);
+      secs[b] = runtime::MedianRunSeconds(*builds[b], n);
     }
     for (double t : secs) line << t << " ";
   }

@@ -21,11 +21,12 @@
 // is a one-sided sign test: a build no faster than the default has its median below 1 in half of
 // all checks, and wins 7 of 10 rounds in 17 % of them (the A/A spread of a median ratio on a shared
 // 2-vCPU machine is about +-2 %, so gains below that are not told apart from noise). A tuned
-// build whose outputs differ from the default build's, or that fails, is not applied. When the database also decides graph rewrites, a third build is timed in the same
-// rounds: the tuned kernels with every rewrite at its fallback (BuildOptions::
-// apply_rewrite_decisions off); the verdict is, of the timed tuned builds (these two, and those of
-// the per-kernel check below) that pass both rules, the one with the lowest median ratio (rewrites =
-// false: the tuned kernels without the rewrites); when none passes, the lowest ratio's, not applied.
+// build whose outputs differ from the default build's, or that fails, is not applied. When the
+// database also decides graph rewrites, a third build is timed in the same rounds: the tuned
+// kernels with every rewrite at its fallback (BuildOptions::apply_rewrite_decisions off); the
+// verdict is, of the timed tuned builds (these two, and those of the per-kernel check below) that
+// pass both rules, the one with the lowest median ratio (rewrites = false: the tuned kernels without
+// the rewrites); when none passes, the lowest ratio's, not applied.
 //
 // Per kernel (the finer check): the whole-build verdict is all or nothing, and one tuned kernel that
 // runs slower in the model than on its own (its neighbours' data in the caches, its inputs coming

@@ -192,7 +192,7 @@ std::string ScheduleGemm(Schedule& sch, const std::string& name, const ScheduleO
     // is a panel-sized buffer and not the whole [M, N] one that every k step reads and writes
     // (Swin-B's [196, 512] x [512, 2048] with GELU on AVX2: 8.95 -> 3.4 ms at 2 threads, what
     // tuning found with any kc). That needs enough panels to parallelize over them alone.
-    const int64_t panels = n_ext > 0 ? n_ext / (nv * lanes) : 0;
+    const int64_t panels = ConstExtent(sch, no);  // -1: a symbolic N
     const bool panel_epilogue = kc < k_ext || (rows_cut && mo.defined() && panels >= 8);
     const LoopRV& tile_loop =
         panel_epilogue ? no : mo.defined() ? mo : !outer_rows.empty() ? outer_rows.back() : no;
