@@ -55,6 +55,46 @@ const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* lo
   return nullptr;
 }
 
+BlockLoopNest FindLoopNest(const tir::PrimFunc& f, const std::string& name) {
+  struct Finder : tir::StmtExprVisitor {
+    const std::string* name;
+    std::vector<const tir::ForNode*> stack;
+    BlockLoopNest found;
+    void VisitStmt_(const tir::ForNode* op) override {
+      stack.push_back(op);
+      StmtExprVisitor::VisitStmt_(op);
+      stack.pop_back();
+    }
+    void VisitStmt_(const tir::BlockRealizeNode* op) override {
+      if (op->block_node()->name_hint == *name) {
+        found.realize = op;
+        found.loops = stack;
+        return;
+      }
+      // A block's own loops start a new scope.
+      std::vector<const tir::ForNode*> saved;
+      saved.swap(stack);
+      StmtExprVisitor::VisitStmt_(op);
+      stack.swap(saved);
+    }
+  } finder;
+  finder.name = &name;
+  finder.VisitStmt(f->body);
+  BlockLoopNest nest = finder.found;
+  for (size_t i = 0; i < nest.loops.size(); ++i) {
+    const tir::Stmt& body = nest.loops[i]->body;
+    const void* next = i + 1 < nest.loops.size() ? static_cast<const void*>(nest.loops[i + 1])
+                                                 : static_cast<const void*>(nest.realize);
+    if (static_cast<const void*>(body.get()) != next) nest.perfect = false;
+  }
+  return nest;
+}
+
+int64_t ConstExtentOf(const tir::ForNode* loop) {
+  int64_t v = -1;
+  return ir::as_const_int(loop->extent, &v) ? v : -1;
+}
+
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop) {
   int64_t v = -1;
   if (!ir::as_const_int(sch.GetFor(loop)->extent, &v)) return -1;

@@ -30,7 +30,19 @@ const tir::BlockRealizeNode* FindRealize(const tir::PrimFunc& f, const std::stri
 /// when none.
 const tir::IterVar* IterOf(const tir::BlockRealizeNode* r, const ir::VarNode* loop_var);
 
+/// The loops around block `name` of f, up to its scope (as Schedule::get_loops), read from the
+/// function without touching a schedule's trace. realize is nullptr when there is no such block.
+struct BlockLoopNest {
+  const tir::BlockRealizeNode* realize = nullptr;
+  std::vector<const tir::ForNode*> loops;  ///< outermost first
+  bool perfect = true;                     ///< each loop's body is the next loop (the last's: the block)
+};
+BlockLoopNest FindLoopNest(const tir::PrimFunc& f, const std::string& name);
+
 /// The constant extent of a loop; -1 when it is not constant.
+int64_t ConstExtentOf(const tir::ForNode* loop);
+
+/// The constant extent of a schedule's loop; -1 when it is not constant.
 int64_t ConstExtent(const tir::Schedule& sch, const tir::LoopRV& loop);
 
 /// Reports a refused schedule step on stderr when TESSERA_DEBUG_SCHEDULE is set (the schedules
@@ -65,6 +77,11 @@ bool FuseEpilogue(Schedule& sch, const std::string& epilogue, const LoopRV& tile
 /// shares with other blocks under a row loop: the loops below are vectorized (a reduction along
 /// the row rfactor-ed by the lane count); nothing is parallelized.
 void ScheduleBlockUnderRow(Schedule& sch, const std::string& name, const ScheduleOptions& opt, size_t shared);
+
+/// The default schedule's steps 2 and 3 (schedule.cc) for one block on its own loops: outer
+/// spatial loops fused and parallelized, the inner one vectorized (a reduction along the row
+/// rfactor-ed by the lane count). What a schedule rule leaves to the default (add_rfactor.h).
+void ScheduleBlockDefault(Schedule& sch, const std::string& name, const ScheduleOptions& opt);
 /// Whether a block name starts with a prefix (blocks are matched by their compute's name).
 inline bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;

@@ -15,58 +15,6 @@ namespace tessera::topi::x86 {
 
 namespace {
 
-// The loops around a block, up to its scope (as Schedule::get_loops), read from the function
-// without touching the schedule's trace.
-struct LoopNest {
-  const tir::BlockRealizeNode* realize = nullptr;
-  std::vector<const tir::ForNode*> loops;  // outermost first
-  bool perfect = true;                     // each loop's body is the next loop (the last's: the block)
-};
-
-LoopNest FindLoopNest(const tir::PrimFunc& f, const std::string& name) {
-  struct Finder : tir::StmtExprVisitor {
-    const std::string* name;
-    std::vector<const tir::ForNode*> stack;
-    LoopNest found;
-    void VisitStmt_(const tir::ForNode* op) override {
-      stack.push_back(op);
-      StmtExprVisitor::VisitStmt_(op);
-      stack.pop_back();
-    }
-    void VisitStmt_(const tir::BlockRealizeNode* op) override {
-      if (op->block_node()->name_hint == *name) {
-        found.realize = op;
-        found.loops = stack;
-        return;
-      }
-      // A block's own loops start a new scope.
-      std::vector<const tir::ForNode*> saved;
-      saved.swap(stack);
-      StmtExprVisitor::VisitStmt_(op);
-      stack.swap(saved);
-    }
-  } finder;
-  finder.name = &name;
-  finder.VisitStmt(f->body);
-  LoopNest nest = finder.found;
-  for (size_t i = 0; i < nest.loops.size(); ++i) {
-    const tir::Stmt& body = nest.loops[i]->body;
-    const void* next = i + 1 < nest.loops.size() ? static_cast<const void*>(nest.loops[i + 1])
-                                                 : static_cast<const void*>(nest.realize);
-    if (static_cast<const void*>(body.get()) != next) nest.perfect = false;
-  }
-  return nest;
-}
-
-const tir::IterVar* BoundIter(const tir::BlockRealizeNode* r, const tir::ForNode* loop) {
-  return IterOf(r, loop->loop_var.get_var());
-}
-
-int64_t Extent(const tir::ForNode* loop) {
-  int64_t v = -1;
-  return ir::as_const_int(loop->extent, &v) ? v : -1;
-}
-
 // The largest divisor of n that is at most cap (>= 1).
 int64_t LargestDivisorUpTo(int64_t n, int64_t cap) { return DivisorsInRange(n, 1, std::max<int64_t>(1, cap)).back(); }
 
@@ -133,14 +81,14 @@ std::vector<std::vector<int64_t>> PerfectTilings(int64_t n, int levels, int64_t 
 }
 
 bool MultiLevelTilingApplies(const tir::Schedule& sch, const std::string& name) {
-  const LoopNest nest = FindLoopNest(sch.func(), name);
+  const BlockLoopNest nest = FindLoopNest(sch.func(), name);
   if (!nest.realize || !nest.perfect || nest.loops.empty()) return false;
   const tir::BlockNode* b = nest.realize->block_node();
   if (!b->init.defined() || b->writes.size() != 1) return false;
   bool spatial = false, reduction = false;
   for (const tir::ForNode* loop : nest.loops) {
-    const tir::IterVar* iv = BoundIter(nest.realize, loop);
-    const int64_t ext = Extent(loop);
+    const tir::IterVar* iv = IterOf(nest.realize, loop->loop_var.get_var());
+    const int64_t ext = ConstExtentOf(loop);
     if (!iv || ext < 1 || loop->for_kind != tir::ForKind::kSerial) return false;
     if (iv->iter_type == tir::IterVarType::kDataPar) spatial |= ext > 1;
     else if (iv->iter_type == tir::IterVarType::kCommReduce) reduction |= ext > 1;
@@ -151,14 +99,14 @@ bool MultiLevelTilingApplies(const tir::Schedule& sch, const std::string& name) 
 
 std::set<std::string> MultiLevelTiling(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   if (!MultiLevelTilingApplies(sch, name)) return {};
-  const LoopNest nest = FindLoopNest(sch.func(), name);
+  const BlockLoopNest nest = FindLoopNest(sch.func(), name);
   const tir::BlockNode* b = nest.realize->block_node();
   const auto* store = b->body.as<tir::BufferStoreNode>();
   // The consumer computed on the tile: only an elementwise (spatial-only) one; a reduction over the
   // output (a row sum after a matmul) needs whole rows, not one tile.
   std::string epilogue = IsParam(sch.func(), b->writes[0].buffer) ? "" : SoleReader(sch.func(), b);
   if (!epilogue.empty()) {
-    const LoopNest consumer = FindLoopNest(sch.func(), epilogue);
+    const BlockLoopNest consumer = FindLoopNest(sch.func(), epilogue);
     const tir::BlockNode* cb = consumer.realize ? consumer.realize->block_node() : nullptr;
     bool spatial_only = cb && !cb->init.defined();
     for (size_t i = 0; spatial_only && i < cb->iter_vars.size(); ++i)
@@ -175,10 +123,10 @@ std::set<std::string> MultiLevelTiling(Schedule& sch, const std::string& name, c
   std::vector<Role> roles;
   int64_t last_row = -1;  // the innermost spatial loop > 1 other than the lane loop
   for (const tir::ForNode* loop : nest.loops) {
-    const tir::IterVar* iv = BoundIter(nest.realize, loop);
+    const tir::IterVar* iv = IterOf(nest.realize, loop->loop_var.get_var());
     Role role;
     role.spatial = iv->iter_type == tir::IterVarType::kDataPar;
-    role.extent = Extent(loop);
+    role.extent = ConstExtentOf(loop);
     role.lane = role.spatial && store && !store->indices.empty() && store->indices.back().get() == iv->var.get();
     if (role.spatial && !role.lane && role.extent > 1) last_row = static_cast<int64_t>(roles.size());
     roles.push_back(role);

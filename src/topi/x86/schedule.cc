@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,7 +11,9 @@
 #include "tessera/ir/op.h"
 #include "tessera/tir/functor.h"
 #include "tessera/topi/target_layout.h"
+#include "tessera/topi/x86/add_rfactor.h"
 #include "tessera/topi/x86/attention.h"
+#include "tessera/topi/x86/compute_location.h"
 #include "tessera/topi/x86/conv2d_nchwc.h"
 #include "tessera/topi/x86/dense.h"
 #include "tessera/topi/x86/multi_level_tiling.h"
@@ -583,6 +586,10 @@ void ScheduleBlockUnderRow(Schedule& sch, const std::string& name, const Schedul
   ScheduleMainBlock(sch, name, opt, shared);
 }
 
+void ScheduleBlockDefault(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  ScheduleMainBlock(sch, name, opt, 0);
+}
+
 ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
   ScheduleOptions opt;
   opt.vector_lanes = static_cast<int>(BlockLanes(target, 32));
@@ -613,21 +620,35 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     // Only blocks directly under the root's loop nests; nested blocks (blockize) are left alone.
     names.push_back(r->block_node()->name_hint);
   }
-  // Tuning knob "<block>.rule": 1 schedules a reduction block by MultiLevelTiling
-  // (multi_level_tiling.h) instead of steps 2 and 3.
-  std::set<std::string> tile;
+  // Tuning knob "<block>.rule": a schedule rule instead of steps 2 and 3 for a reduction block it
+  // applies to: 1 MultiLevelTiling (multi_level_tiling.h), 2 AddRFactor (add_rfactor.h).
+  std::map<std::string, int64_t> rule;
+  for (const std::string& n : names) {
+    std::vector<int64_t> rules = {0};
+    if (MultiLevelTilingApplies(sch, n)) rules.push_back(1);
+    if (AddRFactorApplies(sch, n, opt)) rules.push_back(2);
+    if (rules.size() > 1) {
+      const int64_t r = Knob(opt.knobs, n + ".rule", rules, 0);
+      if (r != 0) rule[n] = r;
+    }
+  }
+  // Tuning knob "<block>.compute_at": a producer under one of its consumer's loops
+  // (RandomComputeLocation, compute_location.h); such a block is scheduled there.
+  std::vector<std::string> unruled;
   for (const std::string& n : names)
-    if (MultiLevelTilingApplies(sch, n) && Knob(opt.knobs, n + ".rule", {0, 1}, 0) == 1) tile.insert(n);
-  if (handled.empty() && tile.empty() && !ScheduleRows(sch, names, opt).empty()) {
+    if (!rule.count(n)) unruled.push_back(n);
+  const std::set<std::string> moved = RandomComputeLocation(sch, unruled, opt);
+  handled.insert(moved.begin(), moved.end());
+  if (handled.empty() && rule.empty() && !ScheduleRows(sch, names, opt).empty()) {
     DecomposeSymbolicReductions(sch);
     return sch;
   }
   for (const std::string& n : names) {
-    if (handled.count(n)) continue;  // a consumer MultiLevelTiling moved under its producer's tile
-    if (tile.count(n)) {
-      const std::set<std::string> tiled = MultiLevelTiling(sch, n, opt);
-      handled.insert(tiled.begin(), tiled.end());
-      if (!tiled.empty()) continue;
+    if (handled.count(n)) continue;  // moved: a consumer onto its producer's tile, a producer under its consumer
+    if (rule.count(n)) {
+      const std::set<std::string> done = rule[n] == 1 ? MultiLevelTiling(sch, n, opt) : AddRFactor(sch, n, opt);
+      handled.insert(done.begin(), done.end());
+      if (!done.empty()) continue;
     }
     ScheduleMainBlock(sch, n, opt);
   }
