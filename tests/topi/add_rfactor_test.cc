@@ -96,7 +96,8 @@ TEST(AddRFactor, AWholeTensorSumIsSplitIntoParallelPartialSums) {
   for (const char* n : {"T_sum.rule", "T_sum.rfactor_split", "T_sum.rfactor_loop"}) EXPECT_TRUE(names.count(n)) << n;
   // The hand-picked configuration: the 64 rows (the reduction loops but the innermost) split into
   // 16 partial sums of 4 rows each, those in parallel; the default schedule of the rf block then
-  // keeps 16 lanes of partial sums along each row of 96 (its own rfactor); combined after.
+  // keeps 16 lanes of partial sums along each row of 96 (its own rfactor); combined after, the
+  // 16 partial sums read as one vector.
   EXPECT_EQ(sch.trace().str(),
             "b0 = sch.get_block(\"T_sum\")\n"
             "l1, l2 = sch.get_loops(b0)\n"
@@ -113,7 +114,12 @@ TEST(AddRFactor, AWholeTensorSumIsSplitIntoParallelPartialSums) {
             "sch.vectorize(l15)\n"
             "sch.parallel(l7)\n"
             "b16 = sch.get_block(\"T_sum\")\n"
-            "l17, = sch.get_loops(b16)\n");
+            "l17, = sch.get_loops(b16)\n"
+            "b18 = sch.rfactor(l17, factor_axis=0)\n"
+            "b19 = sch.decompose_reduction(b18, l17)\n"
+            "sch.vectorize(l17)\n"
+            "l20, = sch.get_loops(b19)\n"
+            "sch.vectorize(l20)\n");
   testing::ParallelShape shape;
   shape.VisitStmt(sch.func()->body);
   EXPECT_EQ(shape.parallel, 1) << tir::AsText(sch.func());
@@ -179,19 +185,44 @@ TEST(AddRFactor, AppliesOnlyToReductionsWithFewOutputsAndALongFactorableReductio
   EXPECT_EQ(wide.trace().str(), tir::Schedule(Func({"", {16, 256}, {1}})).trace().str());
 }
 
-TEST(AddRFactor, TheUntunedDefaultNeverUsesIt) {
-  // The rule knob offers {0, 2} (MultiLevelTiling needs a spatial loop > 1); its fallback is 0.
-  const tir::PrimFunc f = Func({"", {64, 96}, {0, 1}});
+TEST(AddRFactor, TheUntunedDefaultTakesItForLargeReductionsOnly) {
+  // The rule knob offers {0, 2} (MultiLevelTiling needs a spatial loop > 1). Below
+  // kAddRFactorDefaultElements its fallback is 0: the default vectorizes the whole-tensor sum along
+  // its rows (its own rfactor by the lanes), on one core.
+  const Case small{"sum of [64, 96]", {64, 96}, {0, 1}};
   KnobContext ctx({});
-  const tir::Schedule probed = x86::ScheduleDefault(f, Options(&ctx), {});
+  const tir::Schedule probed = x86::ScheduleDefault(Func(small), Options(&ctx), {});
   const KnobSpec* rule = nullptr;
   for (const KnobSpec& k : ctx.space())
     if (k.name == "T_sum.rule") rule = &k;
   ASSERT_NE(rule, nullptr);
   EXPECT_EQ(rule->candidates, (std::vector<int64_t>{0, 2}));
-  const tir::Schedule untuned = x86::ScheduleDefault(f, Options(nullptr), {});
+  EXPECT_EQ(rule->fallback, 0);
+  const tir::Schedule untuned = x86::ScheduleDefault(Func(small), Options(nullptr), {});
   EXPECT_EQ(untuned.trace().str(), probed.trace().str());
-  EXPECT_EQ(untuned.trace().str().find("rfactor(l4, factor_axis=0)"), std::string::npos) << untuned.trace().str();
+  EXPECT_EQ(untuned.trace().str(),
+            "b0 = sch.get_block(\"T_sum\")\n"
+            "l1, l2 = sch.get_loops(b0)\n"
+            "l3, l4 = sch.split(l2, factors=[-1, 16])\n"
+            "b5 = sch.rfactor(l4, factor_axis=0)\n"
+            "b6 = sch.decompose_reduction(b5, l1)\n"
+            "sch.vectorize(l4)\n"
+            "l7, = sch.get_loops(b6)\n"
+            "sch.vectorize(l7)\n");
+  const Data xs = testing::Random(64 * 96, 4);
+  CheckScheduledRuns(untuned.func(), {xs}, 1, Reduce(xs, small.shape, small.axes, false), 1e-4, small.what);
+  // From kAddRFactorDefaultElements on, the fallback is the rule: partial sums in parallel.
+  const Case large{"sum of [128, 1024]", {128, 1024}, {0, 1}};
+  ASSERT_GE(128 * 1024, x86::kAddRFactorDefaultElements);
+  EXPECT_TRUE(x86::AddRFactorByDefault(tir::Schedule(Func(large)), "T_sum", Options(nullptr)));
+  EXPECT_FALSE(x86::AddRFactorByDefault(tir::Schedule(Func(small)), "T_sum", Options(nullptr)));
+  const tir::Schedule big = x86::ScheduleDefault(Func(large), Options(nullptr), {});
+  EXPECT_NE(big.trace().str().find("sch.rfactor(l3, factor_axis=0)"), std::string::npos) << big.trace().str();
+  testing::ParallelShape shape;
+  shape.VisitStmt(big.func()->body);
+  EXPECT_EQ(shape.parallel, 1) << tir::AsText(big.func());
+  const Data xl = testing::Random(128 * 1024, 5);
+  CheckScheduledRuns(big.func(), {xl}, 1, Reduce(xl, large.shape, large.axes, false), 1e-3, large.what);
 }
 
 }  // namespace

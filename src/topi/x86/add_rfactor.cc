@@ -122,6 +122,11 @@ bool AddRFactorApplies(const tir::Schedule& sch, const std::string& name, const 
   }
 }
 
+bool AddRFactorByDefault(const tir::Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
+  const std::optional<Shape> shape = Analyze(sch.func(), name, opt);
+  return shape && shape->spatial * shape->reduction >= kAddRFactorDefaultElements && AddRFactorApplies(sch, name, opt);
+}
+
 std::set<std::string> AddRFactor(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   if (!AddRFactorApplies(sch, name, opt)) return {};
   const Shape shape = *Analyze(sch.func(), name, opt);

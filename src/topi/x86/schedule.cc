@@ -338,11 +338,11 @@ void ScheduleMainBlock(Schedule& sch, const std::string& name, const ScheduleOpt
     spatial.push_back(l);
     inner_iv = iv;
   }
-  if (spatial.empty() && shared == 0) return;
-
   std::vector<LoopRV> reduction(loops.begin() + spatial.size(), loops.end());
   bool reduction_loops_ok = true;
   for (const LoopRV& l : reduction) reduction_loops_ok &= IsReductionLoop(r, sch.GetFor(l)->loop_var.get_var());
+  // No spatial loop: only a reduction over the whole input (a sum to one number) is vectorized.
+  if (spatial.empty() && shared == 0 && (reduction.empty() || !reduction_loops_ok)) return;
   const tir::IterVar* red_iv =
       reduction.empty() ? nullptr : IterOf(r, sch.GetFor(reduction.back())->loop_var.get_var());
   if (opt.vectorize && opt.vectorize_reductions && reduction_loops_ok && red_iv &&
@@ -628,7 +628,7 @@ tir::Schedule ScheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     if (MultiLevelTilingApplies(sch, n)) rules.push_back(1);
     if (AddRFactorApplies(sch, n, opt)) rules.push_back(2);
     if (rules.size() > 1) {
-      const int64_t r = Knob(opt.knobs, n + ".rule", rules, 0);
+      const int64_t r = Knob(opt.knobs, n + ".rule", rules, AddRFactorByDefault(sch, n, opt) ? 2 : 0);
       if (r != 0) rule[n] = r;
     }
   }
