@@ -3,7 +3,8 @@ references; the end-to-end check's verdict decides whether compile --db builds t
 model; a kill -9 in the middle of tuning loses no committed record and the next run resumes
 without measuring a program twice; records of another target or another Tessera version are never
 applied; bad budgets are clear errors. On a 3x3 conv: the Winograd tile decided by the tuner and
-built by compile --db.
+built by compile --db. On whole-tensor reductions: the AddRFactor rule in the space, and the tuned
+library matching NumPy.
 
 Tolerance as test_models.py: |got - ref| <= 1e-4 + 1e-3 * |ref| elementwise.
 """
@@ -261,3 +262,35 @@ def test_the_winograd_tile_is_tuned_and_compile_builds_the_decision(tmp_path):
         assert ("tile_size=4" in step) == (value == 4), value
         got, _ = run_outputs(tmp_path, so, {"x": x}, f"v{value}")
         np.testing.assert_allclose(got["y"], want, **TOL, err_msg=f"Winograd tile {value}")
+
+
+def test_a_reduction_with_few_outputs_is_tuned_over_the_rfactor_rule(tmp_path):
+    """A sum of a [256, 4096] tensor to one number and the maxima of its 4 row blocks: reductions with
+    fewer outputs than the parallel extent, which MetaSchedule's AddRFactor rule (topi/x86/add_rfactor.h)
+    splits into partial reductions (the default here, "<block>.rule" 2). The tuner measures several of the
+    rule's splits; every measured program computed what the default does (the measure checks it: no
+    record has an error), and `compile --db` builds a library that matches float64 NumPy."""
+    from onnx import TensorProto, helper
+
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 4096])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0),
+             helper.make_node("Reshape", ["x", "blocks"], ["xb"]),
+             helper.make_node("ReduceMax", ["xb"], ["block_max"], axes=[1, 2], keepdims=0)]
+    blocks = helper.make_tensor("blocks", TensorProto.INT64, [3], [4, 64, 4096])
+    graph = helper.make_graph(nodes, "g", [x_info],
+                              [helper.make_tensor_value_info("total", TensorProto.FLOAT, []),
+                               helper.make_tensor_value_info("block_max", TensorProto.FLOAT, [4])], [blocks])
+    onnx_path, db = tmp_path / "reduce.onnx", tmp_path / "t.jsonl"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), onnx_path)
+    run_cli("tune", onnx_path, "--db", db, "--trials", 24, "--batch", 4, "--threads", 2, "--check-rounds", 0,
+            timeout=600)
+    measured = kernel_records(db)
+    assert [r["error"] for r in measured if r["error"]] == []
+    splits = {r["config"][k] for r in measured for k in r["config"] if k.endswith(".rfactor_split")}
+    assert len(splits) >= 2, [r["config"] for r in measured]  # the rule's space searched, not just its fallback
+    so = tmp_path / "m.so"
+    run_cli("compile", onnx_path, "--db", db, "-o", so)
+    x = np.random.default_rng(5).uniform(0, 1, (256, 4096)).astype(np.float32)
+    got, _ = run_outputs(tmp_path, so, {"x": x}, "tuned")
+    np.testing.assert_allclose(got["total"], x.astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_array_equal(got["block_max"], x.reshape(4, -1).max(axis=1))

@@ -16,6 +16,7 @@
 #include "tessera/topi/nn/pooling.h"
 #include "tessera/topi/nn/softmax.h"
 #include "tessera/topi/reduction.h"
+#include "tessera/topi/transform.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
 #include "topi_test_util.h"
@@ -189,6 +190,26 @@ TEST(TopiX86Schedule, RowReductionsAreRfactored) {
     }
     testing::CheckAllModes({x}, y, {d}, want, 1e-5);
   }
+}
+
+TEST(TopiX86Schedule, ARowReductionThroughAReshapeIsRfactoredAlongItsRows) {
+  // The row sums of x [20, 64] reshaped to [20, 2, 32] (axes 1, 2): the inlined reshape indexes x by
+  // floordiv / floormod of a flat index, which within the iter vars' domains is x[i, j * 32 + k],
+  // contiguous in k. Before the indices were simplified so, the 20 outputs' lanes were vectorized
+  // instead: a gather with a stride of a row.
+  Tensor x = te::placeholder(MakeShape({20, 64}), f32, "x");
+  Tensor y = sum(reshape(x, {20, 2, 32}), {1, 2});
+  tir::PrimFunc f = x86::DefaultSchedule(te::create_prim_func({x, y}, "k"));
+  Summary s = Summarize(f);
+  EXPECT_EQ(s.blocks.count("T_sum_rf"), 1u) << tir::AsText(f);
+  EXPECT_EQ(s.vectorized, 2) << tir::AsText(f);
+  Data d = testing::Random(20 * 64, 4), want;
+  for (int64_t r = 0; r < 20; ++r) {
+    double acc = 0;
+    for (int64_t i = 0; i < 64; ++i) acc += d[r * 64 + i];
+    want.push_back(acc);
+  }
+  testing::CheckAllModes({x}, y, {d}, want, 1e-5);
 }
 
 TEST(TopiX86Schedule, SoftmaxOverRowsTheLanesDoNotDivideIsRfactoredWithATail) {

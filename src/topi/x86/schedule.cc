@@ -254,29 +254,33 @@ PrimExpr Step(const PrimExpr& e, const tir::IterVar& v) {
   return an.Simplify(tir::Substitute(e, {{v.var.get_var(), v.var + 1}}) - e);
 }
 
-// Whether a load's last index advances by exactly 1 with `v`.
-bool UnitStride(const tir::BufferLoadNode* load, const tir::IterVar& v) {
-  const PrimExpr step = Step(load->indices.back(), v);
-  const auto* c = step.as<ir::IntImmNode>();
-  return c && c->value == 1;
-}
-
 // Whether a reduction reads along its innermost reduction loop and not along its innermost
 // spatial one: some load that changes in the reduction is contiguous in `red`, and none is
 // contiguous in `spatial` (a row sum, softmax's max and sum, layer norm's mean; not a matmul,
 // whose B[k, j] is contiguous in j). Vectorizing the spatial loop would gather with a stride.
+// The indices are first simplified within the iter vars' domains, so a reshape inlined into the
+// reduction (x[(i * 4096 + k) // 4096, (i * 4096 + k) % 4096] for k < 4096) reads as x[i, k].
 bool ReducesAlongRows(const tir::BlockRealizeNode* r, const tir::IterVar* spatial, const tir::IterVar& red) {
   const tir::BlockNode* b = r->block_node();
   const auto* store = b->body.as<tir::BufferStoreNode>();
   if (!store) return false;
+  arith::Analyzer an;
+  for (const tir::IterVar& iv : b->iter_vars) an.Bind(iv.var, iv.dom);
+  auto unit_stride = [](const PrimExpr& index, const tir::IterVar& v) {
+    const PrimExpr step = Step(index, v);
+    const auto* c = step.as<ir::IntImmNode>();
+    return c && c->value == 1;
+  };
   bool along_red = false;
   for (const auto* l : LoadsIn(b->body)) {
     if (l->buffer.same_as(store->buffer) || l->indices.empty()) continue;
+    std::vector<PrimExpr> indices;
+    for (const PrimExpr& x : l->indices) indices.push_back(an.Simplify(x));
     bool varies = false;
-    for (const auto& x : l->indices) varies |= !ir::is_zero(Step(x, red));
+    for (const auto& x : indices) varies |= !ir::is_zero(Step(x, red));
     if (!varies) continue;  // invariant in the reduction: read once per output
-    if (spatial && UnitStride(l, *spatial)) return false;
-    along_red |= UnitStride(l, red);
+    if (spatial && unit_stride(indices.back(), *spatial)) return false;
+    along_red |= unit_stride(indices.back(), red);
   }
   return along_red;
 }
