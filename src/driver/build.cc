@@ -205,15 +205,17 @@ std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
 
 // A kernel's schedule: the database's best record for its workload on `target`, replayed from its
 // trace; else (no record, a workload of `untuned`, or a trace that no longer replays: a warning) the
-// default schedule. With a database, appends the kernel as the database schedules it to `kernels`;
-// with `find_hand_records`, also whether the record is the hand schedule (TunedKernel::
-// default_program: the hand schedule is run to compare traces, so only DescribeTunedBuild asks).
+// default schedule. With a database, appends the kernel as the database schedules it to `kernels`,
+// with its default schedule's program and whether the record is that program (the hand schedule is
+// a record too: TunedKernel::default_program).
 tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
                              const std::optional<tune::Database>& db, const std::set<std::string>& untuned,
-                             bool find_hand_records, int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
+                             int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
+  const tir::Schedule by_default = topi::x86::ScheduleDefault(k.func, k.options, k.anchors);
   if (db) {
     const std::string workload = tune::WorkloadHash(k.func);
-    kernels->push_back({k.func->name, workload, "-"});
+    const std::string default_trace = by_default.trace().ToJSON();
+    kernels->push_back({k.func->name, workload, "-", tune::TraceId(default_trace)});
     std::optional<tune::TuningRecord> best = db->Best(workload, target.str());
     if (best && untuned.count(workload)) {
       ++*kept_default;
@@ -222,10 +224,7 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
         tir::PrimFunc f = tune::ReplayTrace(k.func, tir::Trace::FromJSON(best->trace_json));
         ++*tuned;
         kernels->back().program = tune::ProgramId(*best);
-        // The hand schedule is itself a record: when it is the best, the kernel is the default one.
-        if (find_hand_records)
-          kernels->back().default_program =
-              best->trace_json == topi::x86::ScheduleDefault(k.func, k.options, k.anchors).trace().ToJSON();
+        kernels->back().default_program = best->trace_json == default_trace;
         return f;
       } catch (const std::exception& e) {
         std::cerr << "tessera: warning: the tuning record of kernel '" << k.func->name
@@ -233,7 +232,7 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
       }
     }
   }
-  return topi::x86::ScheduleDefault(k.func, k.options, k.anchors).func();
+  return by_default.func();
 }
 
 std::string FormatMs(double secs) {
@@ -255,7 +254,7 @@ struct ScheduledModel {
 
 ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std::string>& output_names,
                              const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx,
-                             const std::optional<tune::Database>& db, bool find_hand_records = false) {
+                             const std::optional<tune::Database>& db) {
   ScheduledModel out;
   topi::KnobContext rewrite_knobs({}, [&](const std::string& knob) -> std::optional<int64_t> {
     return db && options.apply_rewrite_decisions ? tune::LookupRewrite(*db, knob, target.str()) : std::nullopt;
@@ -264,12 +263,12 @@ ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
       out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db,
-                                     options.untuned_workloads, find_hand_records, &out.tuned_kernels,
-                                     &out.untuned_kernels, &out.tuned.kernels));
+                                     options.untuned_workloads, &out.tuned_kernels, &out.untuned_kernels,
+                                     &out.tuned.kernels));
   }, [&] { return ir::IRView::Of(out.kernels); });
   if (db) {
-    std::vector<std::pair<std::string, std::string>> programs;
-    for (const TunedKernel& k : out.tuned.kernels) programs.emplace_back(k.workload, k.program);
+    std::vector<tune::KernelPrograms> programs;
+    for (const TunedKernel& k : out.tuned.kernels) programs.push_back({k.workload, k.program, k.default_id});
     out.tuned.fingerprint = tune::TuningFingerprint(std::move(programs));
   }
   return out;
@@ -319,6 +318,14 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
     fallback.tuning_fingerprint = fingerprint;
     fallback.rewrites_rejected = drop_rewrites;
     return fallback;
+  }
+  if (db && options.apply_model_check && !verdict && scheduled.tuned_kernels > 0 &&
+      tune::HasModelChecks(*db, target.str())) {
+    std::cerr << "tessera: note: the tuning database '" << options.tuning_db
+              << "' has no end-to-end check of this tuned build (tuned again since the last check, or the default "
+                 "schedules it was checked against have changed); building it as its records say. `tessera tune "
+                 "MODEL.onnx --db "
+              << options.tuning_db << " --check-only` checks it\n";
   }
   Lowered out;
   out.plan = std::move(scheduled.plan);
@@ -475,7 +482,7 @@ TunedBuild DescribeTunedBuild(const graph::IRModule& mod, const std::vector<std:
   ir::PassContext ctx = MakePassContext(quiet_options);
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
   TESSERA_CHECK(db, "DescribeTunedBuild: the build options name no tuning database");
-  return ScheduleModel(mod, output_names, options, target, ctx, db, /*find_hand_records=*/true).tuned;
+  return ScheduleModel(mod, output_names, options, target, ctx, db).tuned;
 }
 
 std::string TuningFingerprint(const graph::IRModule& mod, const std::vector<std::string>& output_names,

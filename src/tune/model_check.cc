@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "tessera/support/error.h"
+#include "tessera/support/version.h"
 #include "tessera/tune/task.h"
 
 namespace tessera::tune {
@@ -28,12 +29,16 @@ int64_t Nanoseconds(double secs) { return static_cast<int64_t>(std::llround(secs
 
 }  // namespace
 
-std::string ProgramId(const TuningRecord& record) { return Fnv1a64Hex(record.trace_json); }
+std::string TraceId(const std::string& trace_json) { return Fnv1a64Hex(trace_json); }
 
-std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> kernels) {
-  std::sort(kernels.begin(), kernels.end());
+std::string ProgramId(const TuningRecord& record) { return TraceId(record.trace_json); }
+
+std::string TuningFingerprint(std::vector<KernelPrograms> kernels) {
+  std::vector<std::string> lines;
+  for (const KernelPrograms& k : kernels) lines.push_back(k.workload + " " + k.program + " " + k.default_program + "\n");
+  std::sort(lines.begin(), lines.end());
   std::string text;
-  for (const auto& [workload, program] : kernels) text += workload + " " + program + "\n";
+  for (const std::string& line : lines) text += line;
   return Fnv1a64Hex(text);
 }
 
@@ -120,6 +125,16 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.error = verdict.error;
   db.CommitWorkload({r.workload_hash, "model-check", "model-check " + fingerprint});
   db.CommitBatch({r});
+}
+
+bool HasModelChecks(const Database& db, const std::string& target) {
+  for (const TuningRecord& r : db.AllRecords()) {
+    if (r.target != target || r.version != TESSERA_VERSION || !r.trace_json.empty() || !r.config.count(kApplyKey))
+      continue;
+    const Workload* w = db.FindWorkload(r.workload_hash);
+    if (w && w->name == "model-check") return true;
+  }
+  return false;
 }
 
 std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std::string& fingerprint,

@@ -16,6 +16,7 @@
 #include "tessera/driver/resolve_target.h"
 #include "tessera/driver/tune_model.h"
 #include "tessera/runtime/graph_executor.h"
+#include "tessera/topi/x86/schedule.h"
 #include "tessera/tune/model_check.h"
 #include "tessera/tune/space.h"
 
@@ -278,7 +279,10 @@ TEST(TuneModel, ABuildKeepsTheWorkloadsOfItsVerdictAtTheirDefaultSchedules) {
   ASSERT_TRUE(best);
   EXPECT_EQ(described.kernels[0].program, tune::ProgramId(*best));
   EXPECT_FALSE(described.kernels[0].default_program);
-  EXPECT_EQ(described.fingerprint, tune::TuningFingerprint({{task.workload_hash, tune::ProgramId(*best)}}));
+  // The pair of builds: the record's program against the kernel's default schedule.
+  const std::string default_id = tune::TraceId(topi::x86::ScheduleDefault(task.func, task.options, task.anchors).trace().ToJSON());
+  EXPECT_EQ(described.kernels[0].default_id, default_id);
+  EXPECT_EQ(described.fingerprint, tune::TuningFingerprint({{task.workload_hash, tune::ProgramId(*best), default_id}}));
   EXPECT_EQ(described.fingerprint, driver::TuningFingerprint(model.Module(), {"y"}, options));
 
   const runtime::NDArray in = Random({DenseRelu::M, DenseRelu::K}, 13);

@@ -130,6 +130,31 @@ def test_the_end_to_end_check_decides_what_compile_builds(tuned, models_dir, tmp
         check_model(models_dir, so, tmp_path)
 
 
+def test_a_build_without_a_verdict_is_noted_and_built_as_its_records_say(tuned, models_dir, tmp_path):
+    """The verdict names the pair of builds it timed (each kernel's tuned and default program). A new
+    best record since the check (as after tuning again, or a Tessera whose default schedules changed)
+    makes another build: compile --db has no verdict for it, says so on stderr with the command that
+    checks it, and builds the records; the result matches the references."""
+    tuned_db, _ = tuned
+    db = tmp_path / "newer.jsonl"
+    db.write_text(tuned_db.read_text())
+    db.with_name("newer.workloads.jsonl").write_text(tuned_db.with_name("mnist.workloads.jsonl").read_text())
+    programs = {}
+    for r in kernel_records(db):
+        if not r["error"]:
+            programs.setdefault(r["workload"], {})[json.dumps(r["trace"], sort_keys=True)] = r
+    workload, by_trace = next((w, p) for w, p in programs.items() if len(p) >= 2)
+    # The slowest of its programs, now measured fastest: the new best.
+    slowest = max(by_trace.values(), key=lambda r: sorted(r["run_secs"])[len(r["run_secs"]) // 2])
+    with db.open("a") as f:
+        f.write(json.dumps({**slowest, "run_secs": [1e-9, 1e-9, 1e-9], "timestamp": int(time.time())}) + "\n")
+    so = tmp_path / "newer.so"
+    proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", db, "-o", so)
+    assert "has no end-to-end check of this tuned build" in proc.stderr and "--check-only" in proc.stderr, proc.stderr
+    assert "kept the default build" not in proc.stdout, proc.stdout
+    check_model(models_dir, so, tmp_path)
+
+
 def test_check_only_checks_the_database_as_it_is(tuned, models_dir, tmp_path):
     """`tessera tune --check-only`: no tuning, one more verdict on the same tuned build."""
     tuned_db, report = tuned

@@ -37,21 +37,26 @@ class ModelCheckTest : public ::testing::Test {
 };
 
 TEST(TuningFingerprint, NamesTheSetOfKernelProgramsInAnyOrder) {
-  const std::vector<std::pair<std::string, std::string>> a = {{"00000000000000a1", "-"},
-                                                             {"00000000000000b2", "1234567890abcdef"}};
+  const std::vector<KernelPrograms> a = {{"00000000000000a1", "-", "00000000000000d1"},
+                                         {"00000000000000b2", "1234567890abcdef", "00000000000000d2"}};
   const std::string fp = TuningFingerprint(a);
   EXPECT_EQ(fp.size(), 16u);
   EXPECT_EQ(fp, TuningFingerprint({a[1], a[0]}));
   // Its text: one sorted line per kernel.
-  EXPECT_EQ(fp, Fnv1a64Hex("00000000000000a1 -\n00000000000000b2 1234567890abcdef\n"));
+  EXPECT_EQ(fp, Fnv1a64Hex("00000000000000a1 - 00000000000000d1\n00000000000000b2 1234567890abcdef 00000000000000d2\n"));
   // Another program of a kernel, a kernel more or less: another build.
-  EXPECT_NE(fp, TuningFingerprint({a[0], {"00000000000000b2", "-"}}));
+  EXPECT_NE(fp, TuningFingerprint({a[0], {"00000000000000b2", "-", "00000000000000d2"}}));
   EXPECT_NE(fp, TuningFingerprint({a[0]}));
-  EXPECT_NE(fp, TuningFingerprint({a[0], a[1], {"00000000000000c3", "-"}}));
+  EXPECT_NE(fp, TuningFingerprint({a[0], a[1], {"00000000000000c3", "-", "00000000000000d3"}}));
+  // The same tuned programs against another default schedule (a kernel's hand schedule changed, in
+  // another Tessera build): another pair of builds, so an old verdict does not apply.
+  EXPECT_NE(fp, TuningFingerprint({a[0], {"00000000000000b2", "1234567890abcdef", "00000000000000e2"}}));
+  EXPECT_NE(fp, TuningFingerprint({{"00000000000000a1", "-", "00000000000000e1"}, a[1]}));
   EXPECT_EQ(ModelCheckHash(fp), Fnv1a64Hex("model-check " + fp));
   TuningRecord r;
   r.trace_json = R"({"instructions":[]})";
   EXPECT_EQ(ProgramId(r), Fnv1a64Hex(r.trace_json));
+  EXPECT_EQ(TraceId(r.trace_json), ProgramId(r));
 }
 
 TEST(DecideModelCheck, AppliesTheTunedBuildWhenTheMedianPairedRatioIsBelowOne) {
@@ -106,6 +111,7 @@ TEST(DecideModelCheck, AMedianBelowOneFromTooFewWinningRoundsIsNotApplied) {
 TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
   const std::string fp = "0123456789abcdef";
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, kTarget), std::nullopt);
+  EXPECT_FALSE(HasModelChecks(Database(path_), kTarget));
   Database db(path_);
   ModelCheckVerdict slower = DecideModelCheck({1e-3, 1e-3, 1e-3}, {1.2e-3, 1.1e-3, 1.3e-3});
   CommitModelCheck(db, fp, kTarget, slower);
@@ -136,9 +142,11 @@ TEST_F(ModelCheckTest, TheLatestVerdictOfTheBuildOnTheTargetIsRead) {
   EXPECT_TRUE(got->apply);
   EXPECT_FALSE(got->rewrites);
   EXPECT_EQ(got->wins, 1);
-  // Another build, another target: nothing.
+  // Another build, another target: nothing; the database holds verdicts for this target only.
   EXPECT_EQ(LookupModelCheck(Database(path_), "fedcba9876543210", kTarget), std::nullopt);
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake"), std::nullopt);
+  EXPECT_TRUE(HasModelChecks(Database(path_), kTarget));
+  EXPECT_FALSE(HasModelChecks(Database(path_), "llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake"));
 }
 
 TEST_F(ModelCheckTest, AVerdictWithoutARewritesKeyAppliesTheRewrites) {

@@ -86,7 +86,9 @@ struct BuildOptions {
   /// With `tuning_db`: follow the database's end-to-end verdict on this build (tune/model_check.h,
   /// written by `tessera tune`): when it found the tuned build slower than the default one (or its
   /// outputs different), build without the database (a note on stderr; BuildSummary::
-  /// tuning_rejected). driver::TuneModel turns this off to build the tuned model it checks.
+  /// tuning_rejected). With no verdict on this build while the database holds verdicts of others
+  /// (tuned since, or its default schedules changed: the fingerprint names both builds), a note says
+  /// so and the records are applied. driver::TuneModel turns this off to build the tuned model it checks.
   bool apply_model_check = true;
   /// With `tuning_db`: build the database's graph rewrite decisions (else every rewrite at its
   /// fallback, the tuned kernels still applied). The end-to-end check times the build both ways.
@@ -168,8 +170,9 @@ struct TunedKernel {
   std::string kernel;    ///< its name (the symbol the executor graph's nodes call)
   std::string workload;  ///< tune::WorkloadHash of its unscheduled PrimFunc
   std::string program;   ///< tune::ProgramId of the record that schedules it, "-" for the default schedule
+  /// tune::TraceId of its default schedule's trace: the program the build without the database runs.
+  std::string default_id;
   /// The record's trace is the default schedule's (the hand schedule is a record too): the same kernel.
-  /// Filled in by DescribeTunedBuild.
   bool default_program = false;
 };
 

@@ -7,12 +7,16 @@
 // the verdict here; `tessera compile --db` builds the tuned model only when the latest verdict for
 // that very build applies it, and the default build otherwise.
 //
-// The build a verdict is about is named by its fingerprint (TuningFingerprint): FNV-1a 64 over the
-// sorted lines "<workload hash> <program>" of every kernel of the build with the database, program
-// being ProgramId of the record the database gave the kernel, or "-" for the default schedule. The
-// graph rewrite decisions change the kernels, hence the fingerprint; so does any new best record. A
-// build whose fingerprint has no verdict (tuned again since, or never checked) is applied as the
-// records say.
+// The builds a verdict is about are named by a fingerprint (TuningFingerprint): FNV-1a 64 over the
+// sorted lines "<workload hash> <program> <default program>" of every kernel of the build with the
+// database, program being ProgramId of the record the database gave the kernel, or "-" for the
+// default schedule, and default program TraceId of the kernel's default schedule (what the build
+// without the database runs for it). The graph rewrite decisions change the kernels, hence the
+// fingerprint; so does any new best record, and so does a change of a default schedule (another
+// Tessera build): the verdict timed the tuned build against the default build of its time, not of
+// this one. A build whose fingerprint has no verdict (tuned again since, its defaults changed, or
+// never checked) is applied as the records say; `compile --db` notes it when the database holds
+// verdicts of other builds (HasModelChecks), and `tessera tune --check-only` checks it again.
 //
 // The verdict (DecideModelCheck): round i times both builds, each for at least a set duration,
 // giving default_i and tuned_i (seconds per run); the tuned build is applied when the median over
@@ -91,12 +95,22 @@ InModelKernelTime SummarizeKernelRounds(const std::string& workload, const std::
 std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTime>& kernels, double margin,
                                               double min_secs);
 
-/// 16 hex digits naming the program a record schedules: FNV-1a 64 of its trace_json.
+/// 16 hex digits naming a program: FNV-1a 64 of its trace (tir::Trace::ToJSON text).
+std::string TraceId(const std::string& trace_json);
+
+/// 16 hex digits naming the program a record schedules: TraceId(record.trace_json).
 std::string ProgramId(const TuningRecord& record);
 
-/// The fingerprint of a build: `kernels` holds (workload hash, ProgramId or "-") per kernel, in any
-/// order. 16 hex digits.
-std::string TuningFingerprint(std::vector<std::pair<std::string, std::string>> kernels);
+/// One kernel of a build, as its fingerprint names it.
+struct KernelPrograms {
+  std::string workload;         ///< WorkloadHash of its unscheduled PrimFunc
+  std::string program;          ///< ProgramId of the record that schedules it, "-" for the default schedule
+  std::string default_program;  ///< TraceId of its default schedule's trace
+};
+
+/// The fingerprint of a pair of builds, with and without the database: `kernels` holds every kernel
+/// of the one with the database, in any order. 16 hex digits.
+std::string TuningFingerprint(std::vector<KernelPrograms> kernels);
 
 /// 16 hex digits: FNV-1a 64 of "model-check " + fingerprint (the verdict records' workload).
 std::string ModelCheckHash(const std::string& fingerprint);
@@ -117,6 +131,9 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
 /// UserError when the database cannot be written.
 void CommitModelCheck(Database& db, const std::string& fingerprint, const std::string& target,
                       const ModelCheckVerdict& verdict);
+
+/// Whether `db` holds a verdict of any build on `target` (this version).
+bool HasModelChecks(const Database& db, const std::string& target);
 
 /// The latest verdict for the build `fingerprint` on `target` (this version), or nullopt.
 std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std::string& fingerprint,
