@@ -1,4 +1,4 @@
-"""Timing helpers the operator benchmarks share (bench/run_reductions): a compiled Tessera library through
+"""Timing helpers the operator benchmarks share (bench/run_reductions, bench/run_attention): a compiled Tessera library through
 `tessera run --bench`, and an ONNX Runtime (CPU) session, each the median of N timed runs after a warm-up."""
 import statistics
 import subprocess
