@@ -27,22 +27,16 @@ using testing::Data;
 using testing::CheckScheduledRuns;
 const DataType f32 = DataType::Float(32);
 
-x86::ScheduleOptions Options(KnobContext* ctx) {
-  x86::ScheduleOptions opt = x86::ScheduleOptionsFor(testing::TestTarget());
-  opt.knobs = ctx;
-  return opt;
-}
-
 // The default schedule of f with `config` and, for every block offering it, the rule knob at 2.
 tir::Schedule Factored(const tir::PrimFunc& f, KnobConfig config, std::vector<KnobSpec>* space = nullptr) {
   KnobContext probe(config);
-  x86::ScheduleDefault(f, Options(&probe), {});
+  x86::ScheduleDefault(f, testing::TestOptions(&probe), {});
   for (const KnobSpec& k : probe.space())
     if (k.name.size() > 5 && k.name.substr(k.name.size() - 5) == ".rule" &&
         std::count(k.candidates.begin(), k.candidates.end(), 2))
       config.emplace(k.name, 2);
   KnobContext ctx(config);
-  tir::Schedule sch = x86::ScheduleDefault(f, Options(&ctx), {});
+  tir::Schedule sch = x86::ScheduleDefault(f, testing::TestOptions(&ctx), {});
   if (space) *space = ctx.space();
   return sch;
 }
@@ -87,7 +81,7 @@ std::string BlockOf(const Case& c) { return c.take_max ? "T_max" : "T_sum"; }
 TEST(AddRFactor, AWholeTensorSumIsSplitIntoParallelPartialSums) {
   const Case c{"sum of [64, 96]", {64, 96}, {0, 1}};
   const tir::PrimFunc f = Func(c);
-  const x86::ScheduleOptions opt = Options(nullptr);
+  const x86::ScheduleOptions opt = testing::TestOptions(nullptr);
   ASSERT_TRUE(x86::AddRFactorApplies(tir::Schedule(f), "T_sum", opt));
   std::vector<KnobSpec> space;
   tir::Schedule sch = Factored(f, {}, &space);
@@ -169,7 +163,7 @@ TEST(AddRFactor, EveryConfigurationComputesTheSameAndReplaysFromItsTrace) {
 }
 
 TEST(AddRFactor, AppliesOnlyToReductionsWithFewOutputsAndALongFactorableReduction) {
-  const x86::ScheduleOptions opt = Options(nullptr);
+  const x86::ScheduleOptions opt = testing::TestOptions(nullptr);
   auto applies = [&](const Case& c) { return x86::AddRFactorApplies(tir::Schedule(Func(c)), BlockOf(c), opt); };
   EXPECT_TRUE(applies({"15 row sums", {15, 256}, {1}}));
   EXPECT_FALSE(applies({"16 row sums: enough parallel outputs", {16, 256}, {1}}));
@@ -191,14 +185,14 @@ TEST(AddRFactor, TheUntunedDefaultTakesItForLargeReductionsOnly) {
   // its rows (its own rfactor by the lanes), on one core.
   const Case small{"sum of [64, 96]", {64, 96}, {0, 1}};
   KnobContext ctx({});
-  const tir::Schedule probed = x86::ScheduleDefault(Func(small), Options(&ctx), {});
+  const tir::Schedule probed = x86::ScheduleDefault(Func(small), testing::TestOptions(&ctx), {});
   const KnobSpec* rule = nullptr;
   for (const KnobSpec& k : ctx.space())
     if (k.name == "T_sum.rule") rule = &k;
   ASSERT_NE(rule, nullptr);
   EXPECT_EQ(rule->candidates, (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(rule->fallback, 0);
-  const tir::Schedule untuned = x86::ScheduleDefault(Func(small), Options(nullptr), {});
+  const tir::Schedule untuned = x86::ScheduleDefault(Func(small), testing::TestOptions(nullptr), {});
   EXPECT_EQ(untuned.trace().str(), probed.trace().str());
   EXPECT_EQ(untuned.trace().str(),
             "b0 = sch.get_block(\"T_sum\")\n"
@@ -214,9 +208,9 @@ TEST(AddRFactor, TheUntunedDefaultTakesItForLargeReductionsOnly) {
   // From kAddRFactorDefaultElements on, the fallback is the rule: partial sums in parallel.
   const Case large{"sum of [128, 1024]", {128, 1024}, {0, 1}};
   ASSERT_GE(128 * 1024, x86::kAddRFactorDefaultElements);
-  EXPECT_TRUE(x86::AddRFactorByDefault(tir::Schedule(Func(large)), "T_sum", Options(nullptr)));
-  EXPECT_FALSE(x86::AddRFactorByDefault(tir::Schedule(Func(small)), "T_sum", Options(nullptr)));
-  const tir::Schedule big = x86::ScheduleDefault(Func(large), Options(nullptr), {});
+  EXPECT_TRUE(x86::AddRFactorByDefault(tir::Schedule(Func(large)), "T_sum", testing::TestOptions(nullptr)));
+  EXPECT_FALSE(x86::AddRFactorByDefault(tir::Schedule(Func(small)), "T_sum", testing::TestOptions(nullptr)));
+  const tir::Schedule big = x86::ScheduleDefault(Func(large), testing::TestOptions(nullptr), {});
   EXPECT_NE(big.trace().str().find("sch.rfactor(l3, factor_axis=0)"), std::string::npos) << big.trace().str();
   testing::ParallelShape shape;
   shape.VisitStmt(big.func()->body);

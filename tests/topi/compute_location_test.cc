@@ -28,12 +28,6 @@ using testing::CheckScheduledRuns;
 using testing::Data;
 const DataType f32 = DataType::Float(32);
 
-x86::ScheduleOptions Options(KnobContext* ctx) {
-  x86::ScheduleOptions opt = x86::ScheduleOptionsFor(testing::TestTarget());
-  opt.knobs = ctx;
-  return opt;
-}
-
 // y[i, j] = x[i, j] - max_k x[i, k] for x [rows, cols]: a row reduction (T_max, a stage of its
 // own) and its one elementwise reader.
 struct RowMaxSub {
@@ -87,11 +81,11 @@ TEST(RandomComputeLocation, EveryLocationComputesTheSameAndReplaysFromItsTrace) 
   const tir::PrimFunc f = k.Func();
   const Data x = testing::Random(24 * 40, 3);
   const Data want = k.Want(x);
-  const std::string untuned = x86::ScheduleDefault(f, Options(nullptr), {}).trace().str();
+  const std::string untuned = x86::ScheduleDefault(f, testing::TestOptions(nullptr), {}).trace().str();
   std::map<int64_t, int> depth;
   for (int64_t at : {0, 1, 2}) {
     KnobContext ctx({{"T_max.compute_at", at}});
-    const tir::Schedule sch = x86::ScheduleDefault(f, Options(&ctx), {});
+    const tir::Schedule sch = x86::ScheduleDefault(f, testing::TestOptions(&ctx), {});
     const std::string what = "T_max.compute_at=" + std::to_string(at);
     bool offered = false;
     for (const KnobSpec& spec : ctx.space()) offered |= spec.name == "T_max.compute_at";
@@ -119,8 +113,8 @@ TEST(RandomComputeLocation, TheUntunedDefaultNeverMovesABlock) {
   const RowMaxSub k(24, 40);
   const tir::PrimFunc f = k.Func();
   KnobContext ctx({});
-  const tir::Schedule probed = x86::ScheduleDefault(f, Options(&ctx), {});
-  const tir::Schedule untuned = x86::ScheduleDefault(f, Options(nullptr), {});
+  const tir::Schedule probed = x86::ScheduleDefault(f, testing::TestOptions(&ctx), {});
+  const tir::Schedule untuned = x86::ScheduleDefault(f, testing::TestOptions(nullptr), {});
   EXPECT_EQ(untuned.trace().str(), probed.trace().str());
   // A producer with two readers is not offered the knob: outputs x - max and x * max.
   Tensor x = te::placeholder(MakeShape({24, 40}), f32, "x");

@@ -91,6 +91,12 @@ const target::Target& TestTarget() {
   return t;
 }
 
+x86::ScheduleOptions TestOptions(KnobContext* knobs) {
+  x86::ScheduleOptions opt = x86::ScheduleOptionsFor(TestTarget());
+  opt.knobs = knobs;
+  return opt;
+}
+
 std::vector<Data> Run(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs,
                       const std::vector<Data>& in_data, Mode mode) {
   std::vector<te::Tensor> args = inputs;

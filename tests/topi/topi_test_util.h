@@ -12,6 +12,8 @@
 #include "tessera/tir/function.h"
 #include "tessera/tir/functor.h"
 #include "tessera/topi/nn/dense_pack.h"
+#include "tessera/topi/schedule_knobs.h"
+#include "tessera/topi/x86/schedule.h"
 #include "tir_interp.h"
 
 namespace tessera::topi::testing {
@@ -19,6 +21,9 @@ namespace tessera::topi::testing {
 /// The target the topi and graph_lower tests choose tiles and schedules for: the `avx2` tag
 /// (the machine DESIGN.md measures on), whatever the host; Mode::kJIT compiles for the host.
 const target::Target& TestTarget();
+
+/// The x86 schedule options for TestTarget(), with `knobs` (null: an untuned build).
+x86::ScheduleOptions TestOptions(KnobContext* knobs);
 
 using tir::testing::RunPrimFunc;  // the reference interpreter (tests/tir/tir_interp.h)
 
