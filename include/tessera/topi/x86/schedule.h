@@ -39,7 +39,12 @@
 //      least 4 vectors long or symbolic (softmax over 799 or 1500 keys, even where a quarter of
 //      the lanes would divide it; the tail's unvisited partial results keep the init's identity);
 //      a shorter one takes half / a quarter of the lanes when that divides it, else keeps the
-//      lanes across rows.
+//      lanes across rows. A reduction with no spatial loop (a sum to one number) is vectorized
+//      along its rows the same way. The loads' indices are read simplified within the iter vars'
+//      domains (a reshape inlined into the reduction is contiguous along its rows). A reduction
+//      with fewer outputs than `min_parallel_extent` over at least kAddRFactorDefaultElements
+//      elements takes MetaSchedule's AddRFactor rule instead (add_rfactor.h): partial reductions
+//      in parallel, then combined.
 // Other extents are split by vector_lanes with a predicate (or, with `vectorize_partial`
 // off, left unvectorized); tir's VectorizeLoop then keeps that loop serial, correctly. Every step is a checked schedule primitive;
 // one that the schedule library refuses is skipped, so the result is always a valid
