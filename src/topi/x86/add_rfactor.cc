@@ -137,8 +137,14 @@ std::set<std::string> AddRFactor(Schedule& sch, const std::string& name, const S
   std::set<std::string> before;
   for (const tir::BlockNode* b : NonRootBlocks(sch.func())) before.insert(b->name_hint);
   // Applies() factored the same block with the fallback split; any perfect split and either loop
-  // factors alike (rfactor's conditions are on the block and the loop kinds, not the extents).
-  const BlockRV rf = FactorReduction(sch, name, shape, shape.splits[static_cast<size_t>(split)], inner);
+  // should factor alike (rfactor's conditions are on the block and the loop kinds, not the extents).
+  BlockRV rf;
+  try {
+    rf = FactorReduction(sch, name, shape, shape.splits[static_cast<size_t>(split)], inner);
+  } catch (const ScheduleError& err) {
+    DebugRefusedStep("add_rfactor", "rfactor", err);
+    return {};  // the block keeps whatever was applied (valid) for the default schedule
+  }
   const std::string rf_name = sch.GetBlock(rf)->name_hint;
   ScheduleBlockDefault(sch, rf_name, opt);
   ScheduleBlockDefault(sch, name, opt);

@@ -61,9 +61,9 @@ bool AddRFactorByDefault(const tir::Schedule& sch, const std::string& name, cons
 
 /// Applies the rule to block `name` (steps 1-4 above, decisions from opt.knobs). Returns the names of
 /// the blocks it scheduled (the rf block, the combining block and the blocks the default schedule
-/// made of them); empty when the rule does not apply, and then the schedule is unchanged. A step the
-/// schedule library refuses after the rfactor is skipped; what was applied is a valid schedule of the
-/// same computation.
+/// made of them); empty when the rule does not apply (the schedule unchanged) or the library refuses
+/// the rfactor (the block keeps its fused and split loops, for the default schedule to take). A step
+/// refused after the rfactor is skipped; what was applied is a valid schedule of the same computation.
 std::set<std::string> AddRFactor(tir::Schedule& sch, const std::string& name, const ScheduleOptions& opt);
 
 }  // namespace tessera::topi::x86
