@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kApplyKey = "apply";
 constexpr const char* kRewritesKey = "rewrites";
 constexpr std::string_view kUntunedPrefix = "untuned ";
+constexpr const char* kModelCheckName = "model-check";  // the verdicts' workload name
 
 // The median of `v` (the mean of the middle two for an even count).
 double Median(std::vector<double> v) {
@@ -35,14 +36,16 @@ std::string ProgramId(const TuningRecord& record) { return TraceId(record.trace_
 
 std::string TuningFingerprint(std::vector<KernelPrograms> kernels) {
   std::vector<std::string> lines;
-  for (const KernelPrograms& k : kernels) lines.push_back(k.workload + " " + k.program + " " + k.default_program + "\n");
+  for (const KernelPrograms& k : kernels) lines.push_back(k.workload + " " + k.program + " " + k.default_id + "\n");
   std::sort(lines.begin(), lines.end());
   std::string text;
   for (const std::string& line : lines) text += line;
   return Fnv1a64Hex(text);
 }
 
-std::string ModelCheckHash(const std::string& fingerprint) { return Fnv1a64Hex("model-check " + fingerprint); }
+std::string ModelCheckHash(const std::string& fingerprint) {
+  return Fnv1a64Hex(std::string(kModelCheckName) + " " + fingerprint);
+}
 
 int MinWinningRounds(int rounds) {
   TESSERA_ICHECK(rounds >= 1, "MinWinningRounds: ", rounds, " rounds");
@@ -123,16 +126,15 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   for (const std::string& w : verdict.untuned_workloads) r.config[std::string(kUntunedPrefix) + w] = 1;
   if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
   r.error = verdict.error;
-  db.CommitWorkload({r.workload_hash, "model-check", "model-check " + fingerprint});
+  db.CommitWorkload({r.workload_hash, kModelCheckName, std::string(kModelCheckName) + " " + fingerprint});
   db.CommitBatch({r});
 }
 
 bool HasModelChecks(const Database& db, const std::string& target) {
   for (const TuningRecord& r : db.AllRecords()) {
-    if (r.target != target || r.version != TESSERA_VERSION || !r.trace_json.empty() || !r.config.count(kApplyKey))
-      continue;
+    if (r.target != target || r.version != TESSERA_VERSION) continue;
     const Workload* w = db.FindWorkload(r.workload_hash);
-    if (w && w->name == "model-check") return true;
+    if (w && w->name == kModelCheckName) return true;
   }
   return false;
 }

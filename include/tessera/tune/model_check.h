@@ -105,7 +105,7 @@ std::string ProgramId(const TuningRecord& record);
 struct KernelPrograms {
   std::string workload;         ///< WorkloadHash of its unscheduled PrimFunc
   std::string program;          ///< ProgramId of the record that schedules it, "-" for the default schedule
-  std::string default_program;  ///< TraceId of its default schedule's trace
+  std::string default_id;       ///< TraceId of its default schedule's trace
 };
 
 /// The fingerprint of a pair of builds, with and without the database: `kernels` holds every kernel

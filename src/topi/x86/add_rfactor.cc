@@ -15,7 +15,6 @@ namespace {
 // What the rule needs to know of a block it applies to.
 struct Shape {
   size_t spatial_loops = 0;   // the leading loops, spatial
-  size_t reduction_loops = 0; // the loops after them, reductions
   size_t split_loops = 0;     // the leading reduction loops the rule fuses and splits
   int64_t spatial = 1;        // S: the product of the spatial extents
   int64_t reduction = 1;      // R: the product of the reduction extents
@@ -35,38 +34,34 @@ std::optional<Shape> Analyze(const tir::PrimFunc& f, const std::string& name, co
   const tir::BlockNode* b = nest.realize->block_node();
   if (!b->init.defined() || b->writes.size() != 1) return std::nullopt;
   Shape shape;
-  bool in_reduction = false;
-  std::vector<int64_t> reduction_extents;
+  std::vector<int64_t> reduction_extents;  // the loops after the spatial ones
   for (const tir::ForNode* loop : nest.loops) {
     const tir::IterVar* iv = IterOf(nest.realize, loop->loop_var.get_var());
     const int64_t ext = ConstExtentOf(loop);
     if (!iv || ext < 1 || loop->for_kind != tir::ForKind::kSerial) return std::nullopt;
     if (iv->iter_type == tir::IterVarType::kDataPar) {
-      if (in_reduction) return std::nullopt;  // a spatial loop inside the reduction
+      if (!reduction_extents.empty()) return std::nullopt;  // a spatial loop inside the reduction
       ++shape.spatial_loops;
       shape.spatial *= ext;
     } else if (iv->iter_type == tir::IterVarType::kCommReduce) {
-      in_reduction = true;
       shape.reduction *= ext;
       reduction_extents.push_back(ext);
     } else {
       return std::nullopt;
     }
   }
-  if (!in_reduction || shape.spatial >= opt.min_parallel_extent || shape.reduction < 4 * opt.min_parallel_extent ||
+  if (reduction_extents.empty() || shape.spatial >= opt.min_parallel_extent || shape.reduction < 4 * opt.min_parallel_extent ||
       shape.reduction <= shape.spatial)
     return std::nullopt;
   // The loops split: every reduction loop but the innermost when they can be (its index is then the
   // original contiguous one, which the default schedule vectorizes), else all of them.
-  shape.reduction_loops = reduction_extents.size();
-  if (shape.reduction_loops > 1) {
-    const int64_t outer = shape.reduction / reduction_extents.back();
-    shape.splits = TwoFactorSplits(outer);
-    shape.split_loops = shape.reduction_loops - 1;
+  if (reduction_extents.size() > 1) {
+    shape.splits = TwoFactorSplits(shape.reduction / reduction_extents.back());
+    shape.split_loops = reduction_extents.size() - 1;
   }
   if (shape.splits.empty()) {
     shape.splits = TwoFactorSplits(shape.reduction);
-    shape.split_loops = shape.reduction_loops;
+    shape.split_loops = reduction_extents.size();
   }
   if (shape.splits.empty()) return std::nullopt;  // R prime: nothing to factor
   return shape;
@@ -124,20 +119,21 @@ bool AddRFactorApplies(const tir::Schedule& sch, const std::string& name, const 
 
 bool AddRFactorByDefault(const tir::Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
   const std::optional<Shape> shape = Analyze(sch.func(), name, opt);
-  return shape && shape->spatial * shape->reduction >= kAddRFactorDefaultElements && AddRFactorApplies(sch, name, opt);
+  return shape && shape->spatial * shape->reduction >= kAddRFactorDefaultElements;
 }
 
 std::set<std::string> AddRFactor(Schedule& sch, const std::string& name, const ScheduleOptions& opt) {
-  if (!AddRFactorApplies(sch, name, opt)) return {};
-  const Shape shape = *Analyze(sch.func(), name, opt);
+  const std::optional<Shape> analyzed = Analyze(sch.func(), name, opt);
+  if (!analyzed) return {};
+  const Shape& shape = *analyzed;
   std::vector<int64_t> indices(shape.splits.size());
   for (size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<int64_t>(i);
   const int64_t split = Knob(opt.knobs, name + ".rfactor_split", indices, static_cast<int64_t>(FallbackSplit(shape, opt)));
   const bool inner = Knob(opt.knobs, name + ".rfactor_loop", {0, 1}, 0) == 1;
   std::set<std::string> before;
   for (const tir::BlockNode* b : NonRootBlocks(sch.func())) before.insert(b->name_hint);
-  // Applies() factored the same block with the fallback split; any perfect split and either loop
-  // should factor alike (rfactor's conditions are on the block and the loop kinds, not the extents).
+  // rfactor's conditions are on the block and the loop kinds, not the extents: where Applies() factored
+  // the block with the fallback split, any perfect split and either loop factor alike.
   BlockRV rf;
   try {
     rf = FactorReduction(sch, name, shape, shape.splits[static_cast<size_t>(split)], inner);

@@ -55,15 +55,17 @@ bool AddRFactorApplies(const tir::Schedule& sch, const std::string& name, const 
 /// The elements (S x R) from which the default schedule takes the rule for a block it applies to.
 inline constexpr int64_t kAddRFactorDefaultElements = 1 << 17;
 
-/// Whether the default schedule (the fallback of "<block>.rule") takes the rule for block `name`:
-/// AddRFactorApplies and S x R >= kAddRFactorDefaultElements (see above). Pure query.
+/// Whether the default schedule (the fallback of "<block>.rule") takes the rule for block `name`, one
+/// AddRFactorApplies to: S x R >= kAddRFactorDefaultElements (see above). Pure query.
 bool AddRFactorByDefault(const tir::Schedule& sch, const std::string& name, const ScheduleOptions& opt);
 
 /// Applies the rule to block `name` (steps 1-4 above, decisions from opt.knobs). Returns the names of
 /// the blocks it scheduled (the rf block, the combining block and the blocks the default schedule
-/// made of them); empty when the rule does not apply (the schedule unchanged) or the library refuses
-/// the rfactor (the block keeps its fused and split loops, for the default schedule to take). A step
-/// refused after the rfactor is skipped; what was applied is a valid schedule of the same computation.
+/// made of them); empty when the block fails the shape conditions above (the schedule unchanged) or
+/// the library refuses the rfactor (the block keeps its fused and split loops, for the default
+/// schedule to take: ScheduleDefault calls it only where AddRFactorApplies, which tries the rfactor).
+/// A step refused after the rfactor is skipped; what was applied is a valid schedule of the same
+/// computation.
 std::set<std::string> AddRFactor(tir::Schedule& sch, const std::string& name, const ScheduleOptions& opt);
 
 }  // namespace tessera::topi::x86

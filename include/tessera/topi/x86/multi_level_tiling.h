@@ -29,8 +29,8 @@
 // The fallbacks: the lane loop's s3 = the vector lanes (or the largest divisor of its extent up to
 // them), one other spatial loop's s3 up to 4 (rows of the register tile), every s1 and s2 = 1, r1 = the
 // largest divisor up to 8; unroll 1, epilogue_at 1. ScheduleDefault (schedule.h) offers the rule per
-// block as the knob "<block>.rule" (0: the default schedule, the fallback; 1: this rule; 2: AddRFactor
-// where that applies too, add_rfactor.h), so an untuned build never uses it.
+// block as the knob "<block>.rule" (0: the default schedule; 1: this rule; 2: AddRFactor where that
+// applies too, add_rfactor.h), whose fallback is never 1: an untuned build never uses this rule.
 #pragma once
 
 #include <cstdint>

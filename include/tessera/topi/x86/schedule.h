@@ -57,12 +57,13 @@
 // change is a knob whose fallback is the rule described here. The default schedule's: per block,
 // "<block>.lanes" (the lane split of step 3, 0 = serial) and "<block>.parallel_extent" (its
 // min_parallel_extent); for a reduction block of step 3 that a MetaSchedule rule applies to,
-// "<block>.rule" (0: step 3, the fallback; 1: MultiLevelTiling, multi_level_tiling.h; 2: AddRFactor,
-// add_rfactor.h; each with its own knobs), which takes the block out of step 2 too; for a block of
-// steps 2-3 read by one other such block, "<block>.compute_at" (0: its own nest, the fallback; i: under
-// its reader's i-th loop, RandomComputeLocation, compute_location.h). The templates': conv2d_nchwc.h
-// (ow_tile, oc_vectors, oh_tile, pixel_tile, reduction_chunk, inline_pad, rows_outer) and dense.h
-// (mr, nv, kc), each prefixed by its block's name.
+// "<block>.rule" (0: step 3; 1: MultiLevelTiling, multi_level_tiling.h; 2: AddRFactor, add_rfactor.h;
+// each with its own knobs; the fallback is 2 where step 3 takes AddRFactor, as above, else 0; a
+// non-zero value also takes the kernel off step 2); for a block of steps 2-3 read by one other such
+// block, "<block>.compute_at" (0: its own nest, the fallback; i: under its reader's i-th loop,
+// RandomComputeLocation, compute_location.h). The templates': conv2d_nchwc.h (ow_tile, oc_vectors,
+// oh_tile, pixel_tile, reduction_chunk, inline_pad, rows_outer) and dense.h (mr, nv, kc), each
+// prefixed by its block's name.
 #pragma once
 
 #include <cstdint>
