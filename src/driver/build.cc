@@ -1,6 +1,7 @@
 // build(): the compilation pipeline as a list of named passes. See include/tessera/driver/build.h.
 #include "tessera/driver/build.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -80,16 +81,21 @@ graph::transform::Sequential FrontPasses(const BuildOptions& options, const targ
 }
 
 /// The rest of the graph pipeline: the layout rewrites, whose decisions are knobs (`knobs`: null
-/// for their fallbacks; tune/rewrite_choice.h), then fusion. The NCHWc block is one knob per model
-/// (graph_lower::kLayoutBlockKnob) where the target lists blocks to choose from.
+/// for their fallbacks; tune/rewrite_choice.h), then fusion. Where the target lists blocks to choose
+/// from, the NCHWc block (graph_lower::kLayoutBlockKnob) and the least channels of a conv that takes
+/// the widest block (graph_lower::kWideBlockKnob) are knobs, one per model.
 graph::transform::Sequential BackPasses(const target::Target& target, topi::KnobContext* knobs) {
   using namespace graph::transform;
   const graph_lower::TargetRewrites rewrites = graph_lower::RewritesFor(target);
-  int64_t block = rewrites.layout_block(target);
+  AlterOpLayoutOptions layout{rewrites.layout_block(target)};
   if (std::vector<int64_t> blocks = rewrites.layout_blocks ? rewrites.layout_blocks(target) : std::vector<int64_t>{};
-      blocks.size() > 1)
-    block = topi::Knob(knobs, graph_lower::kLayoutBlockKnob, std::move(blocks), block);
-  return Sequential({AlterOpLayoutPass({block}), graph_lower::WinogradConv2dPass(target, knobs),
+      blocks.size() > 1) {
+    layout.wide_block = blocks.back();
+    layout.out_block = topi::Knob(knobs, graph_lower::kLayoutBlockKnob, std::move(blocks), layout.out_block);
+    layout.wide_min_channels = topi::Knob(knobs, graph_lower::kWideBlockKnob, {0, graph_lower::kWideBlockMinChannels},
+                                          graph_lower::kWideBlockMinChannels);
+  }
+  return Sequential({AlterOpLayoutPass(layout), graph_lower::WinogradConv2dPass(target, knobs),
                      graph_lower::PackGemmWeightsPass(target), FuseOpsPass(), InferTypePass()});
 }
 
@@ -467,7 +473,11 @@ std::vector<tune::TuneTask> ExtractTasks(const graph::IRModule& mod, const std::
         if (known.insert(t.workload_hash).second) tasks.push_back(std::move(t));
       }
     }
-    choices->push_back(tune::MakeRewriteChoice(spec.name, spec.fallback, builds));
+    // A knob whose every value builds the same kernels (the wide-block threshold of a model without
+    // a wide conv) is no choice.
+    tune::RewriteChoice choice = tune::MakeRewriteChoice(spec.name, spec.fallback, builds);
+    if (std::any_of(choice.kernels.begin(), choice.kernels.end(), [](const auto& k) { return !k.second.empty(); }))
+      choices->push_back(std::move(choice));
   }
   return tasks;
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "driver_test_util.h"
 #include "tessera/codegen/run_tool.h"
@@ -101,6 +102,56 @@ TEST(LayoutBlockKnob, ABlockOf32MatchesTheUnblockedModel) {
   const IRModule blocked = transform::AlterOpLayout(Model(), {32});
   ASSERT_NE(PrintModule(blocked).find("NCHW32c"), std::string::npos);
   EXPECT_LT(MaxDiff(RunModel(driver::BuildJIT(blocked, {"y"}), in), want), 1e-4);
+}
+
+// Wide 32-channel blocks among 16-channel ones (AlterOpLayoutOptions::wide_block, from 32 channels
+// here): a wide conv, a depthwise conv keeping its input's wide block, a grouped conv taking 16-wide
+// blocks (groups of 16), their sum (one conversion), a concat of both blocks and a narrow strided
+// conv, on this host against the model at opt level 0.
+TEST(LayoutBlockKnob, WideBlocksAmongNarrowOnesMatchTheUnblockedModel) {
+  const std::vector<int64_t> pad = {1, 1, 1, 1};
+  Var x = VarNode::make("x", F32({1, 48, 14, 14}));
+  Expr a = Call("nn.relu", {Call("nn.conv2d", {x, ConstantNode::make(Random({64, 48, 1, 1}, 11, -0.2f, 0.2f))},
+                                 ConvAttrs(1, {0, 0, 0, 0}))});
+  Expr d = Call("nn.conv2d", {a, ConstantNode::make(Random({64, 1, 3, 3}, 12))}, ConvAttrs(1, pad, 64));
+  Expr g = Call("nn.conv2d", {d, ConstantNode::make(Random({64, 16, 3, 3}, 13, -0.3f, 0.3f))}, ConvAttrs(1, pad, 4));
+  Expr cat = Call("concatenate", {TupleNode::make({Call("add", {d, g}), g})}, Attrs{{"axis", int64_t{1}}});
+  Expr y = Call("nn.conv2d", {cat, ConstantNode::make(Random({40, 128, 3, 3}, 14, -0.1f, 0.1f))}, ConvAttrs(2, pad));
+  const IRModule model = IRModule::FromMain(FunctionNode::make({x}, y));
+  const IRModule blocked = transform::AlterOpLayout(model, {16, 32, 32});
+  const std::string text = PrintModule(blocked);
+  ASSERT_NE(text.find("NCHW32c"), std::string::npos);
+  ASSERT_NE(text.find("src_layout=\"NCHW16c\", dst_layout=\"NCHW32c\""), std::string::npos) << text;
+  const runtime::NDArray in = Random({1, 48, 14, 14}, 15);
+  driver::BuildOptions plain;
+  plain.opt_level = 0;
+  EXPECT_LT(MaxDiff(RunModel(driver::BuildJIT(blocked, {"y"}), in), RunModel(driver::BuildJIT(model, {"y"}, plain), in)),
+            1e-4);
+}
+
+// The threshold of the wide block is a knob beside the block where the target lists blocks (256,
+// the fallback, or 0) for a model with a conv of >= 256 outputs; a model without one (Model(): 48
+// channels) builds the same kernels at both values and is offered no such knob, nor is AVX2.
+TEST(LayoutBlockKnob, ExtractTasksOffersTheWideBlockThresholdForWideConvs) {
+  Var x = VarNode::make("x", F32({1, 64, 4, 4}));
+  Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({256, 64, 1, 1}, 16))}, ConvAttrs(1, {0, 0, 0, 0}));
+  const IRModule wide_model = IRModule::FromMain(FunctionNode::make({x}, y));
+  auto wide_choice = [](const IRModule& m, const std::string& target) -> std::optional<tune::RewriteChoice> {
+    driver::BuildOptions options;
+    options.target = target;
+    std::vector<tune::RewriteChoice> choices;
+    driver::ExtractTasks(m, {"y"}, options, &choices);
+    for (const tune::RewriteChoice& c : choices)
+      if (c.knob == graph_lower::kWideBlockKnob) return c;
+    return std::nullopt;
+  };
+  const std::optional<tune::RewriteChoice> wide = wide_choice(wide_model, "avx512");
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->candidates, (std::vector<int64_t>{0, graph_lower::kWideBlockMinChannels}));
+  EXPECT_EQ(wide->fallback, graph_lower::kWideBlockMinChannels);
+  EXPECT_FALSE(wide->kernels.at(0).empty());  // the conv at 16-channel blocks
+  EXPECT_FALSE(wide_choice(Model(), "avx512").has_value());
+  EXPECT_FALSE(wide_choice(wide_model, "avx2").has_value());
 }
 
 // compile --db with a decision for block 32: taken where this host offers the knob (the IR after

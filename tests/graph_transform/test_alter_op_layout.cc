@@ -205,6 +205,51 @@ TEST(AlterOpLayout, ResidualAddAndConcatStayBlocked) {
   EXPECT_EQ(PrintModule(after), PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(cat2, "NCHW16c", "NCHW", 32))))));
 }
 
+// Wide blocks (options.wide_block 32 from 64 channels): the 64-channel 1x1 conv outputs NCHW32c
+// while the depthwise conv of x keeps the target's 16; their sum converts the right operand to the
+// left one's block; a depthwise conv of the wide sum keeps its block (no conversion); the concat
+// takes the least block of its fields.
+TEST(AlterOpLayout, WideConvolutionsTakeTheWideBlockAndMeetNarrowOnesByOneConversion) {
+  const transform::AlterOpLayoutOptions wide{16, 32, 64};
+  Var x = VarNode::make("x", F32({1, 64, 4, 4}));
+  Expr d = Call("nn.conv2d", {x, ConstantNode::make(Random({64, 1, 3, 3}, 21))}, ConvAttrs(1, 64));
+  Expr a = Call("nn.conv2d", {x, ConstantNode::make(Random({64, 64, 1, 1}, 22))}, ConvAttrs(0));
+  Expr s = Call("add", {a, d});
+  Expr t = Call("nn.conv2d", {s, ConstantNode::make(Random({64, 1, 3, 3}, 23))}, ConvAttrs(1, 64));
+  Expr cat = Call("concatenate", {TupleNode::make({t, d})}, Attrs{{"axis", int64_t{1}}});
+  IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, cat)), wide);
+
+  Var x2 = VarNode::make("x", F32({1, 64, 4, 4}));
+  Expr xb = LT(x2, "NCHW", "NCHW16c", 64);
+  Expr d2 = Call("nn.contrib_conv2d_NCHWc", {xb, Zeros({4, 1, 3, 3, 1, 16})}, Blocked(ConvAttrs(1, 64), 16, 16, true));
+  Expr a2 = Call("nn.contrib_conv2d_NCHWc", {xb, Zeros({2, 4, 1, 1, 16, 32})}, Blocked(ConvAttrs(0), 16, 32));
+  Expr s2 = Call("add", {a2, LT(d2, "NCHW16c", "NCHW32c", 64)});
+  Expr t2 = Call("nn.contrib_conv2d_NCHWc", {s2, Zeros({2, 1, 3, 3, 1, 32})}, Blocked(ConvAttrs(1, 64), 32, 32, true));
+  Expr cat2 = Call("concatenate", {TupleNode::make({LT(t2, "NCHW32c", "NCHW16c", 64), d2})}, Attrs{{"axis", int64_t{1}}});
+  EXPECT_EQ(PrintModule(after),
+            PrintModule(InferType(IRModule::FromMain(FunctionNode::make({x2}, LT(cat2, "NCHW16c", "NCHW", 128))))));
+}
+
+// Which convs take the wide block: K a multiple of it and at least wide_min_channels; a grouped
+// conv tries (x's block, wide) first, and a narrower block still wins by a smaller merge.
+TEST(AlterOpLayout, OnlyConvolutionsOfWideMultiplesTakeTheWideBlock) {
+  auto out_layout = [](int64_t K, int64_t groups, int64_t wide_min) {
+    Var x = VarNode::make("x", F32({1, 64, 4, 4}));
+    Expr y = Call("nn.conv2d", {x, ConstantNode::make(Random({K, 64 / groups, 1, 1}, 24))}, ConvAttrs(0, groups));
+    IRModule after = AlterOpLayout(IRModule::FromMain(FunctionNode::make({x}, y)), {16, 32, wide_min});
+    const auto* conv = after.main()->body->as<CallNode>()->args[0]->as<CallNode>();
+    EXPECT_TRUE(conv && conv->op->as<OpNode>()->name == "nn.contrib_conv2d_NCHWc");
+    return conv ? conv->attrs.GetString("out_layout") + " groups " + std::to_string(conv->attrs.GetInt("groups")) : "";
+  };
+  EXPECT_EQ(out_layout(64, 1, 64), "NCHW32c groups 1");
+  EXPECT_EQ(out_layout(96, 1, 64), "NCHW32c groups 1");
+  EXPECT_EQ(out_layout(48, 1, 32), "NCHW16c groups 1");   // 48: no multiple of 32
+  EXPECT_EQ(out_layout(64, 1, 128), "NCHW16c groups 1");  // below the threshold
+  EXPECT_EQ(out_layout(64, 1, 0), "NCHW16c groups 1");    // 0: no wide block
+  EXPECT_EQ(out_layout(64, 2, 64), "NCHW32c groups 2");   // groups of 32: whole wide blocks
+  EXPECT_EQ(out_layout(64, 4, 64), "NCHW16c groups 4");   // groups of 16: 32 would merge pairs
+}
+
 Attrs PoolAttrs(int64_t k, int64_t stride, int64_t pad) {
   return Attrs{{"pool_size", std::vector<int64_t>{k, k}},
                {"strides", std::vector<int64_t>{stride, stride}},

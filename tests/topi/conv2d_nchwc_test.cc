@@ -276,6 +276,9 @@ TEST(TopiConv2dNCHWc, Im2colStrategy) {
   EXPECT_FALSE(x86::UseIm2colConv({1, 4, 56, 56, 16}, {64 / kb, 4, 3, 3, 16, kb}, P(1, 1), lanes));
   EXPECT_FALSE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {512 / kb, 32, 1, 1, 16, kb}, P(1, 0), lanes));
   EXPECT_FALSE(x86::UseIm2colConv({1, 256, 7, 7, 16}, {512 / kb, 256, 3, 3, 16, kb}, P(1, 1), lanes));  // 7.2 MiB
+  // AVX-512's 32 registers have a 1 x 7 x 2 zmm tile for the 7x7 output: the direct conv.
+  EXPECT_TRUE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {16, 32, 3, 3, 16, 32}, P(1, 1), 16, 16));
+  EXPECT_FALSE(x86::UseIm2colConv({1, 32, 7, 7, 16}, {16, 32, 3, 3, 16, 32}, P(1, 1), 16, 32));
   Tensor data = te::placeholder(MakeShape({1, 4, 7, 7, 16}), f32, "data");
   Tensor kernel = te::placeholder(MakeShape({2, 4, 3, 3, 16, 16}), f32, "kernel");
   tir::PrimFunc f =
@@ -325,6 +328,29 @@ TEST(TopiConv2dNCHWc, ChooseConvTile) {
   EXPECT_EQ(tile(56, 56, 16, 16, false), (V{1, 14, 1}));
   EXPECT_EQ(tile(56, 56, 16, 8, true), (V{1, 14, 1}));
   EXPECT_EQ(tile(56, 56, 8, 8, false), (V{1, 14, 1}));
+}
+
+TEST(TopiConv2dNCHWc, ChooseConvTileWithThirtyTwoRegisters) {
+  auto tile = [](int64_t oh, int64_t ow, int64_t oc_block) {
+    x86::ConvTile t = x86::ChooseConvTile(oh, ow, oc_block, 16, false, 32);
+    return std::vector<int64_t>{t.oh_tile, t.ow_tile, t.oc_vectors};
+  };
+  using V = std::vector<int64_t>;
+  // AVX-512, 32-channel blocks (2 zmm): up to 14 pixels, the largest divisor of OW in [7, 14].
+  EXPECT_EQ(tile(14, 14, 32), (V{1, 14, 2}));
+  EXPECT_EQ(tile(56, 56, 32), (V{1, 14, 2}));
+  EXPECT_EQ(tile(28, 28, 32), (V{1, 14, 2}));
+  EXPECT_EQ(tile(7, 7, 32), (V{1, 7, 2}));
+  EXPECT_EQ(tile(10, 10, 32), (V{1, 10, 2}));
+  // No divisor in [7, 14]: two rows of a divisor in [3, 7] when 2 | OH, else 14 with a tail.
+  EXPECT_EQ(tile(6, 6, 32), (V{2, 6, 2}));
+  EXPECT_EQ(tile(17, 17, 32), (V{1, 14, 2}));
+  // Below 14 pixels without a tile: the 16-register rules (5 | OW: 1 x 5).
+  EXPECT_EQ(tile(5, 5, 32), (V{1, 5, 2}));
+  // 4 zmm (64-channel blocks) leave 6 pixels: the 16-register rules with 4 vectors.
+  EXPECT_EQ(tile(56, 56, 64), (V{1, 6, 4}));
+  // One zmm per 16-channel block: one vector, as with 16 registers.
+  EXPECT_EQ(tile(56, 56, 16), (V{1, 14, 1}));
 }
 
 TEST(TopiLayoutTransform, RoundTripsAndPadsChannels) {

@@ -120,6 +120,17 @@ struct TargetRewrites {
 /// its neighbours blocked alike (tune/rewrite_choice.h decides it).
 inline constexpr const char* kLayoutBlockKnob = "AlterOpLayout.block";
 
+/// Where the target lists several blocks, a conv of at least this many output channels (a multiple
+/// of the widest block) takes the widest (AlterOpLayoutOptions::wide_block), the others the
+/// model's block: AVX-512's 32-channel blocks hold 14 x 2 zmm register tiles, which lifts wide 1x1
+/// convs (1024 -> 1024 at 14x14: 2.12 -> 1.88 ms, 1 thread), while narrow layers padded to 32
+/// channels lose (ultraface-rfb-320 with every block 32: 1.55 -> 2.25 ms; with this rule 1.60).
+inline constexpr int64_t kWideBlockMinChannels = 256;
+
+/// The knob of that threshold, one per model beside kLayoutBlockKnob: kWideBlockMinChannels (the
+/// fallback) or 0 (no conv takes the wide block).
+inline constexpr const char* kWideBlockKnob = "AlterOpLayout.wide_min_channels";
+
 class OpStrategyTable {
  public:
   /// The process-wide table with the generic, cpu, x86 and arm strategies registered.

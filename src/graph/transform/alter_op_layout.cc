@@ -126,6 +126,13 @@ class Rewriter {
     return b > 0 && s.size() == 4 && s[2] == 1 && s[3] == 1 && s[1] % b == 0;
   }
 
+  // The output block of a conv of K output channels: the wide block for a wide conv (K a multiple
+  // of it and at least wide_min_channels), else the target's.
+  int64_t OutBlock(int64_t K) const {
+    const int64_t w = opt_.wide_block;
+    return w && opt_.wide_min_channels > 0 && K % w == 0 && K >= opt_.wide_min_channels ? w : opt_.out_block;
+  }
+
   static Value Produced(Expr blocked, int64_t b, int64_t channels) {
     Value v;
     v.blocked[b] = std::move(blocked);
@@ -206,7 +213,7 @@ class Rewriter {
       int64_t cb = x.block;
       if (!cb)
         for (cb = std::min<int64_t>(C, opt_.out_block); C % cb != 0;) --cb;
-      const int64_t kb = opt_.out_block, Kb = (K + kb - 1) / kb, Cb = (C + cb - 1) / cb;
+      const int64_t kb = OutBlock(K), Kb = (K + kb - 1) / kb, Cb = (C + cb - 1) / cb;
       std::vector<float> packed(static_cast<size_t>(Kb * Cb * KH * KW * cb * kb), 0.0f);
       for (int64_t o = 0; o < K; ++o)
         for (int64_t i = 0; i < C; ++i)
@@ -221,7 +228,9 @@ class Rewriter {
       return Produced(out, kb, K);
     }
     if (groups == C && K == C && ws[1] == 1) {
-      const int64_t b = opt_.out_block, Cb = (C + b - 1) / b;
+      // The input's block when it is the wide one (no conversion); else the target's.
+      const int64_t xb = Visit(call.args[0]).block;
+      const int64_t b = opt_.wide_block && xb == opt_.wide_block ? xb : opt_.out_block, Cb = (C + b - 1) / b;
       std::vector<float> packed(static_cast<size_t>(Cb * KH * KW * b), 0.0f);
       for (int64_t i = 0; i < C; ++i)
         for (int64_t y = 0; y < KH; ++y)
@@ -249,9 +258,14 @@ class Rewriter {
     std::vector<int64_t> xs = F32Shape(call.args[0]), ws = F32Shape(call.args[1]);
     const int64_t K = ws[0], C = xs[1], KH = ws[2], KW = ws[3], Cg = C / groups, Kg = K / groups;
     const Value& x = Visit(call.args[0]);
-    // Blocks (cb, kb): x's (or the target's) and the target's; else, for groups no merge fits (13 or 55
-    // groups of 8 channels at 16-wide blocks: RegNetY-400MF), half and a quarter of the target's.
-    std::vector<std::pair<int64_t, int64_t>> blocks = {{x.block ? x.block : opt_.out_block, opt_.out_block}};
+    // Blocks (cb, kb): for a wide conv first x's (or the wide one) and the wide one; x's (or the
+    // target's) and the target's, and the target's alone when x has another; else, for groups no merge
+    // fits (13 or 55 groups of 8 channels at 16-wide blocks: RegNetY-400MF), half and a quarter of the
+    // target's.
+    std::vector<std::pair<int64_t, int64_t>> blocks;
+    if (OutBlock(K) != opt_.out_block) blocks.push_back({x.block ? x.block : opt_.wide_block, opt_.wide_block});
+    blocks.push_back({x.block ? x.block : opt_.out_block, opt_.out_block});
+    if (x.block && x.block != opt_.out_block) blocks.push_back({opt_.out_block, opt_.out_block});
     for (int64_t b = opt_.out_block / 2; b >= 4 && b >= opt_.out_block / 4; b /= 2) blocks.push_back({b, b});
     int64_t m = 0, cb = 0, kb = 0;
     for (const auto& [c, k] : blocks) {
@@ -324,8 +338,10 @@ class Rewriter {
     std::vector<int64_t> os = F32Shape(e);
     if (os.size() != 4) return std::nullopt;
     if (a.block && b.block) {
-      if (a.block != b.block || a.channels != b.channels || op == "divide") return std::nullopt;
-      return Produced(MakeCall(op, {a.blocked.at(a.block), b.blocked.at(b.block)}, call.attrs), a.block, a.channels);
+      if (a.channels != b.channels || op == "divide") return std::nullopt;
+      // Two blocks (a wide conv's output and a narrow one's): the right operand takes the left's.
+      return Produced(MakeCall(op, {a.blocked.at(a.block), Blocked(call.args[1], a.block)}, call.attrs), a.block,
+                      a.channels);
     }
     const bool left = a.block != 0;
     if (!left && !b.block) return std::nullopt;
@@ -365,14 +381,19 @@ class Rewriter {
     const auto* t = call.args[0]->as<TupleNode>();
     int64_t axis = call.attrs.GetInt("axis", 0);
     if (!t || t->fields.empty() || (axis != 1 && axis != -3)) return std::nullopt;
+    // The least block of the fields (the others converted to it), a divisor of every field's channels.
     int64_t b = 0, C = 0;
+    for (const Expr& f : t->fields) {
+      const Value& v = Visit(f);
+      if (!v.block) return std::nullopt;
+      b = b ? std::min(b, v.block) : v.block;
+    }
     std::vector<Expr> fields;
     for (const Expr& f : t->fields) {
       const Value& v = Visit(f);
-      if (!v.block || (b && v.block != b) || v.channels % v.block != 0) return std::nullopt;
-      b = v.block;
+      if (v.channels % b != 0) return std::nullopt;
       C += v.channels;
-      fields.push_back(v.blocked.at(v.block));
+      fields.push_back(Blocked(f, b));
     }
     Attrs attrs = call.attrs;
     attrs.Set("axis", 1);

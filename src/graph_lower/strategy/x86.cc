@@ -19,7 +19,7 @@ void RegisterX86Strategies(OpStrategyTable& t) {
   im2col.plevel = 20;
   im2col.condition = [](const StrategyCall& c) {
     return topi::x86::UseIm2colConv(topi::ConstShape(c.inputs[0]), topi::ConstShape(c.inputs[1]), ConvParamsOf(c.attrs),
-                                    c.target.VectorLanes(32));
+                                    c.target.VectorLanes(32), c.target.vector_registers);
   };
   im2col.compute = [](const StrategyCall& c) -> std::vector<te::Tensor> {
     return {topi::conv2d_NCHWc(c.inputs[0], c.inputs[1], ConvParamsOf(c.attrs), true)};

@@ -30,6 +30,19 @@ int64_t ConvOwTile(int64_t ow, int64_t max_tile) {
 
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise, int64_t registers) {
   const int64_t v = oc_block / lanes;
+  if (!depthwise && oc_block % lanes == 0 && v >= 2 && v <= 4) {
+    // With 32 registers and 2 vectors (AVX-512 with NCHW32c) up to 14 pixels fit beside the
+    // kernel vectors and a broadcast: a divisor of ow in [max / 2, max], else two rows of one.
+    const int64_t max_pixels = (registers - v - 1) / v;
+    if (max_pixels >= 12) {
+      for (int64_t t = max_pixels; t >= max_pixels / 2; --t)
+        if (ow % t == 0) return {1, t, v};
+      if (oh % 2 == 0)
+        for (int64_t t = max_pixels / 2; t >= max_pixels / 4; --t)
+          if (ow % t == 0) return {2, t, v};
+      if (ow >= max_pixels) return {1, max_pixels, v};  // a tail of ow % max pixels (LoopPartition)
+    }
+  }
   if (!depthwise && oc_block % lanes == 0 && (v == 2 || v == 4) && registers >= 7 * v + 1) {
     if (ow % 6 == 0) return {1, 6, v};
     if (ow % 5 == 0) return {1, 5, v};
@@ -42,11 +55,11 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
 }
 
 bool UseIm2colConv(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const Conv2DParams& p,
-                   int64_t lanes) {
+                   int64_t lanes, int64_t registers) {
   if (ds.size() != 5 || ks.size() != 6 || p.groups != 1 || ks[2] * ks[3] <= 1) return false;
   if (ks[5] != 2 * lanes) return false;
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], ks[2], ks[3], p);
-  if (ChooseConvTile(oh, ow, ks[5], lanes, false).oc_vectors != 1) return false;
+  if (ChooseConvTile(oh, ow, ks[5], lanes, false, registers).oc_vectors != 1) return false;
   const int64_t bytes = 4 * ks[2] * ks[3] * oh * ow * ds[1] * ds[4];
   return bytes <= 4 * 1024 * 1024;
 }
@@ -107,7 +120,8 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
 
 te::Tensor Conv2dNCHWc(const te::Tensor& data, const te::Tensor& kernel, const Conv2DParams& p,
                        const target::Target& target) {
-  return conv2d_NCHWc(data, kernel, p, UseIm2colConv(ConstShape(data), ConstShape(kernel), p, target.VectorLanes(32)));
+  return conv2d_NCHWc(data, kernel, p,
+                      UseIm2colConv(ConstShape(data), ConstShape(kernel), p, target.VectorLanes(32), target.vector_registers));
 }
 
 }  // namespace tessera::topi::x86

@@ -6,9 +6,11 @@
 //   nn.conv2d(x, W) (groups 1, W a float32 OIHW Constant)
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/c, KH, KW, c, 16])
 //          c = x's block when x is already blocked, else the largest divisor of C that is <= 16;
-//          output NCHW16c (K padded to a multiple of 16 with zero weights).
+//          output NCHW16c (K padded to a multiple of 16 with zero weights); with options.wide_block
+//          w, a conv whose K is a multiple of w and >= options.wide_min_channels outputs NCHW<w>c.
 //   nn.conv2d depthwise (groups == C == K, W [C, 1, KH, KW] Constant)
-//       -> nn.contrib_conv2d_NCHWc(x as NCHW16c, W packed to [C/16, 1, KH, KW, 1, 16], groups = C)
+//       -> nn.contrib_conv2d_NCHWc(x as NCHW16c, W packed to [C/16, 1, KH, KW, 1, 16], groups = C);
+//          x's block instead when it is the wide block (no conversion).
 //   nn.conv2d grouped (1 < groups, W [K, C/groups, KH, KW] Constant)
 //       -> nn.contrib_conv2d_NCHWc(x as NCHW<c>c, W packed to [K/16, C/(c g'), KH, KW, c, 16],
 //          groups = g' = groups / m), m the smallest divisor of groups (<= 8) that makes m C/groups
@@ -16,7 +18,9 @@
 //          across them are zero (block-diagonal: m times the layer's work). (c, k) = (x's block or
 //          16, 16) or (8, 8), whichever needs the smaller m (16 on a tie): groups of 120 channels
 //          (RegNetX-8GF) take 8-wide blocks unmerged, not 16-wide ones at m = 2; neither fits: 4
-//          (output NCHW<k>c); none: unchanged.
+//          (output NCHW<k>c); none: unchanged. For K >= options.wide_min_channels, (x's block or w,
+//          w) is tried first (a tie in m goes to it); when x has another block than 16, (16, 16) is
+//          tried after (x's block, 16).
 // and propagates the blocked layout through layout-agnostic ops, so consecutive convolutions
 // stay in NCHWc:
 //   unary elementwise ops that keep finite values finite (nn.relu, clip, sigmoid, tanh,
@@ -24,7 +28,8 @@
 //   ceil, round, sin, cos); any other one-input elementwise op (kElemWise: sqrt, log, ...) when the
 //   tensor has no padded channels;
 //   add / subtract / multiply / maximum / minimum (and divide by a constant, or by anything when
-//   there are no padded channels) of two tensors of the same blocked layout, or of a blocked tensor
+//   there are no padded channels) of two blocked tensors (of two blocks: the right one converted to
+//   the left one's block by layout_transform), or of a blocked tensor
 //   and a constant that is a scalar or per channel ([C, 1, 1] / [1, C, 1, 1]; packed at compile
 //   time to [1, C/c, 1, 1, c]), or a computed scalar, or a computed per-sample [N, 1, 1, 1] value
 //   (reshaped to [N, 1, 1, 1, 1]); a 4-D operand of the result's shape is converted to the blocked
@@ -34,7 +39,8 @@
 //   reduced over the blocked axes 1-4 and reshaped to [N, 1, 1, 1] (the elements' order does not
 //   matter to the reduction);
 //   nn.bias_add on axis 1 with a constant bias (becomes add with the packed bias);
-//   concatenate on axis 1 of tensors of one block size whose channel counts are multiples of it;
+//   concatenate on axis 1 of blocked tensors whose channel counts are multiples of their least
+//   block (the others converted to it);
 //   nn.max_pool2d / nn.avg_pool2d / nn.global_avg_pool2d of a blocked tensor (layout="NCHW<c>c":
 //   pooled over H and W, the block kept);
 //   multiply etc. of a blocked tensor and a computed per-channel [N, C, 1, 1] value (squeeze-excite
@@ -60,6 +66,12 @@ struct AlterOpLayoutOptions {
   /// Output channel block: the target's topi::BlockLanes (16 float32 lanes: one zmm, two ymm);
   /// the driver sets it from the target.
   int64_t out_block = 16;
+  /// A wider output block for wide convolutions (0: none): a conv (groups 1) whose K is a multiple
+  /// of it and >= wide_min_channels outputs NCHW<wide>c; a grouped one of such K tries it first
+  /// (the least merge still wins). AVX-512: 32 (two zmm per block, the register tile of 14 x 2
+  /// vectors, topi::x86::ChooseConvTile) from 256 channels (graph_lower::kWideBlockMinChannels).
+  int64_t wide_block = 0;
+  int64_t wide_min_channels = 0;  ///< 0: no conv takes the wide block
 };
 
 IRModule AlterOpLayout(const IRModule& mod, const AlterOpLayoutOptions& options = {});

@@ -73,6 +73,14 @@ struct ConvTile {
 
 /// The register tile for an output of oh x ow pixels, an output-channel block of `oc_block`
 /// channels, `lanes` float32 lanes per vector register and `registers` vector registers.
+///  * oc_block == V lanes with 2 <= V <= 4 and P = (registers - V - 1) / V >= 12 pixels of V
+///    accumulators beside V kernel vectors and a broadcast (AVX-512 with NCHW32c: V = 2, P = 14):
+///    1 x T x V with T the largest divisor of ow in [P / 2, P]; else 2 rows x T (T in [P / 4, P / 2]
+///    dividing ow) when 2 | oh; else 1 x P with a tail when ow >= P. Per input channel T + 2 loads
+///    feed 2T FMAs (1 x 14 x 1 zmm: 15 loads for 14 FMAs, bound by the loads). 1x1 convs, 1 thread,
+///    chains of 20 / 10 in one library: 1024 -> 1024 at 14x14 (2 rows x 3 x 2 before) 1.95 -> 1.88
+///    ms per conv; 512 <-> 2048 at 7x7 (1 x 7 x 1) 0.61 -> 0.53; 64 <-> 256 at 56x56 (1 x 6 x 2)
+///    0.47 -> 0.45. Otherwise:
 ///  * oc_block == V lanes with V = 2 or 4 and registers >= 7 V + 1 (AVX2 with NCHW16c: V = 2 of
 ///    16 ymm; NEON with NCHW16c: V = 4 of 32 q registers): the tiles below with V vectors instead
 ///    of 2 (6 x 4 q accumulators + 4 kernel vectors + 1 broadcast = 29 NEON registers).
@@ -92,13 +100,14 @@ ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes,
 
 /// Whether the x86 strategy computes conv2d_NCHWc (data [N, C/c, H, W, c], kernel
 /// [K/k, C/c, KH, KW, c, k]) through its im2col stage (topi/nn/conv2d_nchwc.h), for `lanes`
-/// float32 lanes per vector register: a kernel larger than 1x1, k = 2 vector lanes (AVX2), an
-/// output width with no register tile (ChooseConvTile falls back to one vector: 7x7) and an
-/// im2col buffer of at most 4 MiB. The schedule then tiles the fused
+/// float32 lanes and `registers` vector registers: a kernel larger than 1x1, k = 2 vector lanes,
+/// an output width with no register tile (ChooseConvTile with those registers falls back to one
+/// vector: 7x7 on AVX2; AVX-512's 32 registers have 1 x 7 x 2) and an im2col buffer of at most
+/// 4 MiB. The schedule then tiles the fused
 /// pixel loop 6 x 2 vectors and blocks the reduction over every pixel of an output-channel block:
 /// ResNet-50's 3x3 convs at 7x7, stride 1 and 2, 5.3 / 5.7 -> 3.8 / 3.7 ms.
 bool UseIm2colConv(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                   const Conv2DParams& p, int64_t lanes);
+                   const Conv2DParams& p, int64_t lanes, int64_t registers = 16);
 
 /// The NCHWc blocks (float32 channels) a tuner may choose for a model on `target`, ascending:
 /// BlockLanes(target) and twice it when the conv's register tile takes the wider block's vectors
