@@ -2,7 +2,9 @@
 // offered where the conv's register tile takes blocks of two vectors (AVX-512: 16 or 32 channels)
 // and not on AVX2; a model blocked by 32 (convs, a depthwise and a grouped conv, pooling, a residual
 // add, channels that 32 does not divide) matches the same model built without layout rewrites; a
-// build with a database takes the block decision where the host offers the knob.
+// build with a database takes the block decision where the host offers the knob. The wide block of
+// wide convs among narrow ones (graph_lower::kWideBlockMinChannels) matches too, and its threshold is
+// a knob only for a model with a wide conv.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -97,8 +97,9 @@ bool HasSymbolicShapes(const StrategyCall& call);
 struct TargetRewrites {
   /// AlterOpLayout's NCHWc output-channel block for float32 (topi::BlockLanes).
   std::function<int64_t(const target::Target&)> layout_block;
-  /// The blocks a tuner may choose from instead (the model-wide knob kLayoutBlockKnob), e.g.
-  /// {16, 32}; empty (or unset): the block is not a knob.
+  /// The blocks a tuner may choose from instead (the model-wide knob kLayoutBlockKnob), ascending,
+  /// e.g. {16, 32}; the widest is also the block of wide convs (kWideBlockMinChannels). Empty (or
+  /// unset): the block is not a knob and every conv takes layout_block.
   std::function<std::vector<int64_t>(const target::Target&)> layout_blocks;
   /// WinogradConv2d's output tile m for an NCHWc conv (data [N, C/c, H, W, c], kernel
   /// [K/k, C/c, KH, KW, c, k]); 0 keeps the direct convolution.
@@ -116,8 +117,9 @@ struct TargetRewrites {
   std::function<topi::x86::ScheduleOptions(const target::Target&)> schedule_options;
 };
 
-/// The knob of AlterOpLayout's block (TargetRewrites::layout_blocks): one per model, every conv and
-/// its neighbours blocked alike (tune/rewrite_choice.h decides it).
+/// The knob of AlterOpLayout's block (TargetRewrites::layout_blocks): one per model, every conv but
+/// the wide ones (kWideBlockMinChannels) and its neighbours blocked alike (tune/rewrite_choice.h
+/// decides it).
 inline constexpr const char* kLayoutBlockKnob = "AlterOpLayout.block";
 
 /// Where the target lists several blocks, a conv of at least this many output channels (a multiple

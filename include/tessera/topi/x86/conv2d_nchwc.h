@@ -13,8 +13,8 @@
 // tile, so after CompactBufferAllocation every conv accumulates in a tile-sized stack buffer
 // that LLVM keeps in registers.
 // (T, V) = ChooseConvTile: see there; a tile that does not divide OW leaves a tail that
-// LoopPartition splits off. A conv whose OW has no good tile (7x7) fuses (oh, ow) into one pixel
-// loop tiled 6 x 2 vectors when its pixels are contiguous across rows: a stride-1 unpadded 1x1
+// LoopPartition splits off. A conv whose OW has no good tile (7x7 with 16 registers) fuses (oh, ow)
+// into one pixel loop tiled 6 x 2 vectors when its pixels are contiguous across rows: a stride-1 unpadded 1x1
 // conv (NCHWc), or a conv reading the im2col stage (UseIm2colConv); its epilogue then goes under
 // the output-channel block. Reduction blocking (a kernel chunk <= 16 KiB kept in L1 across the
 // row's tiles, or the whole block's with fused pixels, accumulated between chunks) when one
@@ -94,7 +94,8 @@ struct ConvTile {
 ///  * else, with 2 | oh: 2 rows x 3 x 2 ymm when ow >= 6, with a tail of ow % 3 pixels (14x14:
 ///    3x3 at 14x14x256 2.80 -> 2.67 ms, 1x1 1024 -> 256 1.35 -> 1.27 ms against 2 rows x 2),
 ///    else 2 rows x 2 x 2 ymm when 2 | ow.
-///  * otherwise (AVX-512, odd sizes such as 7x7, depthwise): 1 x ConvOwTile(ow, 14) x 1 vector.
+///  * otherwise (AVX-512 with NCHW16c, odd sizes such as 7x7 with 16 registers, depthwise):
+///    1 x ConvOwTile(ow, 14) x 1 vector.
 ///    A 7 x 2-ymm tile needs 17 registers: LLVM spills accumulators (25-45 GFLOP/s).
 ConvTile ChooseConvTile(int64_t oh, int64_t ow, int64_t oc_block, int64_t lanes, bool depthwise, int64_t registers = 16);
 
