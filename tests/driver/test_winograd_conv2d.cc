@@ -64,15 +64,16 @@ TEST(WinogradConv2d, RewritesA3x3ConvExpectedIR) {
 }
 
 // Dilation 2 on 8x8 ('same', padding 2): 2 x 2 phases of 4x4 outputs, 2 x 2 tiles each: 16 tiles.
-// 2 groups of 32 channels (2 blocks of 16 each): one GEMM per group and tile element (batch
-// 2 x 16) over each group's 32 channels. The transforms carry the dilation / the groups.
+// 2 groups of 128 channels (8 blocks of 16 each; narrower groups stay direct by default,
+// topi::x86::kWinogradMinGroupUnits): one GEMM per group and tile element (batch 2 x 16) over each
+// group's 128 channels. The transforms carry the dilation / the groups.
 TEST(WinogradConv2d, RewritesDilatedAndGroupedConvsExpectedIR) {
   struct Case {
     int64_t blocks, dilation, groups;
     std::string padding, attr;  // the conv's padding; the transforms' extra attribute
     int64_t batch;              // the GEMM's batch: groups x 16
   };
-  for (const Case& c : {Case{2, 2, 1, "[2, 2, 2, 2]", "dilation=2", 16}, Case{4, 1, 2, "[1, 1, 1, 1]", "groups=2", 32}}) {
+  for (const Case& c : {Case{2, 2, 1, "[2, 2, 2, 2]", "dilation=2", 16}, Case{16, 1, 2, "[1, 1, 1, 1]", "groups=2", 32}}) {
     const std::string xs = "(1, " + std::to_string(c.blocks) + ", 8, 8, 16)";
     Var x = VarNode::make("x", F32({1, c.blocks, 8, 8, 16}));
     const int64_t pad = c.dilation;
@@ -82,16 +83,18 @@ TEST(WinogradConv2d, RewritesDilatedAndGroupedConvsExpectedIR) {
     Expr w = ConstantNode::make(Random({c.blocks, c.blocks / c.groups, 3, 3, 16, 16}, 1));
     Expr conv = Call("nn.contrib_conv2d_NCHWc", {x, w}, attrs);
     IRModule after = graph_lower::WinogradConv2d(IRModule::FromMain(FunctionNode::make({x}, conv)), driver::HostTarget());
-    const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, 32, 32, driver::HostTarget());
-    const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(32) / 16;
+    const int64_t units = c.blocks * 16 / c.groups;  // a group's channels (= its outputs)
+    const topi::GemmPackTile t = topi::x86::ChooseGemmTile(16, units, units, driver::HostTarget());
+    const int64_t rows = (16 + t.mr - 1) / t.mr * t.mr, nb = t.PaddedN(units) / 16;
     const std::string r = std::to_string(rows), n = std::to_string(nb), b = std::to_string(c.batch);
+    const std::string u = std::to_string(units);
     EXPECT_EQ(PrintModule(after),
               "def @main(%x: Tensor[" + xs + ", float32]) -> Tensor[" + xs + ", float32] {\n"
               "  %0 = nn.contrib_conv2d_winograd_input_transform(%x, tile_size=2, padding=" + c.padding + ", rows=" + r +
-                  ", " + c.attr + ") /* ty=Tensor[(" + b + ", " + r + ", 32), float32] */;\n"
+                  ", " + c.attr + ") /* ty=Tensor[(" + b + ", " + r + ", " + u + "), float32] */;\n"
               "  %1 = nn.contrib_batch_matmul_pack(%0, meta[Constant][0] /* ty=Tensor[(" + b + ", " + n +
-                  ", 32, 16), float32] */, units=32, gemm_mr=" + std::to_string(t.mr) +
-                  ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(" + b + ", " + r + ", 32), float32] */;\n"
+                  ", " + u + ", 16), float32] */, units=" + u + ", gemm_mr=" + std::to_string(t.mr) +
+                  ", gemm_nv=" + std::to_string(t.nv) + ") /* ty=Tensor[(" + b + ", " + r + ", " + u + "), float32] */;\n"
               "  nn.contrib_conv2d_winograd_output_transform(%1, tile_size=2, batch=1, out_h=8, out_w=8, "
                   "channel_block=16, " + c.attr + ") /* ty=Tensor[" + xs + ", float32] */\n"
               "}\n");
@@ -99,8 +102,8 @@ TEST(WinogradConv2d, RewritesDilatedAndGroupedConvsExpectedIR) {
 }
 
 // Stride 2, a 5x5 output (9 tiles, a third of them past the output), 16 channels, a 1x1 kernel,
-// unequal dilations, a dilation whose phases are mostly padding, groups of 16 channels: the direct
-// convolution stays.
+// unequal dilations, a dilation whose phases are mostly padding, groups of 16 channels, groups of 32
+// (below topi::x86::kWinogradMinGroupUnits): the direct convolution stays.
 TEST(WinogradConv2d, LeavesOtherConvsAlone) {
   struct Case {
     std::vector<int64_t> x, w;
@@ -114,7 +117,8 @@ TEST(WinogradConv2d, LeavesOtherConvsAlone) {
                         Case{{1, 2, 8, 8, 16}, {2, 2, 1, 1, 16, 16}, 1, {0, 0, 0, 0}},
                         Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 1, {2, 1, 2, 1}, {2, 1}},
                         Case{{1, 2, 8, 8, 16}, {2, 2, 3, 3, 16, 16}, 1, {6, 6, 6, 6}, {6, 6}},
-                        Case{{1, 4, 8, 8, 16}, {4, 1, 3, 3, 16, 16}, 1, {1, 1, 1, 1}, {1, 1}, 4}}) {
+                        Case{{1, 4, 8, 8, 16}, {4, 1, 3, 3, 16, 16}, 1, {1, 1, 1, 1}, {1, 1}, 4},
+                        Case{{1, 4, 8, 8, 16}, {4, 2, 3, 3, 16, 16}, 1, {1, 1, 1, 1}, {1, 1}, 2}}) {
     Var x = VarNode::make("x", F32(c.x));
     Attrs attrs = ConvAttrs(c.stride, c.pad);
     attrs.Set("dilation", c.dilation).Set("groups", c.groups);

@@ -1,9 +1,10 @@
 """Dilated (atrous) and grouped 3x3 convolutions through the whole compiler: WinogradConv2d takes a
 dilation-d conv as d x d undilated phases and a grouped one as one GEMM per group
 (topi/nn/winograd.h) where the x86 strategy picks it, and leaves the direct conv where the phases
-would be mostly padding (DeepLabV3's ASPP on small maps) or the groups are narrow (ResNeXt's 4
-channels). Each model is compared with a float64 NumPy convolution and with ONNX Runtime, and the
-WinogradConv2d step of --dump-ir says which convs were rewritten."""
+would be mostly padding (DeepLabV3's ASPP on small maps), the groups are narrow (ResNeXt's 4
+channels) or they have fewer than 128 outputs (topi::x86::kWinogradMinGroupUnits: ResNeXt-101
+32x8d's 32 and 64). Each model is compared with a float64 NumPy convolution and with ONNX Runtime,
+and the WinogradConv2d step of --dump-ir says which convs were rewritten."""
 import numpy as np
 import onnx
 import pytest
@@ -69,9 +70,11 @@ def _winograd_convs(tmp_path, onnx_path):
     (1, 32, 20, 18, 40, 2, [1, 3, 2, 0], False, 1, True),     # asymmetric padding: 18x16 outputs
     (1, 32, 28, 28, 32, 12, [12, 12, 12, 12], False, 1, False),  # ASPP: 144 phases of 3x3, direct
     (1, 256, 14, 14, 256, 1, [1, 1, 1, 1], True, 2, True),    # RegNet-like: groups of 128
-    (2, 96, 9, 11, 192, 1, [1, 1, 1, 1], False, 3, True),     # groups of 32 -> 64, batch 2, partial tiles
-    (1, 128, 28, 28, 128, 2, [2, 2, 2, 2], False, 4, True),   # grouped and dilated
+    (2, 96, 9, 11, 384, 1, [1, 1, 1, 1], False, 3, True),     # groups of 32 -> 128, batch 2, partial tiles
+    (1, 256, 28, 28, 256, 2, [2, 2, 2, 2], False, 2, True),   # grouped and dilated
     (1, 128, 14, 14, 128, 1, [1, 1, 1, 1], False, 32, False),  # ResNeXt's groups of 4: direct
+    (1, 1024, 14, 14, 1024, 1, [1, 1, 1, 1], True, 32, False),  # ResNeXt-101 32x8d's groups of 32: direct
+    (1, 192, 10, 10, 192, 1, [1, 1, 1, 1], False, 3, False),  # groups of 64 outputs: direct
 ])
 def test_conv_matches_numpy_and_onnxruntime(tmp_path, n, c, h, w, k, dilation, pads, residual, group,
                                                     winograd):

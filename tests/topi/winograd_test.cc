@@ -261,14 +261,24 @@ TEST(TopiWinograd, Strategy) {
         << "dilation " << d << ": " << d * d << " phases of " << (28 + d - 1) / d << "^2 outputs";
   }
   // Grouped: RegNetX-16GF's 896 channels in 7 groups of 128 (8 blocks of 16 each) -> 2; groups
-  // whose channels are not whole blocks, or fewer than 32 per group (ResNeXt's 32 x 4), stay direct.
+  // whose channels are not whole blocks, or fewer than kWinogradMinGroupUnits outputs per group
+  // (ResNeXt-101 32x8d's 32 and 64, 48), stay direct.
   Conv2DParams grouped = p;
   grouped.groups = 7;
   EXPECT_EQ(x86::WinogradTileSize({1, 56, 14, 14, 16}, {56, 8, 3, 3, 16, 16}, grouped), 2) << "RegNetX-16GF";
   grouped.groups = 14;
   EXPECT_EQ(x86::WinogradTileSize({1, 14, 14, 14, 16}, {14, 1, 3, 3, 16, 16}, grouped), 0) << "16 per group";
   grouped.groups = 3;
-  EXPECT_EQ(x86::WinogradTileSize({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), 2) << "48 per group";
+  EXPECT_EQ(x86::WinogradTileSize({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), 0) << "48 per group";
+  grouped.groups = 32;
+  EXPECT_EQ(x86::WinogradTileSize({1, 32, 14, 14, 32}, {32, 1, 3, 3, 32, 32}, grouped), 0)
+      << "ResNeXt-101 32x8d's 14x14: 32 per group";
+  EXPECT_EQ(x86::WinogradTileSize({1, 64, 7, 7, 32}, {64, 2, 3, 3, 32, 32}, grouped), 0)
+      << "ResNeXt-101 32x8d's 7x7: 64 per group";
+  EXPECT_EQ(x86::WinogradTileCandidates({1, 32, 14, 14, 32}, {32, 1, 3, 3, 32, 32}, grouped), (std::vector<int64_t>{2, 4}))
+      << "the tuner may still choose Winograd for it";
+  EXPECT_EQ(x86::WinogradTileSize({1, 128, 14, 14, 16}, {128, 8, 3, 3, 16, 16}, grouped), 2)
+      << "2048 channels in 16 groups of 128";
   grouped.groups = 6;
   EXPECT_EQ(x86::WinogradTileSize({1, 9, 14, 14, 16}, {9, 3, 3, 3, 16, 16}, grouped), 0)
       << "24 per group: half blocks";

@@ -103,7 +103,7 @@ int64_t WinogradTileSize(const std::vector<int64_t>& ds, const std::vector<int64
   int64_t max_m = 2;  // see the header: F(4x4, 3x3) only on request
   if (const char* env = std::getenv("TESSERA_WINOGRAD")) {  // experiments: 0 (off), 2 or 4
     max_m = std::atoi(env);
-  } else if (channels < 32 || units < 32) {
+  } else if (channels < 32 || units < 32 || (p.groups > 1 && units < kWinogradMinGroupUnits)) {
     return 0;
   }
   const auto [oh, ow] = Conv2DOutHW(ds[2], ds[3], 3, 3, p);

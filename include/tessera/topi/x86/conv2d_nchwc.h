@@ -124,11 +124,20 @@ std::vector<int64_t> LayoutBlockCandidates(const target::Target& target);
 std::vector<int64_t> WinogradTileCandidates(const std::vector<int64_t>& data_shape,
                                             const std::vector<int64_t>& kernel_shape, const Conv2DParams& p);
 
+/// The least output channels per group (K/g) for which a grouped conv (g > 1) takes Winograd by
+/// default. A group's GEMM then does K/g multiply-adds per transformed input value; with fewer, the
+/// transformed input and product (16/4 x the input and output for F(2x2)) cost more memory traffic
+/// than the multiply-adds Winograd saves. ResNeXt-101 32x8d in the model, 1 thread, Zen 4
+/// (AVX-512): its 22 grouped 3x3 convs at 14x14 (K/g = 32) 37-40 ms with F(2x2) against 26-28
+/// direct (ONNX Runtime's direct: 26.7), its two at 7x7 (K/g = 64) 3.7 against 2.6. The tuner's
+/// Winograd knob still offers every tile of WinogradTileCandidates.
+inline constexpr int64_t kWinogradMinGroupUnits = 128;
+
 /// The Winograd output tile m (topi/nn/winograd.h) the x86 strategy uses for conv2d_NCHWc (data
 /// [N, C/c, H, W, c], kernel [K/k, C/g/c, KH, KW, c, k]), or 0 for the direct convolution: m = 2
 /// for a 3x3, stride-1 conv with equal dilations d (d x d phases of an undilated conv each,
 /// topi/nn/winograd.h) and g groups whose channels are whole blocks (C/g a multiple of c, K/g of
-/// k; one GEMM per group), with C/g and K/g >= 32, when
+/// k; one GEMM per group), with C/g and K/g >= 32 (and K/g >= kWinogradMinGroupUnits for g > 1), when
 ///  * the partial tiles of an output that 2 does not divide waste at most a third (7x7: 16 tiles
 ///    for 49 pixels; d = 4 on 28x28: 16 phases of 4 x 4 tiles for 784 pixels; DeepLabV3's ASPP
 ///    dilations 12 / 24 / 36 on 28x28 waste more and stay direct),
