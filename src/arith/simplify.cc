@@ -1,6 +1,7 @@
 // Analyzer::Simplify (arith/analyzer.h): a rewrite simplifier with a canonical
 // linear form for scalar integer expressions.
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -374,6 +375,10 @@ class Simplifier {
         if (ba && rb) return RampNode::make(Simplify(ba->value * rb->base), Simplify(ba->value * rb->stride), lanes);
         break;
       }
+      case ExprKind::kFloorDiv: case ExprKind::kFloorMod:
+        if (ba && bb) return BroadcastNode::make(Simplify(MakeBinary(k, ba->value, bb->value)), lanes);
+        if (ra && bb) return RampDivMod(k == ExprKind::kFloorMod, *ra, bb->value);
+        break;
       default:
         if (ba && bb) {
           PrimExpr s = Simplify(MakeBinary(k, ba->value, bb->value));
@@ -382,6 +387,26 @@ class Simplifier {
         break;
     }
     return PrimExpr();
+  }
+
+  // floordiv / floormod of ramp(base, s, lanes) by a constant c > 0 when no two lanes fall in
+  // different periods of c: broadcast(floordiv(base, c)), ramp(floormod(base, c), s, lanes). With g
+  // the gcd of c and base's coefficients, base mod c is (base's constant mod g) + a multiple of g,
+  // so the lanes stay in one period when (constant mod g) + s * (lanes - 1) < g (0 <= s). A vector
+  // load of NCHW<b>c from NCHW<2b>c (layout_transform) indexes ramp(16 * j, 1, 16) // 32: one
+  // contiguous load instead of a gather. Undefined when it does not hold.
+  PrimExpr RampDivMod(bool mod, const RampNode& r, const PrimExpr& divisor) {
+    int64_t c = 0, s = 0;
+    if (!as_const_int(divisor, &c) || !as_const_int(r.stride, &s) || c <= 0 || s < 0 || !IsIndexScalar(r.base.dtype()))
+      return PrimExpr();
+    const Linear base = ToLinear(r.base);
+    int64_t g = c;
+    for (const auto& [term, coeff] : base.terms) g = std::gcd(g, coeff < 0 ? -coeff : coeff);
+    const int64_t first = base.constant - FloorDivI(base.constant, g) * g;
+    if (first + s * (r.lanes - 1) >= g) return PrimExpr();
+    const PrimExpr cc = make_const(r.base.dtype(), c);
+    if (mod) return RampNode::make(Simplify(floormod(r.base, cc)), r.stride, r.lanes);
+    return BroadcastNode::make(Simplify(floordiv(r.base, cc)), r.lanes);
   }
 
   static bool IsZeroLike(const PrimExpr& e) { return is_zero(e) || IsFloatConst(e, 0); }

@@ -123,6 +123,29 @@ TEST(Simplify, VectorRampBroadcast) {
   EXPECT_SIMPLIFY(an, RampNode::make(i, PrimExpr(0), 4), BroadcastNode::make(i, 4));
 }
 
+// A ramp whose lanes stay in one period of the divisor: floordiv is a broadcast, floormod a ramp
+// (the NCHW32c -> NCHW16c layout_transform's load: contiguous, not a gather); one that may cross a
+// period is left alone.
+TEST(Simplify, RampDivModWithinOnePeriod) {
+  Analyzer an;
+  Var i("i"), j("j");
+  auto c = [](int v, int lanes) { return BroadcastNode::make(PrimExpr(v), lanes); };
+  PrimExpr r16 = RampNode::make(i * 16, PrimExpr(1), 16);
+  EXPECT_SIMPLIFY(an, FloorDivNode::make(r16, c(32, 16)), BroadcastNode::make(FloorDivNode::make(i * 16, PrimExpr(32)), 16));
+  EXPECT_SIMPLIFY(an, FloorModNode::make(r16, c(32, 16)),
+                  RampNode::make(FloorModNode::make(i * 16, PrimExpr(32)), PrimExpr(1), 16));
+  // i * 32 + j * 64 + 4: base mod 16 is 4, and 4 + 7 < 16.
+  PrimExpr r8 = RampNode::make(i * 32 + j * 64 + 4, PrimExpr(1), 8);
+  EXPECT_SIMPLIFY(an, FloorDivNode::make(r8, c(16, 8)), BroadcastNode::make(i * 2 + j * 4, 8));
+  EXPECT_SIMPLIFY(an, FloorModNode::make(r8, c(16, 8)), RampNode::make(PrimExpr(4), PrimExpr(1), 8));
+  // May cross: base mod 32 is 8 or 24 (8 + 15 >= 16), a stride of 2 over 16 lanes, an unknown stride.
+  for (PrimExpr r : {RampNode::make(i * 16 + 8, PrimExpr(1), 16), RampNode::make(i * 16, PrimExpr(2), 16),
+                     RampNode::make(i * 16, j, 16)}) {
+    EXPECT_SIMPLIFY(an, FloorDivNode::make(r, c(32, 16)), FloorDivNode::make(r, c(32, 16)));
+    EXPECT_SIMPLIFY(an, FloorModNode::make(r, c(32, 16)), FloorModNode::make(r, c(32, 16)));
+  }
+}
+
 TEST(ConstIntBound, FromBindings) {
   Analyzer an;
   Var i("i"), j("j");
