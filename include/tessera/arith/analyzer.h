@@ -11,7 +11,10 @@
 //    non-negative; min / max decided by the bounds of a - b; integer comparisons
 //    decided by the bounds of a - b; logic with constant operands; select with a
 //    constant condition or equal branches; Ramp / Broadcast arithmetic combined
-//    (ramp(a, s, n) + broadcast(b, n) -> ramp(a + b, s, n)). Floating-point
+//    (ramp(a, s, n) + broadcast(b, n) -> ramp(a + b, s, n)); floordiv / floormod of
+//    ramp(a, s, n) by a constant c whose lanes stay in one period of c (g = gcd of c
+//    and a's coefficients, (a's constant mod g) + s * (n - 1) < g) -> broadcast(a // c, n)
+//    / ramp(a % c, s, n): contiguous loads instead of gathers. Floating-point
 //    expressions are only folded when constant and x + 0.0 / x * 1.0 removed: no
 //    reassociation. BufferLoad, Call and te's Reduce are opaque terms.
 //  * ConstIntBound: an interval [min_value, max_value] containing every value of an
