@@ -325,12 +325,15 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
   const driver::ModelCheckResult r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
   ASSERT_TRUE(r.checked) << r.skipped;
   EXPECT_TRUE(r.verdict.error.empty()) << r.verdict.error;
-  // The profile: the one tuned workload, several times slower in the model.
+  // The profile: the one tuned workload, clearly slower in the model. How much depends on the
+  // machine: the 1 x 16-lane tile with K chunks of 32 was >= 1.5x the default on AVX2 and Zen 5,
+  // 1.19-1.45x on Zen 4 (one zmm FMA per cycle, so the default tile gains less), so the bound is
+  // well above KernelsSlowerInModel's margin (3 %) rather than a fixed multiple.
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].workload, task.workload_hash);
   EXPECT_GT(r.kernels[0].default_secs, 0);
-  EXPECT_GT(r.kernels[0].ratio, 1.5);
-  EXPECT_GT(r.kernels[0].tuned_secs, 1.5 * r.kernels[0].default_secs)
+  EXPECT_GT(r.kernels[0].ratio, 1.1);
+  EXPECT_GT(r.kernels[0].tuned_secs, r.kernels[0].default_secs + check.kernel_min_secs)
       << "the smallest micro-kernels were not slower: " << r.kernels[0].tuned_secs << " s against "
       << r.kernels[0].default_secs << " s";
   EXPECT_EQ(tune::KernelsSlowerInModel(r.kernels, check.kernel_margin, check.kernel_min_secs),
