@@ -217,6 +217,22 @@ def test_bad_budgets_are_clear_errors(models_dir, tmp_path, args, message):
     assert proc.returncode == 1 and message in proc.stderr, proc.stderr
 
 
+def test_the_report_says_how_candidates_were_measured(tuned, models_dir, tmp_path):
+    """--threads and --cold-weights reach the measurement (tune/measure.h) and the report says so: the
+    fixture's run has the default eviction threshold (1 MiB), a run with --cold-weights -1 never
+    evicts; a threshold below -1 is refused before anything is tuned."""
+    assert tuned[1]["measure"] == {"threads": 1, "cold_weights_bytes": 1 << 20, "timeout_s": 30.0}
+    db, report = tmp_path / "warm.jsonl", tmp_path / "warm.json"
+    model = models_dir / "mnist-8" / "model.onnx"
+    run_cli("tune", model, "--db", db, "--trials", 2, "--threads", 1, "--cold-weights", -1, "--check-rounds", 0,
+            "--report", report, timeout=600)
+    assert json.loads(report.read_text())["measure"]["cold_weights_bytes"] == -1
+    assert kernel_records(db), "the warm run measured nothing"
+    proc = run_cli("tune", model, "--db", tmp_path / "bad.jsonl", "--trials", 2, "--cold-weights", -2, check=False)
+    assert proc.returncode != 0 and "--cold-weights" in proc.stderr and "-2" in proc.stderr, proc.stderr
+    assert not (tmp_path / "bad.jsonl").exists()
+
+
 def test_compile_with_a_missing_database_is_a_clear_error(models_dir, tmp_path):
     proc = run_cli("compile", models_dir / "mnist-8" / "model.onnx", "--db", tmp_path / "none.jsonl", "-o",
                    tmp_path / "m.so", check=False)

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -35,6 +36,7 @@ struct TuneCliOptions {
   int threads = 0;
   uint64_t seed = 0;
   double timeout = 30;
+  int64_t cold_weights = tune::MeasureOptions{}.cold_weights_bytes;
   std::vector<std::string> input_shapes;
   std::vector<std::string> input_values;
   std::string report;
@@ -62,13 +64,17 @@ nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
           {"elapsed_s", c.elapsed_s}};
 }
 
-/// The --report file: every task's status, the graph rewrite decisions, the end-to-end check and the
-/// estimated latency after every trial (without the decisions, which come at the end).
-void WriteReport(const std::string& path, const driver::TuneModelResult& result,
+/// The --report file: how candidates were measured, every task's status, the graph rewrite decisions,
+/// the end-to-end check and the estimated latency after every trial (without the decisions, which come
+/// at the end).
+void WriteReport(const std::string& path, const driver::TuneModelResult& result, const tune::MeasureOptions& measure,
                  const std::vector<std::array<double, 3>>& curve) {
   const tune::TuneReport& r = result.report;
   const std::vector<tune::RewriteDecision>& decisions = result.decisions;
   nlohmann::json j;
+  j["measure"] = {{"threads", measure.num_threads},
+                  {"cold_weights_bytes", measure.cold_weights_bytes},
+                  {"timeout_s", measure.timeout_s}};
   j["trials"] = r.trials;
   j["elapsed_s"] = r.elapsed_s;
   j["revivals"] = r.revivals;
@@ -226,6 +232,7 @@ int Tune(const TuneCliOptions& o) {
   opt.seed = o.seed;
   opt.measure.num_threads = o.threads;
   opt.measure.timeout_s = o.timeout;
+  opt.measure.cold_weights_bytes = o.cold_weights;
 
   const frontend::ImportOptions import_options = ImportOptionsFromFlags(o.input_shapes, o.input_values);
   frontend::ImportResult imported = frontend::FromONNX(o.model, import_options);
@@ -254,7 +261,7 @@ int Tune(const TuneCliOptions& o) {
                         });
   if (midline) std::cerr << "\n";
   PrintSummary(result);
-  if (!o.report.empty()) WriteReport(o.report, result, curve);
+  if (!o.report.empty()) WriteReport(o.report, result, opt.measure, curve);
   std::cout << "records in " << o.db << "; compile with: tessera compile " << o.model << " --db " << o.db
             << " -o MODEL.so\n";
   return 0;
@@ -276,6 +283,11 @@ Action AddTuneCommand(CLI::App& app) {
   cmd->add_option("--seed", opts->seed, "the search's random seed (default 0)");
   cmd->add_option("--timeout", opts->timeout, "seconds one candidate may take to build and run (default 30)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--cold-weights", opts->cold_weights,
+                  "evict a kernel's inputs after the first (weights, biases, a residual) from the caches before every "
+                  "timed call when they hold at least this many bytes, as a model streams its weights (0: always; -1: "
+                  "never, every call finds them cached; default 1048576, tune/measure.h)")
+      ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--input-shape", opts->input_shapes, "NAME=D0,D1,...: a static shape for an input with symbolic dimensions");
   cmd->add_option("--input-value", opts->input_values,
                   "NAME=NUMBER|FILE: tune the model specialized for this input value (as tessera compile --input-value)");
