@@ -376,9 +376,8 @@ class Simplifier {
         break;
       }
       case ExprKind::kFloorDiv: case ExprKind::kFloorMod:
-        if (ba && bb) return BroadcastNode::make(Simplify(MakeBinary(k, ba->value, bb->value)), lanes);
         if (ra && bb) return RampDivMod(k == ExprKind::kFloorMod, *ra, bb->value);
-        break;
+        [[fallthrough]];  // two broadcasts: as every other operator
       default:
         if (ba && bb) {
           PrimExpr s = Simplify(MakeBinary(k, ba->value, bb->value));
