@@ -108,7 +108,7 @@ nb::dict Compile(const nb::object& model, const std::string& output, const std::
 
 nb::dict Tune(const nb::object& model, const std::string& db_path, double seconds, int64_t trials,
               const std::string& target_name, int threads, int batch, uint64_t seed, double timeout, int check_rounds,
-              const std::map<std::string, std::vector<int64_t>>& input_shapes,
+              const std::vector<int>& check_threads, const std::map<std::string, std::vector<int64_t>>& input_shapes,
               const std::function<void(nb::dict)>& progress) {
   driver::TuneModelOptions options;
   options.tune.max_seconds = seconds;
@@ -121,6 +121,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   options.tune.measure.num_threads = threads;
   options.tune.measure.timeout_s = timeout;
   options.check.rounds = check_rounds;
+  options.check.thread_counts = check_threads;
   frontend::ImportResult imported = Import(model, input_shapes);
   driver::TuneModelResult result;
   {
@@ -196,10 +197,15 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   nb::list untuned;
   for (const std::string& w : c.verdict.untuned_workloads) untuned.append(w);
   check["untuned_workloads"] = untuned;
+  check["threads"] = c.verdict.threads;
+  nb::list checked_threads;
+  for (int t : c.verdict.checked_threads) checked_threads.append(t);
+  check["checked_threads"] = checked_threads;
   nb::list kernels;
   for (const tune::InModelKernelTime& k : c.kernels) {
     nb::dict kd;
     kd["workload"] = k.workload;
+    kd["threads"] = k.threads;
     kd["default_s"] = k.default_secs;
     kd["tuned_s"] = k.tuned_secs;
     kd["ratio"] = k.ratio;
@@ -209,6 +215,7 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   nb::list builds;
   for (const tune::ModelCheckVerdict& b : c.builds) {
     nb::dict bd;
+    bd["threads"] = b.threads;
     bd["rewrites"] = b.rewrites;
     bd["untuned_workloads"] = b.untuned_workloads.size();
     bd["ratio"] = b.ratio;
@@ -276,7 +283,7 @@ NB_MODULE(_core, m) {
         "Compiles an ONNX model (bytes of a ModelProto, or a path) into the shared library `output`; "
         "returns the build summary.");
   m.def("tune", &Tune, "model"_a, "db"_a, "seconds"_a, "trials"_a, "target"_a, "threads"_a, "batch"_a, "seed"_a,
-        "timeout"_a, "check_rounds"_a, "input_shapes"_a, "progress"_a.none(),
+        "timeout"_a, "check_rounds"_a, "check_threads"_a, "input_shapes"_a, "progress"_a.none(),
         "Tunes every kernel of an ONNX model, appending to the tuning database `db`; returns the report.");
 
   nb::class_<Session>(m, "Session", "A loaded model library: run it from any number of threads.")

@@ -162,7 +162,8 @@ def _progress_printer(progress: bool | Callable[[dict], None] | None) -> tuple[C
 def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "tuning.jsonl", trials: int | None = None,
          target: str = "native", threads: int = 0, batch: int = 8, seed: int = 0, timeout: float = 30.0,
          input_shapes: Mapping[str, Sequence[int]] | None = None, example_inputs: Any = None,
-         progress: bool | Callable[[dict], None] | None = None, check_rounds: int = 10) -> TuneReport:
+         progress: bool | Callable[[dict], None] | None = None, check_rounds: int = 10,
+         check_threads: Sequence[int] = ()) -> TuneReport:
     """Searches faster schedules for every kernel of `model` on this machine and appends every
     measurement to the tuning database `db` (JSON lines, fsync-ed per batch; an existing database is
     resumed). Compile with ``tessera.compile(model, db=db)`` to use them.
@@ -175,14 +176,18 @@ def tune(model: Any, time: str | float | None = "10m", db: str | os.PathLike = "
     check_rounds: the end-to-end check (driver/tune_model.h): the model built with and without the
     database is timed this many paired rounds, and ``compile(model, db=db)`` builds the tuned model
     only when it was faster and computed the same outputs (``TuneReport.model_check``); 0: no check.
-    A time budget includes the check (a tenth of it).
+    A time budget includes the check (a tenth of it). check_threads: the runtime thread counts the
+    check times the model at, each in turn (empty: ``threads``' count and 1); a tuned kernel slower
+    at any keeps its default schedule, and the tuned model is applied only when faster at every one.
+    ``model_check["threads"]`` is the count its times are at (the worst ratio's), ``checked_threads``
+    all of them. A count outside [1, 4 x the hardware threads] or listed twice raises UserError.
     """
     seconds = parse_duration(time) if time is not None else 0.0
     source = _model_source(model, example_inputs)
     callback, bar = _progress_printer(progress)
     try:
         r = _core.tune(source, os.fspath(db), seconds, int(trials or 0), target, threads, batch, seed, timeout,
-                       check_rounds, _shapes(input_shapes), callback)
+                       check_rounds, [int(t) for t in check_threads], _shapes(input_shapes), callback)
     finally:
         if bar is not None:
             bar.close()

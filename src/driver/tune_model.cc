@@ -162,16 +162,17 @@ std::string CompareWithDefault(runtime::Executor& base, runtime::Executor& cand,
 }
 
 // The check's worker job (see tune_model.h): the default build against each of `tuned`, the last
-// of which has the default build's graph; with `plan`'s workloads, the per-kernel profile and the
-// tuned builds without the slower kernels' records after them. Its line is "ok <build secs> P
-// d_1 t_1 r_1 ... d_P t_P r_P <rounds>" (P: the workloads profiled, 0 or plan.workloads.size(), and
-// their in-model InModelKernelTime numbers, in plan.workloads' order; then each round's seconds
-// per run of the default build and of each tuned one, then of WithoutSlower's builds) or
-// "error <build secs> <why>".
+// of which has the default build's graph, at each of `threads` (runtime thread counts); with
+// `plan`'s workloads, the per-kernel profile at each thread count and the tuned builds without the
+// kernels slower at any of them after the others. Its line is "ok <build secs> T" then, per thread
+// count, "t P d_1 t_1 r_1 ... d_P t_P r_P" (P: the workloads profiled, 0 or plan.workloads.size(),
+// and their in-model InModelKernelTime numbers in plan.workloads' order), then, per thread count,
+// each round's seconds per run of the default build and of each tuned one, then of WithoutSlower's
+// builds; or "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                      const BuildOptions& options, const std::vector<Candidate>& tuned, const KernelProfilePlan& plan,
-                     const target::Target& target, const ModelCheckOptions& check, int num_threads) {
-  if (num_threads > 0) runtime::SetNumThreads(num_threads);
+                     const target::Target& target, const ModelCheckOptions& check, const std::vector<int>& threads) {
+  runtime::SetNumThreads(threads[0], true);
   const Clock::time_point t0 = Clock::now();
   BuildOptions untuned = options;
   untuned.tuning_db.clear();
@@ -217,30 +218,63 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
   };
   std::ostringstream line;
   line.precision(9);
-  // The per-kernel profile, and the tuned builds without the kernels it found slower.
-  const std::vector<tune::InModelKernelTime> kernels =
-      ProfileKernels(base, *builds.back(), plan, check.profile_rounds, runs_per_round());
-  line << kernels.size() << " ";
-  for (const tune::InModelKernelTime& k : kernels) line << k.default_secs << " " << k.tuned_secs << " " << k.ratio << " ";
+  line << threads.size() << " ";
+  // The per-kernel profile at each thread count, and the tuned builds without the kernels it found
+  // slower at any.
+  std::vector<tune::InModelKernelTime> kernels;
+  for (int t : threads) {
+    runtime::SetNumThreads(t, true);
+    const std::vector<tune::InModelKernelTime> at =
+        ProfileKernels(base, *builds.back(), plan, check.profile_rounds, runs_per_round());
+    line << t << " " << at.size() << " ";
+    for (const tune::InModelKernelTime& k : at) line << k.default_secs << " " << k.tuned_secs << " " << k.ratio << " ";
+    kernels.insert(kernels.end(), at.begin(), at.end());
+  }
   const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
   const size_t first = builds.size();
   for (const Candidate& t : WithoutSlower(tuned, slower))
     if (std::string err = build_tuned(t.options); !err.empty()) return error("build: " + err);
+  runtime::SetNumThreads(threads[0], true);
   if (std::string err = compare(first); !err.empty()) return error(err);
-  const int n = runs_per_round();
+  std::vector<double> secs(builds.size());
+  for (int t : threads) {
+    runtime::SetNumThreads(t, true);
+    const int n = runs_per_round();
+    for (int r = 0; r < check.rounds; ++r) {
+      // Round r starts with build r mod k, so that each build leads as often as the others.
+      for (size_t j = 0; j < builds.size(); ++j) {
+        const size_t b = (static_cast<size_t>(r) + j) % builds.size();
+        secs[b] = runtime::MedianRunSeconds(*builds[b], n);
+      }
+      for (double s : secs) line << s << " ";
+    }
+  }
   std::ostringstream head;
   head.precision(9);
   head << "ok " << SecondsSince(t0) << " ";
-  std::vector<double> secs(builds.size());
-  for (int r = 0; r < check.rounds; ++r) {
-    // Round r starts with build r mod k, so that each build leads as often as the others.
-    for (size_t j = 0; j < builds.size(); ++j) {
-      const size_t b = (static_cast<size_t>(r) + j) % builds.size();
-      secs[b] = runtime::MedianRunSeconds(*builds[b], n);
-    }
-    for (double t : secs) line << t << " ";
-  }
   return head.str() + line.str();
+}
+
+// The thread counts the check runs at: `listed` when given (each in [1, runtime::ThreadLimit()],
+// none twice: UserError otherwise), else the tuning's (`num_threads`, 0: the runtime's default) and 1.
+std::vector<int> CheckThreadCounts(const std::vector<int>& listed, int num_threads) {
+  for (int t : listed)
+    TESSERA_CHECK(t >= 1 && t <= runtime::ThreadLimit(), "the end-to-end check's thread counts must lie in [1, ",
+                  runtime::ThreadLimit(), "] on this machine; got ", t);
+  std::vector<int> out = listed;
+  if (out.empty()) out = {num_threads > 0 ? num_threads : runtime::NumThreads(), 1};
+  std::vector<int> seen;
+  for (int t : out)
+    if (std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
+  TESSERA_CHECK(listed.empty() || seen.size() == listed.size(), "the end-to-end check's thread counts list one twice");
+  return seen;
+}
+
+// The geometric mean of the ratios of `per_threads` (each > 0).
+double GeomeanRatio(const std::vector<tune::ModelCheckVerdict>& per_threads) {
+  double log_sum = 0;
+  for (const tune::ModelCheckVerdict& v : per_threads) log_sum += std::log(v.ratio);
+  return std::exp(log_sum / static_cast<double>(per_threads.size()));
 }
 
 std::string Ms(double secs) {
@@ -274,8 +308,9 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
   std::vector<Candidate> tuned = {MakeCandidate(full_options, full, true)};
   if (same_graph.fingerprint != full.fingerprint) tuned.push_back(MakeCandidate(kernels_options, same_graph, false));
   const KernelProfilePlan plan = PlanKernelProfile(tuned.back(), same_graph);
+  const std::vector<int> threads = CheckThreadCounts(check.thread_counts, num_threads);
   const tune::MeasureResult m = tune::RunInWorker(
-      [&] { return CheckJob(mod, output_names, options, tuned, plan, target, check, num_threads); }, check.timeout_s);
+      [&] { return CheckJob(mod, output_names, options, tuned, plan, target, check, threads); }, check.timeout_s);
   out.elapsed_s = SecondsSince(t0);
   if (m.error.rfind(kSkip, 0) == 0) {
     out.skipped = m.error.substr(std::char_traits<char>::length(kSkip));
@@ -289,34 +324,60 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
     out.verdict.apply = false;
     out.verdict.error = m.error;
   } else {
-    // The line: the per-kernel profile, then the rounds (CheckJob).
+    // The line: the per-kernel profile at each thread count, then the rounds (CheckJob).
     const std::vector<double>& v = m.run_secs;
-    TESSERA_ICHECK(!v.empty(), "the check's worker reported no per-kernel profile");
-    const size_t p = static_cast<size_t>(v[0]);
-    TESSERA_ICHECK(p == 0 || p == plan.workloads.size(), "the check's worker profiled ", p, " workloads of ",
-                   plan.workloads.size());
-    TESSERA_ICHECK(v.size() >= 1 + 3 * p, "the check's worker reported a short per-kernel profile");
-    std::vector<tune::InModelKernelTime> kernels(p);
-    for (size_t i = 0; i < p; ++i) kernels[i] = {plan.workloads[i], v[1 + 3 * i], v[2 + 3 * i], v[3 + 3 * i]};
-    out.kernels = kernels;
-    const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
+    size_t at = 0;
+    auto next = [&]() {
+      TESSERA_ICHECK(at < v.size(), "the check's worker reported a short line");
+      return v[at++];
+    };
+    TESSERA_ICHECK(static_cast<size_t>(next()) == threads.size(), "the check's worker ran another list of thread counts");
+    for (int t : threads) {
+      TESSERA_ICHECK(static_cast<int>(next()) == t, "the check's worker profiled another thread count");
+      const size_t p = static_cast<size_t>(next());
+      TESSERA_ICHECK(p == 0 || p == plan.workloads.size(), "the check's worker profiled ", p, " workloads of ",
+                     plan.workloads.size());
+      for (size_t i = 0; i < p; ++i) {
+        tune::InModelKernelTime k{plan.workloads[i], 0, 0, 0, t};
+        k.default_secs = next();
+        k.tuned_secs = next();
+        k.ratio = next();
+        out.kernels.push_back(k);
+      }
+    }
+    const std::vector<std::string> slower =
+        tune::KernelsSlowerInModel(out.kernels, check.kernel_margin, check.kernel_min_secs);
     std::vector<Candidate> timed = tuned;
     for (Candidate& t : WithoutSlower(tuned, slower)) timed.push_back(std::move(t));
     const size_t k = timed.size() + 1;
-    const size_t times = v.size() - 1 - 3 * p;
-    TESSERA_ICHECK(times == k * static_cast<size_t>(check.rounds), "the check's worker reported ", times,
-                   " times for ", check.rounds, " rounds of ", k, " builds");
-    std::vector<std::vector<double>> secs(k);
-    for (size_t i = 0; i < times; ++i) secs[i % k].push_back(v[1 + 3 * p + i]);
-    // Of the tuned builds that pass the verdict's rules, the one with the lowest median paired ratio
-    // (the first among equals); when none passes, the lowest ratio's, not applied.
+    TESSERA_ICHECK(v.size() - at == k * static_cast<size_t>(check.rounds) * threads.size(), "the check's worker reported ",
+                   v.size() - at, " times for ", check.rounds, " rounds of ", k, " builds at ", threads.size(),
+                   " thread counts");
+    // per_threads[c]: tuned build c's verdict at each thread count.
+    std::vector<std::vector<tune::ModelCheckVerdict>> per_threads(timed.size());
+    for (int t : threads) {
+      std::vector<std::vector<double>> secs(k);
+      for (size_t i = 0; i < k * static_cast<size_t>(check.rounds); ++i) secs[i % k].push_back(next());
+      for (size_t c = 0; c < timed.size(); ++c) {
+        tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
+        verdict.rewrites = timed[c].rewrites;
+        verdict.untuned_workloads = timed[c].untuned;
+        verdict.threads = t;
+        out.builds.push_back(verdict);
+        per_threads[c].push_back(verdict);
+      }
+    }
+    // Of the tuned builds that pass the verdict's rules at every thread count, the one with the lowest
+    // geometric mean of its ratios (the first among equals); when none passes, the lowest's, not applied.
+    double best_score = 0;
     for (size_t c = 0; c < timed.size(); ++c) {
-      tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
-      verdict.rewrites = timed[c].rewrites;
-      verdict.untuned_workloads = timed[c].untuned;
-      out.builds.push_back(verdict);
-      const bool better = verdict.apply != out.verdict.apply ? verdict.apply : verdict.ratio < out.verdict.ratio;
-      if (c == 0 || better) out.verdict = verdict;
+      const tune::ModelCheckVerdict verdict = tune::CombineThreadVerdicts(per_threads[c]);
+      const double score = GeomeanRatio(per_threads[c]);
+      const bool better = verdict.apply != out.verdict.apply ? verdict.apply : score < best_score;
+      if (c == 0 || better) {
+        out.verdict = verdict;
+        best_score = score;
+      }
     }
     if (!out.verdict.apply) out.verdict.untuned_workloads.clear();
   }

@@ -2,6 +2,7 @@
 #include "tessera/tune/model_check.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <ctime>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace {
 constexpr const char* kApplyKey = "apply";
 constexpr const char* kRewritesKey = "rewrites";
 constexpr std::string_view kUntunedPrefix = "untuned ";
+constexpr const char* kThreadsKey = "threads";
+constexpr std::string_view kCheckedPrefix = "checked ";
 constexpr const char* kModelCheckName = "model-check";  // the verdicts' workload name
 
 // The median of `v` (the mean of the middle two for an even count).
@@ -110,6 +113,30 @@ std::vector<std::string> KernelsSlowerInModel(const std::vector<InModelKernelTim
   return slower;
 }
 
+ModelCheckVerdict CombineThreadVerdicts(const std::vector<ModelCheckVerdict>& per_threads) {
+  TESSERA_ICHECK(!per_threads.empty(), "CombineThreadVerdicts: no verdict");
+  ModelCheckVerdict out = per_threads[0];
+  std::vector<int> counts;
+  for (const ModelCheckVerdict& v : per_threads) {
+    TESSERA_ICHECK(v.threads > 0, "CombineThreadVerdicts: a verdict without its thread count");
+    counts.push_back(v.threads);
+    if (v.ratio > out.ratio) {
+      out.default_secs = v.default_secs;
+      out.tuned_secs = v.tuned_secs;
+      out.ratio = v.ratio;
+      out.rounds = v.rounds;
+      out.wins = v.wins;
+      out.threads = v.threads;
+    }
+  }
+  std::sort(counts.begin(), counts.end());
+  TESSERA_ICHECK(std::adjacent_find(counts.begin(), counts.end()) == counts.end(),
+                 "CombineThreadVerdicts: a thread count twice");
+  out.apply = std::all_of(per_threads.begin(), per_threads.end(), [](const ModelCheckVerdict& v) { return v.apply; });
+  out.checked_threads = counts;
+  return out;
+}
+
 void CommitModelCheck(Database& db, const std::string& fingerprint, const std::string& target,
                       const ModelCheckVerdict& verdict) {
   TuningRecord r;
@@ -124,6 +151,8 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.config["rounds"] = verdict.rounds;
   r.config["wins"] = verdict.wins;
   for (const std::string& w : verdict.untuned_workloads) r.config[std::string(kUntunedPrefix) + w] = 1;
+  if (verdict.threads > 0) r.config[kThreadsKey] = verdict.threads;
+  for (int t : verdict.checked_threads) r.config[std::string(kCheckedPrefix) + std::to_string(t)] = 1;
   if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
   r.error = verdict.error;
   db.CommitWorkload({r.workload_hash, kModelCheckName, std::string(kModelCheckName) + " " + fingerprint});
@@ -158,8 +187,16 @@ std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std:
     v.rounds = static_cast<int>(get("rounds"));
     v.wins = static_cast<int>(get("wins"));
     v.error = it->error;
-    for (const auto& [key, value] : it->config)  // std::map: the hashes come sorted
+    v.threads = static_cast<int>(get(kThreadsKey));
+    for (const auto& [key, value] : it->config) {  // std::map: the hashes come sorted
       if (key.starts_with(kUntunedPrefix) && value != 0) v.untuned_workloads.push_back(key.substr(kUntunedPrefix.size()));
+      int t = 0;
+      const std::string_view count = std::string_view(key).substr(std::min(key.size(), kCheckedPrefix.size()));
+      if (key.starts_with(kCheckedPrefix) && value != 0 &&
+          std::from_chars(count.data(), count.data() + count.size(), t).ec == std::errc() && t > 0)
+        v.checked_threads.push_back(t);  // a key that does not parse is some other version's: skipped
+    }
+    std::sort(v.checked_threads.begin(), v.checked_threads.end());  // "checked 12" sorts before "checked 2"
     return v;
   }
   return std::nullopt;

@@ -16,6 +16,7 @@
 #include "tessera/driver/resolve_target.h"
 #include "tessera/driver/tune_model.h"
 #include "tessera/runtime/graph_executor.h"
+#include "tessera/runtime/thread_pool.h"
 #include "tessera/topi/x86/schedule.h"
 #include "tessera/tune/model_check.h"
 #include "tessera/tune/space.h"
@@ -356,6 +357,32 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
   // Either way `compile --db` builds the kernel with its default schedule.
   const driver::BuildSummary built = driver::Build(model.Module(), {"y"}, options).summary;
   EXPECT_EQ(built.tuned_kernels, 0);
+  // At 2 threads and 1: the profile and the rounds at each, the slow record dropped for both.
+  check.thread_counts = {2, 1};
+  const driver::ModelCheckResult both = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(both.checked) << both.skipped;
+  ASSERT_EQ(both.kernels.size(), 2u);
+  EXPECT_EQ(both.kernels[0].threads, 2);
+  EXPECT_EQ(both.kernels[1].threads, 1);
+  for (const tune::InModelKernelTime& k : both.kernels) EXPECT_EQ(k.workload, task.workload_hash);
+  ASSERT_EQ(both.builds.size(), 4u);  // the tuned build and the one without the slow record, at 2 then 1
+  EXPECT_EQ(both.builds[0].threads, 2);
+  EXPECT_EQ(both.builds[1].threads, 2);
+  EXPECT_EQ(both.builds[2].threads, 1);
+  EXPECT_EQ(both.builds[1].untuned_workloads, std::vector<std::string>{task.workload_hash});
+  EXPECT_EQ(both.builds[3].untuned_workloads, std::vector<std::string>{task.workload_hash});
+  EXPECT_EQ(both.verdict.checked_threads, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(both.verdict.threads == 1 || both.verdict.threads == 2) << both.verdict.threads;
+  // Applied only when the build it names passed at both counts.
+  for (const tune::ModelCheckVerdict& b : both.builds)
+    if (both.verdict.apply && b.untuned_workloads == both.verdict.untuned_workloads) EXPECT_TRUE(b.apply);
+  const std::optional<tune::ModelCheckVerdict> recorded_both =
+      tune::LookupModelCheck(tune::Database(options.tuning_db), both.fingerprint, host.str());
+  ASSERT_TRUE(recorded_both);
+  EXPECT_EQ(recorded_both->checked_threads, (std::vector<int>{1, 2}));
+  EXPECT_EQ(recorded_both->threads, both.verdict.threads);
+  EXPECT_EQ(driver::Build(model.Module(), {"y"}, options).summary.tuned_kernels, 0);
+  check.thread_counts.clear();
   // Without the profile: no build without the slow kernel, and an empty profile.
   check.profile_rounds = 0;
   const driver::ModelCheckResult off = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
@@ -403,7 +430,10 @@ TEST(TuneModel, BadArgumentsAreUserErrors) {
            [](driver::ModelCheckOptions& c) { c.rounds = 0; },
            [](driver::ModelCheckOptions& c) { c.profile_rounds = -1; },
            [](driver::ModelCheckOptions& c) { c.kernel_margin = -0.01; },
-           [](driver::ModelCheckOptions& c) { c.kernel_min_secs = -1e-6; }}) {
+           [](driver::ModelCheckOptions& c) { c.kernel_min_secs = -1e-6; },
+           [](driver::ModelCheckOptions& c) { c.thread_counts = {0}; },
+           [](driver::ModelCheckOptions& c) { c.thread_counts = {1, 2, 1}; },
+           [](driver::ModelCheckOptions& c) { c.thread_counts = {runtime::ThreadLimit() + 1}; }}) {
     driver::ModelCheckOptions check;
     bad(check);
     EXPECT_THROW(driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1), UserError);

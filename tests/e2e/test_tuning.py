@@ -107,8 +107,20 @@ def test_the_end_to_end_check_decides_what_compile_builds(tuned, models_dir, tmp
     tuned_db, report = tuned
     check = report["model_check"]
     assert check["checked"] and check["rounds"] == 10 and check["error"] == "", check
-    assert check["default_s"] > 0 and check["tuned_s"] > 0 and check["apply"] == (check["ratio"] < 1 and check["wins"] >= 7), check
-    # (7 of 10 rounds: tune::MinWinningRounds(10), the one-sided sign test at 20 %)
+    assert check["default_s"] > 0 and check["tuned_s"] > 0, check
+    # At the tuning's thread count (the runtime's default here) and at 1, each build timed at both;
+    # the verdict's numbers are its worst count's, and it applies a build only when that build passed
+    # at both (7 of 10 rounds: tune::MinWinningRounds(10), the one-sided sign test at 20 %).
+    assert len(check["checked_threads"]) in (1, 2) and 1 in check["checked_threads"], check
+    assert check["threads"] in check["checked_threads"], check
+    assert {b["threads"] for b in check["builds"]} == set(check["checked_threads"]), check["builds"]
+    if check["apply"]:
+        assert check["ratio"] < 1 and check["wins"] >= 7, check
+        chosen = [b for b in check["builds"] if b["rewrites"] == check["rewrites"]
+                  and b["untuned_workloads"] == len(check["untuned_workloads"])]
+        assert len(chosen) == len(check["checked_threads"]) and all(b["apply"] for b in chosen), check["builds"]
+    else:
+        assert not all(b["apply"] for b in check["builds"]), check["builds"]  # each build failed at some count
     verdicts = [r for r in records(tuned_db) if r["workload"] == _fnv1a("model-check " + check["fingerprint"])]
     assert len(verdicts) == 1 and verdicts[0]["trace"] is None, verdicts
     assert verdicts[0]["config"]["apply"] == int(check["apply"]) and verdicts[0]["config"]["rounds"] == 10
@@ -164,9 +176,11 @@ def test_check_only_checks_the_database_as_it_is(tuned, models_dir, tmp_path):
     before = records(db)
     out = tmp_path / "check.json"
     run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--check-only", "--check-rounds", 3,
-            "--threads", 1, "--report", out, timeout=600)
+            "--threads", 1, "--check-threads", "2,1", "--report", out, timeout=600)
     check = json.loads(out.read_text())["model_check"]
     assert check["checked"] and check["rounds"] == 3 and check["fingerprint"] == report["model_check"]["fingerprint"]
+    assert check["checked_threads"] == [1, 2] and [b["threads"] for b in check["builds"]][:1] == [2], check
+    assert all(k["threads"] in (1, 2) for k in check["kernels"]), check["kernels"]
     after = records(db)
     assert after[:len(before)] == before and len(after) == len(before) + 1
     assert after[-1]["workload"] == _fnv1a("model-check " + check["fingerprint"])
@@ -174,6 +188,9 @@ def test_check_only_checks_the_database_as_it_is(tuned, models_dir, tmp_path):
     proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--check-only", "--trials", 3,
                    check=False)
     assert proc.returncode == 1 and "--check-only tunes nothing" in proc.stderr, proc.stderr
+    proc = run_cli("tune", models_dir / "mnist-8" / "model.onnx", "--db", db, "--check-only", "--check-threads",
+                   "1,1", check=False)
+    assert proc.returncode == 1 and "list one twice" in proc.stderr, proc.stderr
 
 
 def test_records_of_another_target_or_version_are_not_applied(tuned_db, models_dir, tmp_path):

@@ -172,6 +172,64 @@ TEST_F(ModelCheckTest, AVerdictOfAnotherVersionIsNotRead) {
   EXPECT_EQ(LookupModelCheck(Database(path_), fp, kTarget), std::nullopt);
 }
 
+TEST(CombineThreadVerdicts, AppliesOnlyWhenEveryThreadCountDoesAndReportsTheWorst) {
+  auto at = [](int threads, std::vector<double> d, std::vector<double> t) {
+    ModelCheckVerdict v = DecideModelCheck(d, t);
+    v.threads = threads;
+    return v;
+  };
+  // Faster at 2 threads (ratio 0.8), slower at 1 (1.1): not applied, the numbers are 1 thread's.
+  const ModelCheckVerdict two = at(2, {1e-3, 1e-3, 1e-3}, {0.8e-3, 0.8e-3, 0.8e-3});
+  const ModelCheckVerdict one = at(1, {2e-3, 2e-3, 2e-3}, {2.2e-3, 2.2e-3, 2.2e-3});
+  ASSERT_TRUE(two.apply);
+  ASSERT_FALSE(one.apply);
+  ModelCheckVerdict v = CombineThreadVerdicts({two, one});
+  EXPECT_FALSE(v.apply);
+  EXPECT_EQ(v.threads, 1);
+  EXPECT_NEAR(v.ratio, 1.1, 1e-12);
+  EXPECT_NEAR(v.default_secs, 2e-3, 1e-12);
+  EXPECT_NEAR(v.tuned_secs, 2.2e-3, 1e-12);
+  EXPECT_EQ(v.wins, 0);
+  EXPECT_EQ(v.checked_threads, (std::vector<int>{1, 2}));
+  // Faster at both: applied, with the smaller gain's numbers (1 thread: 0.9).
+  v = CombineThreadVerdicts({two, at(1, {2e-3, 2e-3, 2e-3}, {1.8e-3, 1.8e-3, 1.8e-3})});
+  EXPECT_TRUE(v.apply);
+  EXPECT_EQ(v.threads, 1);
+  EXPECT_NEAR(v.ratio, 0.9, 1e-12);
+  // One thread count: that verdict, its count listed.
+  v = CombineThreadVerdicts({two});
+  EXPECT_TRUE(v.apply);
+  EXPECT_EQ(v.threads, 2);
+  EXPECT_EQ(v.checked_threads, std::vector<int>{2});
+  // No verdict, a verdict without its count, a count twice: internal errors.
+  EXPECT_THROW(CombineThreadVerdicts({}), InternalError);
+  EXPECT_THROW(CombineThreadVerdicts({DecideModelCheck({1e-3}, {1e-3})}), InternalError);
+  EXPECT_THROW(CombineThreadVerdicts({two, two}), InternalError);
+}
+
+TEST_F(ModelCheckTest, AVerdictKeepsItsThreadCounts) {
+  const std::string fp = "0123456789abcdef";
+  ModelCheckVerdict v = DecideModelCheck({1e-3}, {0.9e-3});
+  v.threads = 12;
+  v.checked_threads = {2, 12};  // "checked 12" sorts before "checked 2" in the record
+  Database db(path_);
+  CommitModelCheck(db, fp, kTarget, v);
+  std::optional<ModelCheckVerdict> got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->threads, 12);
+  EXPECT_EQ(got->checked_threads, (std::vector<int>{2, 12}));
+  // A verdict of before thread counts were recorded, or with a key that does not parse: none.
+  TuningRecord r;
+  r.workload_hash = ModelCheckHash(fp);
+  r.target = kTarget;
+  r.config = {{"apply", 1}, {"checked x", 1}, {"checked ", 1}, {"checked -3", 1}};
+  db.CommitBatch({r});
+  got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->threads, 0);
+  EXPECT_TRUE(got->checked_threads.empty());
+}
+
 TEST(KernelsSlowerInModel, NamesTheWorkloadsSlowerTunedByMoreThanBothMargins) {
   const std::vector<InModelKernelTime> kernels = {
       {"00000000000000c3", 100e-6, 130e-6, 1.3},  // 30 % and 30 us slower: kept at the default

@@ -43,6 +43,7 @@ struct TuneCliOptions {
   std::string tasks;  // substring of the task names to tune; empty: every task
   int confirm = 2;
   int check_rounds = 10;
+  std::vector<int> check_threads;  // empty: --threads' count and 1
   bool check_only = false;
 };
 
@@ -50,16 +51,17 @@ struct TuneCliOptions {
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const tune::InModelKernelTime& k : c.kernels)
-    kernels.push_back(
-        {{"workload", k.workload}, {"default_s", k.default_secs}, {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
+    kernels.push_back({{"workload", k.workload}, {"threads", k.threads}, {"default_s", k.default_secs},
+                       {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
   nlohmann::json builds = nlohmann::json::array();
   for (const tune::ModelCheckVerdict& b : c.builds)
-    builds.push_back({{"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()}, {"ratio", b.ratio},
-                      {"wins", b.wins}, {"apply", b.apply}});
+    builds.push_back({{"threads", b.threads}, {"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()},
+                      {"ratio", b.ratio}, {"wins", b.wins}, {"apply", b.apply}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
           {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds}, {"wins", c.verdict.wins},   {"error", c.verdict.error},
+          {"threads", c.verdict.threads}, {"checked_threads", c.verdict.checked_threads},
           {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"builds", builds},
           {"elapsed_s", c.elapsed_s}};
 }
@@ -142,12 +144,20 @@ void PrintProgress(const tune::TuneProgress& p, bool tty) {
   else std::cerr << line << "\n";
 }
 
+/// "1, 2": thread counts for a line.
+std::string ThreadList(const std::vector<int>& counts) {
+  std::string out;
+  for (int t : counts) out += (out.empty() ? "" : ", ") + std::to_string(t);
+  return out;
+}
+
 /// The end-to-end check's outcome, one line.
 void PrintCheck(const driver::ModelCheckResult& c) {
   if (c.checked && c.verdict.error.empty())
     std::cout << "end to end: " << Ms(c.verdict.default_secs) << " ms default, " << Ms(c.verdict.tuned_secs)
-              << " ms tuned per run (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0) << "x, median of "
-              << c.verdict.rounds << " paired rounds, faster in " << c.verdict.wins
+              << " ms tuned per run at " << c.verdict.threads << " thread(s), the worst of "
+              << ThreadList(c.verdict.checked_threads) << " (" << (c.verdict.ratio > 0 ? 1 / c.verdict.ratio : 0)
+              << "x, median of " << c.verdict.rounds << " paired rounds, faster in " << c.verdict.wins
               << "): `compile --db` builds the "
               << (!c.verdict.apply      ? "default model"
                   : c.verdict.rewrites ? "tuned model"
@@ -209,6 +219,7 @@ int CheckOnly(const TuneCliOptions& o) {
   build_options.tuning_db = o.db;
   driver::ModelCheckOptions check;
   check.rounds = o.check_rounds;
+  check.thread_counts = o.check_threads;
   std::cerr << "end-to-end check of " << o.model << " with " << o.db << ": " << o.check_rounds << " rounds\n";
   const driver::ModelCheckResult c =
       driver::CheckTunedModel(imported.module, imported.output_names, build_options, check, o.threads);
@@ -244,6 +255,7 @@ int Tune(const TuneCliOptions& o) {
   tune_options.tune = opt;
   tune_options.tasks = o.tasks;
   tune_options.check.rounds = o.check_rounds;
+  tune_options.check.thread_counts = o.check_threads;
   const bool tty = isatty(STDERR_FILENO);
   bool midline = false;  // a progress line without its newline is on the terminal
   tune_options.log = [&](const std::string& line) {
@@ -302,6 +314,12 @@ Action AddTuneCommand(CLI::App& app) {
                   "end-to-end check: time the model with and without the tuned records this many paired rounds "
                   "and record which `compile --db` builds (default 10; 0: off)")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--check-threads", opts->check_threads,
+                  "end-to-end check: the runtime thread counts to time the model at, each in turn (e.g. 1,2); a tuned "
+                  "kernel slower at any of them keeps its default schedule, and the tuned model is applied only when "
+                  "faster at every one (default: --threads' count and 1)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096));
   cmd->add_flag("--check-only", opts->check_only,
                 "tune nothing: run the end-to-end check on the database as it is and record its verdict (the "
                 "database must exist)");

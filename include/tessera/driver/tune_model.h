@@ -16,10 +16,13 @@
 //     kernel_margin, kernel_min_secs) each tuned build that has them again without their records
 //     (its outputs compared too); then `rounds` rounds, each timing every build for at least
 //     min_round_secs (a round's time: the median of its runs, robust to bursts of other load), each
-//     round led by the next build; the verdict (tune::DecideModelCheck: of the tuned builds whose
-//     median paired ratio is below 1 and that won a sign test's share of the rounds, 7 of 10, the
-//     lowest ratio's; the default build when none did) recorded for the tuned build's
-//     fingerprint (tune/model_check.h), which `tessera compile --db` follows.
+//     round led by the next build. The profile and the rounds run at each of the check's thread
+//     counts (ModelCheckOptions::thread_counts; by default the tuning's and 1): a kernel slower at
+//     any of them keeps its default schedule. The verdict (tune::DecideModelCheck at each thread
+//     count, tune::CombineThreadVerdicts over them: of the tuned builds whose median paired ratio is
+//     below 1 and that won a sign test's share of the rounds, 7 of 10, at every thread count, the
+//     one with the lowest geometric mean of its ratios; the default build when none did) is recorded
+//     for the tuned build's fingerprint (tune/model_check.h), which `tessera compile --db` follows.
 //
 // A time budget (tune.max_seconds) covers the check: the search gets (1 - check_share) of it. The
 // check is not recorded (ModelCheckResult::skipped says why) when it is off (rounds 0), when an
@@ -50,10 +53,14 @@ struct ModelCheckOptions {
   int profile_rounds = 6;
   double kernel_margin = 0.03;    ///< KernelsSlowerInModel's margin: 3 % slower in the model
   double kernel_min_secs = 5e-6;  ///< and slower by more than 5 us per run
+  /// The runtime thread counts the profile and the rounds run at, each in turn (tune/model_check.h,
+  /// "Per thread count"); empty: the tuning's thread count (0: the runtime's default) and 1. UserError
+  /// for a count outside [1, runtime::ThreadLimit()] or listed twice.
+  std::vector<int> thread_counts;
 };
 
 struct TuneModelOptions {
-  tune::TuneOptions tune;  ///< the search; tune.measure.num_threads is also the check's thread count
+  tune::TuneOptions tune;  ///< the search; tune.measure.num_threads is also the check's first thread count
   /// Tune only the tasks whose name contains this text (empty: every task). A graph rewrite knob is
   /// decided only when every kernel of every value is among them. UserError when none matches.
   std::string tasks;
@@ -70,10 +77,11 @@ struct ModelCheckResult {
   tune::ModelCheckVerdict verdict;
   /// The per-kernel profile: every workload the tuned build of the default's graph schedules from a
   /// record other than the default schedule (TunedKernel::default_program), in-model seconds per run
-  /// of both builds (empty when not profiled).
+  /// of both builds, at each thread count in turn (InModelKernelTime::threads; empty when not profiled).
   std::vector<tune::InModelKernelTime> kernels;
-  /// Every tuned build timed, in the worker's order, as the verdict would read had it won: its
-  /// rewrites, untuned_workloads and median paired ratio (the verdict is the one with the lowest).
+  /// Every tuned build timed at every thread count (the counts' order, then the worker's order of
+  /// builds), as the verdict at that count would read: its threads, rewrites, untuned_workloads and
+  /// median paired ratio.
   std::vector<tune::ModelCheckVerdict> builds;
   double elapsed_s = 0;         ///< the check's wall time (builds included)
 };

@@ -42,10 +42,18 @@
 // builds without those records are timed in the same rounds as the others and win when their median
 // ratio is lower (ModelCheckVerdict::untuned_workloads).
 //
+// Per thread count: a compiled model runs at whatever thread count its caller sets, and a kernel
+// tuned at 2 threads can run slower at 1 (its tiles cut for two cores' share of the work). So the
+// check times every build, and profiles every kernel, at each of a list of thread counts (by
+// default the tuning's and 1): a workload whose tuned kernel ran slower at any of them keeps its
+// default schedule, and a tuned build is applied only when it passes both rules at every one
+// (CombineThreadVerdicts); the verdict's numbers are those of its worst thread count.
+//
 // Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
 // this version (database.h's keys); config {"apply": 0 or 1, "rewrites": 0 or 1, "default_ns", "tuned_ns": the median
 // per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds", "wins", and
-// "untuned <workload hash>": 1 for each of untuned_workloads}; run_secs {the tuned median}; error: why
+// "untuned <workload hash>": 1 for each of untuned_workloads, "threads": the thread count of the
+// times, "checked <n>": 1 for each thread count checked}; run_secs {the tuned median}; error: why
 // the tuned build was not applied when it failed or differed ("" otherwise); no trace. The latest
 // record wins (LookupModelCheck).
 #pragma once
@@ -72,6 +80,8 @@ struct ModelCheckVerdict {
   /// With apply: the workloads (hashes, sorted) built with their default schedule although the
   /// database has a record, the record's kernel having run slower in the model (KernelsSlowerInModel).
   std::vector<std::string> untuned_workloads;
+  int threads = 0;                   ///< the runtime thread count of the times above (0: not recorded)
+  std::vector<int> checked_threads;  ///< every thread count the check timed, ascending (empty: not recorded)
 };
 
 /// One workload of a model as the check profiled it, over paired rounds (each round profiles both
@@ -82,6 +92,7 @@ struct InModelKernelTime {
   double default_secs = 0;  ///< median per-round seconds per run, default build
   double tuned_secs = 0;    ///< the same, tuned build
   double ratio = 0;         ///< median over rounds of tuned / default (0: a round without default time)
+  int threads = 0;          ///< the runtime thread count profiled at (0: not recorded)
 };
 
 /// The medians of paired per-round times (InModelKernelTime): default_secs[i], tuned_secs[i] are round
@@ -126,6 +137,13 @@ int MinWinningRounds(int rounds);
 /// median of tuned_i / default_i is below 1 and wins >= MinWinningRounds(rounds); default_secs /
 /// tuned_secs are the medians of each side.
 ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, const std::vector<double>& tuned_secs);
+
+/// One build's verdict over thread counts: `per_threads` holds its DecideModelCheck verdict at each
+/// (non-empty, each with its `threads` set, no count twice: InternalError otherwise). apply iff every
+/// one applies; the numbers (times, ratio, rounds, wins, threads) are the highest ratio's (the first
+/// among equals); checked_threads the counts, ascending; rewrites, untuned_workloads and error the
+/// first's.
+ModelCheckVerdict CombineThreadVerdicts(const std::vector<ModelCheckVerdict>& per_threads);
 
 /// Commits `verdict` for the build `fingerprint` on `target` (one record and its workload).
 /// UserError when the database cannot be written.
