@@ -284,7 +284,8 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
                    const BuildOptions& options, const target::Target& target, const ir::PassContext& ctx) {
   const std::optional<tune::Database> db = OpenTuningDatabase(options);
   ScheduledModel scheduled = ScheduleModel(input, output_names, options, target, ctx, db);
-  // The end-to-end check's verdict on this very build (tune/model_check.h): slower -> the default;
+  // The end-to-end check's verdict on this very build (tune/model_check.h): not faster (at every
+  // thread count checked) -> the default;
   // faster without the rewrite decisions or with some kernels at their default schedules -> so.
   const std::string& fingerprint = scheduled.tuned.fingerprint;
   const std::optional<tune::ModelCheckVerdict> verdict =
@@ -292,8 +293,13 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
   if (verdict && !verdict->apply) {
     std::cerr << "tessera: note: the tuning database '" << options.tuning_db
               << "' checked this tuned build end to end and found it "
-              << (verdict->error.empty() ? "slower than the default build (" + FormatMs(verdict->tuned_secs) +
-                                               " against " + FormatMs(verdict->default_secs) + " per run)"
+              << (verdict->error.empty() ? "not faster than the default build (" + FormatMs(verdict->tuned_secs) +
+                                               " against " + FormatMs(verdict->default_secs) + " per run" +
+                                               (verdict->threads > 0
+                                                    ? " at " + std::to_string(verdict->threads) + " thread(s)"
+                                                    : std::string()) +
+                                               ", faster in " + std::to_string(verdict->wins) + " of " +
+                                               std::to_string(verdict->rounds) + " paired rounds)"
                                          : "unusable (" + verdict->error + ")")
               << "; building with the default schedules\n";
     BuildOptions untuned = options;
