@@ -392,6 +392,8 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
                           const std::function<void(const tune::TuneProgress&)>& progress) {
   TESSERA_CHECK(!options.tuning_db.empty(), "tuning needs a database to record in (--db FILE)");
   TESSERA_CHECK(tune_options.check_share >= 0 && tune_options.check_share < 1, "check_share must lie in [0, 1)");
+  // Bad thread counts for the check fail now, not after the search.
+  if (tune_options.check.rounds > 0) CheckThreadCounts(tune_options.check.thread_counts, tune_options.tune.measure.num_threads);
   const target::Target target = ResolveTarget(options.target);
   TESSERA_CHECK(RunsOnHost(target), "tuning measures on this machine, which cannot run code for '", target.str(),
                 "'; tune with --target native (remote measurement is not supported yet)");

@@ -425,6 +425,12 @@ TEST(TuneModel, BadArgumentsAreUserErrors) {
   tune_options.tasks.clear();
   tune_options.check_share = 1;
   EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);
+  // Bad check thread counts: before the search, nothing recorded.
+  tune_options.check_share = 0.1;
+  tune_options.check.thread_counts = {2, 2};
+  EXPECT_THROW(driver::TuneModel(model.Module(), {"y"}, options, tune_options), UserError);
+  EXPECT_EQ(tune::Database(options.tuning_db).size(), 0u);
+  tune_options.check.thread_counts.clear();
   // The check's options: each out of range is a UserError.
   for (auto bad : std::vector<std::function<void(driver::ModelCheckOptions&)>>{
            [](driver::ModelCheckOptions& c) { c.rounds = 0; },

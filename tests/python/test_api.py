@@ -271,7 +271,10 @@ def test_examples_run(example, tmp_path):
 def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
     db = tmp_path / "tuning.jsonl"
     seen = []
-    report = tessera.tune(mnist_dir / "model.onnx", time=None, trials=6, db=db, batch=3, seed=1, progress=seen.append)
+    # The check at 1 thread alone: its verdict is that count's (with several, the worst count's numbers
+    # and applied only when every count passed: tests/e2e/test_tuning.py).
+    report = tessera.tune(mnist_dir / "model.onnx", time=None, trials=6, db=db, batch=3, seed=1, progress=seen.append,
+                          check_threads=[1])
     assert report.trials >= 1 and len(report.tasks) >= 3
     assert all(t["calls"] >= 1 for t in report.tasks)
     assert any(t["default_s"] > 0 for t in report.tasks)  # 6 trials reach the first tasks only
@@ -282,6 +285,8 @@ def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
     assert check["checked"] and check["rounds"] == 10 and check["error"] == "", check
     assert check["default_s"] > 0 and check["tuned_s"] > 0 and check["apply"] == (check["ratio"] < 1 and check["wins"] >= 7), check
     # (7 of 10 rounds: tune::MinWinningRounds(10), the one-sided sign test at 20 %)
+    assert check["threads"] == 1 and check["checked_threads"] == [1], check
+    assert {b["threads"] for b in check["builds"]} == {1} and {k["threads"] for k in check["kernels"]} <= {1}, check
     tuned = tessera.compile(mnist_dir / "model.onnx", db=db)
     assert tuned.summary["tuning_rejected"] == (not check["apply"])
     assert (tuned.summary["tuned_kernels"] >= 1) == check["apply"], (tuned.summary, check)
@@ -291,3 +296,6 @@ def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
         tessera.tune(mnist_dir / "model.onnx", time="soon", db=db)
     with pytest.raises(tessera.UserError, match="budget"):
         tessera.tune(mnist_dir / "model.onnx", time=None, db=db)
+    for bad, message in (([0], "must lie in"), ([1, 1], "list one twice")):
+        with pytest.raises(tessera.UserError, match=message):
+            tessera.tune(mnist_dir / "model.onnx", time=None, trials=1, db=db, check_threads=bad)

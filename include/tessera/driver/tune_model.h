@@ -94,8 +94,9 @@ struct TuneModelResult {
 
 /// Tunes `mod` (see the header comment). `options` are the build's: target (which must run on this
 /// machine), input guards, and tuning_db, the database to record in (created when missing). Throws
-/// UserError without a database or budget, for a target this machine cannot run, or a `tasks` text
-/// no task matches (the message lists the tasks); otherwise as ExtractTasks and tune::Tune do.
+/// UserError without a database or budget, for a target this machine cannot run, bad check thread
+/// counts (before the search), or a `tasks` text no task matches (the message lists the tasks);
+/// otherwise as ExtractTasks and tune::Tune do.
 TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                           const BuildOptions& options, const TuneModelOptions& tune_options,
                           const std::function<void(const tune::TuneProgress&)>& progress = {});
