@@ -249,6 +249,37 @@ TEST(TopiConv2dNCHWc, ScheduleStructure) {
   EXPECT_EQ(x86::ConvOwTile(37, 12), 12);
 }
 
+// The names of the parallel loops of a scheduled body (a fused loop is named after its parts).
+struct ParallelLoopNames : tir::StmtExprVisitor {
+  std::vector<std::string> names;
+  void VisitStmt_(const tir::ForNode* op) override {
+    if (op->for_kind == tir::ForKind::kParallel) names.push_back(op->loop_var->name_hint);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+TEST(TopiConv2dNCHWc, TaskOrderKeepsTheInputInL2WhenItFits) {
+  // A 1x1 conv 1024 -> 256 at 14x14: an 784 KiB input, a 1 MiB kernel. With a 512 KiB L2 the
+  // input does not fit in half of it: rows outermost, each row's input stays in L2 while every
+  // output-channel block runs. With a 2 MiB L2 it fits: output-channel blocks outermost, each
+  // block's kernel read once.
+  Tensor data = te::placeholder(MakeShape({1, 64, 14, 14, 16}), f32, "data");
+  Tensor kernel = te::placeholder(MakeShape({16, 64, 1, 1, 16, 16}), f32, "kernel");
+  const tir::PrimFunc func = te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 0))}, "k");
+  std::vector<std::string> orders;
+  for (int64_t l2 : {512 * 1024, 2 * 1024 * 1024}) {
+    x86::ScheduleOptions opt = kAvx2;
+    opt.l2_bytes = l2;
+    ParallelLoopNames loops;
+    loops.VisitStmt(x86::DefaultSchedule(func, opt)->body);
+    ASSERT_EQ(loops.names.size(), 1u) << "L2 " << l2;
+    orders.push_back(loops.names[0]);
+  }
+  // The compute's loops are i (batch), j (output-channel block), k (row: k_0 its row tiles), ...
+  EXPECT_EQ(orders[0], "i_k_0_j_fused") << "512 KiB L2: rows outermost";
+  EXPECT_EQ(orders[1], "i_j_k_0_fused") << "2 MiB L2: output-channel blocks outermost";
+}
+
 TEST(TopiConv2dNCHWc, DepthwisePaddingStageBySize) {
   // A padded input that fits in L2 (<= 512 KiB) at stride 1: a separate padding stage (two loop
   // nests). Stride 2, or a larger map: inlined into the loads (LoopPartition splits off the

@@ -599,6 +599,7 @@ ScheduleOptions ScheduleOptionsFor(const target::Target& target) {
   opt.vector_lanes = static_cast<int>(BlockLanes(target, 32));
   opt.register_lanes = target.VectorLanes(32);
   opt.vector_registers = target.vector_registers;
+  if (target.cache.l2_bytes > 0) opt.l2_bytes = target.cache.l2_bytes;
   return opt;
 }
 

@@ -19,7 +19,8 @@
 // the output-channel block. Reduction blocking (a kernel chunk <= 16 KiB kept in L1 across the
 // row's tiles, or the whole block's with fused pixels, accumulated between chunks) when one
 // output block's kernel exceeds 32 KiB; rows outermost in the task order when the input exceeds
-// 256 KiB (L2 reuse of the row across output blocks). The code: conv2d_nchwc_schedule.cc, one
+// half of one core's L2 (ScheduleOptions::l2_bytes; L2 reuse of the row across output blocks),
+// else output-channel blocks outermost (the input re-read from L2, each kernel block read once). The code: conv2d_nchwc_schedule.cc, one
 // function per decision.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become

@@ -88,6 +88,9 @@ struct ScheduleOptions {
   int register_lanes = 16;
   /// Vector registers of the target (32 AVX-512 / NEON, 16 AVX2): bounds the conv micro-kernel.
   int vector_registers = 32;
+  /// Bytes of one core's L2 (target::CacheSizes): the conv's task order keeps in L2 what fits
+  /// there (conv2d_nchwc_schedule.cc, ParallelizeTasks).
+  int64_t l2_bytes = 512 * 1024;
   int64_t min_parallel_extent = 16;  ///< fuse outer spatial loops until this many iterations
   bool inline_injective = true;
   bool parallelize = true;
@@ -100,7 +103,8 @@ struct ScheduleOptions {
 };
 
 /// The options for `target`: vector_lanes = BlockLanes(target, 32), register_lanes =
-/// target.VectorLanes(32), vector_registers = target.vector_registers, the rest at their defaults.
+/// target.VectorLanes(32), vector_registers = target.vector_registers, l2_bytes =
+/// target.cache.l2_bytes (when > 0), the rest at their defaults.
 ScheduleOptions ScheduleOptionsFor(const target::Target& target);
 
 /// The template schedule of one compute's blocks (the schedule half of an op implementation,
