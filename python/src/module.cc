@@ -197,27 +197,35 @@ nb::dict Tune(const nb::object& model, const std::string& db_path, double second
   nb::list untuned;
   for (const std::string& w : c.verdict.untuned_workloads) untuned.append(w);
   check["untuned_workloads"] = untuned;
+  nb::dict programs;
+  for (const auto& [w, program] : c.verdict.workload_programs) programs[w.c_str()] = program;
+  check["workload_programs"] = programs;
   check["threads"] = c.verdict.threads;
   nb::list checked_threads;
   for (int t : c.verdict.checked_threads) checked_threads.append(t);
   check["checked_threads"] = checked_threads;
-  nb::list kernels;
-  for (const tune::InModelKernelTime& k : c.kernels) {
-    nb::dict kd;
-    kd["workload"] = k.workload;
-    kd["threads"] = k.threads;
-    kd["default_s"] = k.default_secs;
-    kd["tuned_s"] = k.tuned_secs;
-    kd["ratio"] = k.ratio;
-    kernels.append(kd);
-  }
-  check["kernels"] = kernels;
+  auto profile = [](const std::vector<tune::InModelKernelTime>& ks) {
+    nb::list out;
+    for (const tune::InModelKernelTime& k : ks) {
+      nb::dict kd;
+      kd["workload"] = k.workload;
+      kd["threads"] = k.threads;
+      kd["default_s"] = k.default_secs;
+      kd["tuned_s"] = k.tuned_secs;
+      kd["ratio"] = k.ratio;
+      out.append(kd);
+    }
+    return out;
+  };
+  check["kernels"] = profile(c.kernels);
+  check["second_kernels"] = profile(c.second_kernels);
   nb::list builds;
   for (const tune::ModelCheckVerdict& b : c.builds) {
     nb::dict bd;
     bd["threads"] = b.threads;
     bd["rewrites"] = b.rewrites;
     bd["untuned_workloads"] = b.untuned_workloads.size();
+    bd["workload_programs"] = b.workload_programs.size();
     bd["ratio"] = b.ratio;
     bd["wins"] = b.wins;
     bd["apply"] = b.apply;

@@ -87,10 +87,13 @@ class TuneReport:
     tuned kernels with the rewrites at their defaults), ``default_s`` / ``tuned_s`` (median seconds per run),
     ``ratio`` (median paired tuned / default), ``rounds``, ``wins`` (rounds the tuned build was faster; it is
     applied only when ``ratio`` < 1 and it won a sign test's share of them, 7 of 10), ``error``, ``untuned_workloads`` (the workloads
-    whose tuned kernels ran slower in the model, built with their default schedules), ``kernels`` (the
-    per-kernel profile: ``workload``, ``default_s``, ``tuned_s``: median seconds per run in the model,
-    ``ratio``: median paired tuned / default), ``builds`` (every tuned build timed: ``rewrites``,
-    ``untuned_workloads`` (how many), ``ratio``, ``wins``, ``apply``), ``elapsed_s``); ``revivals``: how many times a task
+    whose tuned kernels ran slower in the model, built with their default schedules), ``workload_programs``
+    (workload -> program id: the workloads built with their runner-up record, whose best ran slower in the
+    model and the runner-up did not), ``kernels`` (the
+    per-kernel profile: ``workload``, ``threads``, ``default_s``, ``tuned_s``: median seconds per run in the model,
+    ``ratio``: median paired tuned / default), ``second_kernels`` (the same for the runners-up of the slower
+    workloads, ``tuned_s`` the runner-up's), ``builds`` (every tuned build timed: ``rewrites``,
+    ``untuned_workloads`` and ``workload_programs`` (how many), ``ratio``, ``wins``, ``apply``), ``elapsed_s``); ``revivals``: how many times a task
     was woken because every task had rested for patience with budget left."""
 
     tasks: tuple[dict, ...]

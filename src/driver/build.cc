@@ -2,6 +2,7 @@
 #include "tessera/driver/build.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -209,21 +210,37 @@ std::optional<tune::Database> OpenTuningDatabase(const BuildOptions& options) {
   return tune::Database(options.tuning_db);
 }
 
-// A kernel's schedule: the database's best record for its workload on `target`, replayed from its
-// trace; else (no record, a workload of `untuned`, or a trace that no longer replays: a warning) the
-// default schedule. With a database, appends the kernel as the database schedules it to `kernels`,
-// with its default schedule's program and whether the record is that program (the hand schedule is
-// a record too: TunedKernel::default_program).
+// The record a build schedules `workload` with: its best on `target`, or the one of
+// `programs`' program for it (BuildOptions::workload_programs; nullopt with a warning when the
+// database no longer has that program).
+std::optional<tune::TuningRecord> ChosenRecord(const tune::Database& db, const std::string& workload,
+                                               const std::string& kernel, const target::Target& target,
+                                               const std::map<std::string, std::string>& programs) {
+  auto chosen = programs.find(workload);
+  if (chosen == programs.end()) return db.Best(workload, target.str());
+  for (tune::TuningRecord& r : db.TopPrograms(workload, target.str(), SIZE_MAX))
+    if (tune::ProgramId(r) == chosen->second) return std::move(r);
+  std::cerr << "tessera: warning: the tuning database has no program " << chosen->second << " of kernel '" << kernel
+            << "' (workload " << workload << ") any more; using the default schedule\n";
+  return std::nullopt;
+}
+
+// A kernel's schedule: the database's best record for its workload on `target` (or the one of
+// options.workload_programs), replayed from its trace; else (no record, a workload of
+// options.untuned_workloads, or a trace that no longer replays: a warning) the default schedule.
+// With a database, appends the kernel as the database schedules it to `kernels`, with its default
+// schedule's program and whether the record is that program (the hand schedule is a record too:
+// TunedKernel::default_program).
 tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const target::Target& target,
-                             const std::optional<tune::Database>& db, const std::set<std::string>& untuned,
-                             int* tuned, int* kept_default, std::vector<TunedKernel>* kernels) {
+                             const std::optional<tune::Database>& db, const BuildOptions& options, int* tuned,
+                             int* kept_default, std::vector<TunedKernel>* kernels) {
   const tir::Schedule by_default = topi::x86::ScheduleDefault(k.func, k.options, k.anchors);
   if (db) {
     const std::string workload = tune::WorkloadHash(k.func);
     const std::string default_trace = by_default.trace().ToJSON();
     kernels->push_back({k.func->name, workload, "-", tune::TraceId(default_trace)});
-    std::optional<tune::TuningRecord> best = db->Best(workload, target.str());
-    if (best && untuned.count(workload)) {
+    std::optional<tune::TuningRecord> best = ChosenRecord(*db, workload, k.func->name, target, options.workload_programs);
+    if (best && options.untuned_workloads.count(workload)) {
       ++*kept_default;
     } else if (best) {
       try {
@@ -268,9 +285,8 @@ ScheduledModel ScheduleModel(const graph::IRModule& input, const std::vector<std
   out.plan = PlanModel(input, output_names, options, target, ctx, &rewrite_knobs);
   ctx.RunStep(kLowerPrimitiveFunctions, [&] {
     for (const auto& [name, fn] : out.plan.kernels)
-      out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db,
-                                     options.untuned_workloads, &out.tuned_kernels, &out.untuned_kernels,
-                                     &out.tuned.kernels));
+      out.kernels.Add(ScheduleKernel(graph_lower::LowerUnscheduled(fn, name, target), target, db, options,
+                                     &out.tuned_kernels, &out.untuned_kernels, &out.tuned.kernels));
   }, [&] { return ir::IRView::Of(out.kernels); });
   if (db) {
     std::vector<tune::KernelPrograms> programs;
@@ -311,7 +327,8 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
   }
   const bool drop_rewrites = verdict && !verdict->rewrites && options.apply_rewrite_decisions;
   const bool drop_kernels = verdict && !verdict->untuned_workloads.empty();
-  if (drop_rewrites || drop_kernels) {
+  const bool second_choices = verdict && !verdict->workload_programs.empty();
+  if (drop_rewrites || drop_kernels || second_choices) {
     BuildOptions followed = options;
     followed.apply_model_check = false;
     if (drop_rewrites) {
@@ -325,6 +342,12 @@ Lowered LowerModel(const graph::IRModule& input, const std::vector<std::string>&
                 << "end and found the tuned kernels of " << verdict->untuned_workloads.size()
                 << " workload(s) slower in the model; building them with their default schedules\n";
       followed.untuned_workloads.insert(verdict->untuned_workloads.begin(), verdict->untuned_workloads.end());
+    }
+    if (second_choices) {
+      std::cerr << "tessera: note: the tuning database '" << options.tuning_db << "' checked this tuned build end to "
+                << "end and found the best records of " << verdict->workload_programs.size()
+                << " workload(s) slower in the model than their runners-up; building those with the runners-up\n";
+      followed.workload_programs.insert(verdict->workload_programs.begin(), verdict->workload_programs.end());
     }
     Lowered fallback = LowerModel(input, output_names, followed, target, ctx);
     fallback.tuning_fingerprint = fingerprint;

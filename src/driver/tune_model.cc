@@ -37,10 +37,11 @@ struct Candidate {
   std::set<std::string> tuned_workloads;  // scheduled from a record other than the hand schedule
   bool rewrites = true;                   // with the database's graph rewrite decisions
   std::vector<std::string> untuned;       // workloads kept at their default schedule
+  std::map<std::string, std::string> programs;  // workloads built with their runner-up: its ProgramId
 };
 
 Candidate MakeCandidate(const BuildOptions& options, const TunedBuild& build, bool rewrites) {
-  Candidate c{options, {}, rewrites, {}};
+  Candidate c{options, {}, rewrites, {}, {}};
   for (const TunedKernel& k : build.kernels)
     if (k.program != "-" && !k.default_program) c.tuned_workloads.insert(k.workload);
   return c;
@@ -62,6 +63,39 @@ std::vector<Candidate> WithoutSlower(const std::vector<Candidate>& tuned, const 
   return out;
 }
 
+// The builds of `without` (WithoutSlower's) again with the `rescued` workloads at their runners-up
+// (`second`: workload -> ProgramId) instead of their default schedules: one per build that kept any
+// of them at its default, in `without`'s order.
+std::vector<Candidate> WithSecondChoices(const std::vector<Candidate>& without, const std::set<std::string>& rescued,
+                                         const std::map<std::string, std::string>& second) {
+  std::vector<Candidate> out;
+  for (const Candidate& w : without) {
+    Candidate c = w;
+    c.untuned.clear();
+    for (const std::string& u : w.untuned) {
+      if (!rescued.count(u)) {
+        c.untuned.push_back(u);
+        continue;
+      }
+      c.options.untuned_workloads.erase(u);
+      c.options.workload_programs[u] = second.at(u);
+      c.programs[u] = second.at(u);
+      c.tuned_workloads.insert(u);
+    }
+    if (c.programs.size() > w.programs.size()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The workloads of `slower` that have a runner-up in `second`, sorted.
+std::vector<std::string> WithRunnerUp(const std::vector<std::string>& slower,
+                                      const std::map<std::string, std::string>& second) {
+  std::vector<std::string> out;
+  for (const std::string& w : slower)
+    if (second.count(w)) out.push_back(w);
+  return out;
+}
+
 // What the per-kernel profile needs (tune/model_check.h, "Per kernel"): the workloads whose kernels
 // the tuned build of the default's graph schedules from a record other than the default schedule,
 // sorted, and its kernels' workloads.
@@ -76,6 +110,30 @@ KernelProfilePlan PlanKernelProfile(const Candidate& same_graph, const TunedBuil
   for (const TunedKernel& k : build.kernels)
     if (same_graph.tuned_workloads.count(k.workload)) plan.workload_of[k.kernel] = k.workload;
   return plan;
+}
+
+// `plan` narrowed to `workloads` (sorted, each one of plan's).
+KernelProfilePlan NarrowPlan(const KernelProfilePlan& plan, const std::vector<std::string>& workloads) {
+  KernelProfilePlan out;
+  out.workloads = workloads;
+  const std::set<std::string> keep(workloads.begin(), workloads.end());
+  for (const auto& [kernel, w] : plan.workload_of)
+    if (keep.count(w)) out.workload_of[kernel] = w;
+  return out;
+}
+
+// The runner-up of each of `plan`'s workloads in `db` on `target` (workload -> ProgramId): its
+// second best program, when it is not the workload's default schedule (`build`'s default ids).
+std::map<std::string, std::string> RunnersUp(const tune::Database& db, const std::string& target,
+                                             const KernelProfilePlan& plan, const TunedBuild& build) {
+  std::map<std::string, std::string> default_id;
+  for (const TunedKernel& k : build.kernels) default_id[k.workload] = k.default_id;
+  std::map<std::string, std::string> out;
+  for (const std::string& w : plan.workloads) {
+    const std::vector<tune::TuningRecord> top = db.TopPrograms(w, target, 2);
+    if (top.size() == 2 && tune::TraceId(top[1].trace_json) != default_id[w]) out[w] = tune::ProgramId(top[1]);
+  }
+  return out;
 }
 
 // Each workload's in-model seconds per run in `base` (the default build) and `tuned` (the same
@@ -161,17 +219,32 @@ std::string CompareWithDefault(runtime::Executor& base, runtime::Executor& cand,
   return "";
 }
 
+// The runners-up to keep: those of `runners` whose kernel the second choice's profile (`profiled`,
+// empty when it was not profiled) did not find slower in the model at any thread count.
+std::set<std::string> Rescued(const std::vector<std::string>& runners,
+                              const std::vector<tune::InModelKernelTime>& profiled, const ModelCheckOptions& check) {
+  if (profiled.empty()) return {};
+  std::set<std::string> out(runners.begin(), runners.end());
+  for (const std::string& w : tune::KernelsSlowerInModel(profiled, check.kernel_margin, check.kernel_min_secs))
+    out.erase(w);
+  return out;
+}
+
 // The check's worker job (see tune_model.h): the default build against each of `tuned`, the last
 // of which has the default build's graph, at each of `threads` (runtime thread counts); with
 // `plan`'s workloads, the per-kernel profile at each thread count and the tuned builds without the
-// kernels slower at any of them after the others. Its line is "ok <build secs> T" then, per thread
-// count, "t P d_1 t_1 r_1 ... d_P t_P r_P" (P: the workloads profiled, 0 or plan.workloads.size(),
-// and their in-model InModelKernelTime numbers in plan.workloads' order), then, per thread count,
-// each round's seconds per run of the default build and of each tuned one, then of WithoutSlower's
-// builds; or "error <build secs> <why>".
+// kernels slower at any of them after the others; with `second` (the runners-up), the second
+// choice's profile of the slower workloads that have one (tune/model_check.h) and the builds of
+// WithSecondChoices after those. Its line is "ok <build secs> T" then, per thread count, "t P d_1
+// t_1 r_1 ... d_P t_P r_P" (P: the workloads profiled, 0 or plan.workloads.size(), and their
+// in-model InModelKernelTime numbers in plan.workloads' order), then the same per thread count for
+// the second choice's profile (P: 0 or the size of WithRunnerUp's list, in its order), then, per
+// thread count, each round's seconds per run of the default build and of each tuned one, then of
+// WithoutSlower's builds, then of WithSecondChoices'; or "error <build secs> <why>".
 std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>& output_names,
                      const BuildOptions& options, const std::vector<Candidate>& tuned, const KernelProfilePlan& plan,
-                     const target::Target& target, const ModelCheckOptions& check, const std::vector<int>& threads) {
+                     const std::map<std::string, std::string>& second, const target::Target& target,
+                     const ModelCheckOptions& check, const std::vector<int>& threads) {
   runtime::SetNumThreads(threads[0], true);
   const Clock::time_point t0 = Clock::now();
   BuildOptions untuned = options;
@@ -231,8 +304,40 @@ std::string CheckJob(const graph::IRModule& mod, const std::vector<std::string>&
     kernels.insert(kernels.end(), at.begin(), at.end());
   }
   const std::vector<std::string> slower = tune::KernelsSlowerInModel(kernels, check.kernel_margin, check.kernel_min_secs);
+  const std::vector<Candidate> without = WithoutSlower(tuned, slower);
+  // The second choice: the same graph with the slower workloads that have a runner-up at it,
+  // profiled against the default build; the runners-up not slower at any thread count are kept.
+  const std::vector<std::string> runners = WithRunnerUp(slower, second);
+  std::vector<tune::InModelKernelTime> second_kernels;
+  if (!runners.empty()) {
+    BuildOptions with_runners = tuned.back().options;
+    for (const std::string& w : runners) with_runners.workload_programs[w] = second.at(w);
+    std::unique_ptr<runtime::Executor> runner_build;
+    try {
+      runner_build = runtime::MakeExecutor(BuildJIT(mod, output_names, target, with_runners));
+    } catch (const std::exception& e) {
+      return error(std::string("build: the runners-up's build failed: ") + e.what());
+    }
+    runtime::SetNumThreads(threads[0], true);
+    if (std::string err = CompareWithDefault(base, *runner_build, inputs, check.tolerance); !err.empty())
+      return error(err);
+    const KernelProfilePlan narrow = NarrowPlan(plan, runners);
+    for (int t : threads) {
+      runtime::SetNumThreads(t, true);
+      const std::vector<tune::InModelKernelTime> at =
+          ProfileKernels(base, *runner_build, narrow, check.profile_rounds, runs_per_round());
+      line << t << " " << at.size() << " ";
+      for (const tune::InModelKernelTime& k : at) line << k.default_secs << " " << k.tuned_secs << " " << k.ratio << " ";
+      second_kernels.insert(second_kernels.end(), at.begin(), at.end());
+    }
+  } else {
+    for (int t : threads) line << t << " 0 ";
+  }
+  const std::set<std::string> rescued = Rescued(runners, second_kernels, check);
   const size_t first = builds.size();
-  for (const Candidate& t : WithoutSlower(tuned, slower))
+  for (const Candidate& t : without)
+    if (std::string err = build_tuned(t.options); !err.empty()) return error("build: " + err);
+  for (const Candidate& t : WithSecondChoices(without, rescued, second))
     if (std::string err = build_tuned(t.options); !err.empty()) return error("build: " + err);
   runtime::SetNumThreads(threads[0], true);
   if (std::string err = compare(first); !err.empty()) return error(err);
@@ -308,9 +413,12 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
   std::vector<Candidate> tuned = {MakeCandidate(full_options, full, true)};
   if (same_graph.fingerprint != full.fingerprint) tuned.push_back(MakeCandidate(kernels_options, same_graph, false));
   const KernelProfilePlan plan = PlanKernelProfile(tuned.back(), same_graph);
+  const std::map<std::string, std::string> second =
+      RunnersUp(tune::Database(options.tuning_db), target.str(), plan, same_graph);
   const std::vector<int> threads = CheckThreadCounts(check.thread_counts, num_threads);
   const tune::MeasureResult m = tune::RunInWorker(
-      [&] { return CheckJob(mod, output_names, options, tuned, plan, target, check, threads); }, check.timeout_s);
+      [&] { return CheckJob(mod, output_names, options, tuned, plan, second, target, check, threads); },
+      check.timeout_s);
   out.elapsed_s = SecondsSince(t0);
   if (m.error.rfind(kSkip, 0) == 0) {
     out.skipped = m.error.substr(std::char_traits<char>::length(kSkip));
@@ -332,23 +440,32 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
       return v[at++];
     };
     TESSERA_ICHECK(static_cast<size_t>(next()) == threads.size(), "the check's worker ran another list of thread counts");
-    for (int t : threads) {
-      TESSERA_ICHECK(static_cast<int>(next()) == t, "the check's worker profiled another thread count");
-      const size_t p = static_cast<size_t>(next());
-      TESSERA_ICHECK(p == 0 || p == plan.workloads.size(), "the check's worker profiled ", p, " workloads of ",
-                     plan.workloads.size());
-      for (size_t i = 0; i < p; ++i) {
-        tune::InModelKernelTime k{plan.workloads[i], 0, 0, 0, t};
-        k.default_secs = next();
-        k.tuned_secs = next();
-        k.ratio = next();
-        out.kernels.push_back(k);
+    // One profile at each thread count: `workloads`' InModelKernelTime numbers, appended to `into`.
+    auto read_profile = [&](const std::vector<std::string>& workloads, std::vector<tune::InModelKernelTime>& into) {
+      for (int t : threads) {
+        TESSERA_ICHECK(static_cast<int>(next()) == t, "the check's worker profiled another thread count");
+        const size_t p = static_cast<size_t>(next());
+        TESSERA_ICHECK(p == 0 || p == workloads.size(), "the check's worker profiled ", p, " workloads of ",
+                       workloads.size());
+        for (size_t i = 0; i < p; ++i) {
+          tune::InModelKernelTime k{workloads[i], 0, 0, 0, t};
+          k.default_secs = next();
+          k.tuned_secs = next();
+          k.ratio = next();
+          into.push_back(k);
+        }
       }
-    }
+    };
+    read_profile(plan.workloads, out.kernels);
     const std::vector<std::string> slower =
         tune::KernelsSlowerInModel(out.kernels, check.kernel_margin, check.kernel_min_secs);
+    const std::vector<std::string> runners = WithRunnerUp(slower, second);
+    read_profile(runners, out.second_kernels);
     std::vector<Candidate> timed = tuned;
-    for (Candidate& t : WithoutSlower(tuned, slower)) timed.push_back(std::move(t));
+    const std::vector<Candidate> without = WithoutSlower(tuned, slower);
+    timed.insert(timed.end(), without.begin(), without.end());
+    for (Candidate& t : WithSecondChoices(without, Rescued(runners, out.second_kernels, check), second))
+      timed.push_back(std::move(t));
     const size_t k = timed.size() + 1;
     TESSERA_ICHECK(v.size() - at == k * static_cast<size_t>(check.rounds) * threads.size(), "the check's worker reported ",
                    v.size() - at, " times for ", check.rounds, " rounds of ", k, " builds at ", threads.size(),
@@ -362,6 +479,7 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
         tune::ModelCheckVerdict verdict = tune::DecideModelCheck(secs[0], secs[c + 1]);
         verdict.rewrites = timed[c].rewrites;
         verdict.untuned_workloads = timed[c].untuned;
+        verdict.workload_programs = timed[c].programs;
         verdict.threads = t;
         out.builds.push_back(verdict);
         per_threads[c].push_back(verdict);
@@ -379,7 +497,10 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
         best_score = score;
       }
     }
-    if (!out.verdict.apply) out.verdict.untuned_workloads.clear();
+    if (!out.verdict.apply) {
+      out.verdict.untuned_workloads.clear();
+      out.verdict.workload_programs.clear();
+    }
   }
   tune::Database db(options.tuning_db);
   tune::CommitModelCheck(db, out.fingerprint, target.str(), out.verdict);
@@ -457,6 +578,10 @@ TuneModelResult TuneModel(const graph::IRModule& mod, const std::vector<std::str
         (v.apply && !v.untuned_workloads.empty()
              ? ", but for the kernels of " + std::to_string(v.untuned_workloads.size()) +
                    " workload(s) that ran slower in the model (default schedules)"
+             : std::string()) +
+        (v.apply && !v.workload_programs.empty()
+             ? ", " + std::to_string(v.workload_programs.size()) +
+                   " workload(s) with their runner-up records (their best ran slower in the model)"
              : std::string()));
   return out;
 }

@@ -212,13 +212,20 @@ std::vector<MeasuredProgram> MeasuredPrograms(const std::vector<TuningRecord>& r
 }
 
 std::optional<TuningRecord> Database::Best(const std::string& workload_hash, const std::string& target) const {
+  std::vector<TuningRecord> top = TopPrograms(workload_hash, target, 1);
+  if (top.empty()) return std::nullopt;
+  return std::move(top.front());
+}
+
+std::vector<TuningRecord> Database::TopPrograms(const std::string& workload_hash, const std::string& target,
+                                                size_t k) const {
   const std::vector<TuningRecord> records = Records(workload_hash, target);
-  const MeasuredProgram* best = nullptr;
-  const std::vector<MeasuredProgram> programs = MeasuredPrograms(records);
-  for (const MeasuredProgram& p : programs)
-    if (!best || p.median_secs < best->median_secs) best = &p;
-  if (!best) return std::nullopt;
-  return *best->median;
+  std::vector<MeasuredProgram> programs = MeasuredPrograms(records);
+  std::stable_sort(programs.begin(), programs.end(),
+                   [](const MeasuredProgram& a, const MeasuredProgram& b) { return a.median_secs < b.median_secs; });
+  std::vector<TuningRecord> out;
+  for (size_t i = 0; i < programs.size() && i < k; ++i) out.push_back(*programs[i].median);
+  return out;
 }
 
 const Workload* Database::FindWorkload(const std::string& hash) const {

@@ -18,6 +18,7 @@ namespace {
 constexpr const char* kApplyKey = "apply";
 constexpr const char* kRewritesKey = "rewrites";
 constexpr std::string_view kUntunedPrefix = "untuned ";
+constexpr std::string_view kProgramPrefix = "program ";
 constexpr const char* kThreadsKey = "threads";
 constexpr std::string_view kCheckedPrefix = "checked ";
 constexpr const char* kModelCheckName = "model-check";  // the verdicts' workload name
@@ -151,6 +152,8 @@ void CommitModelCheck(Database& db, const std::string& fingerprint, const std::s
   r.config["rounds"] = verdict.rounds;
   r.config["wins"] = verdict.wins;
   for (const std::string& w : verdict.untuned_workloads) r.config[std::string(kUntunedPrefix) + w] = 1;
+  for (const auto& [w, program] : verdict.workload_programs)
+    r.config[std::string(kProgramPrefix) + w + " " + program] = 1;
   if (verdict.threads > 0) r.config[kThreadsKey] = verdict.threads;
   for (int t : verdict.checked_threads) r.config[std::string(kCheckedPrefix) + std::to_string(t)] = 1;
   if (verdict.tuned_secs > 0) r.run_secs = {verdict.tuned_secs};
@@ -190,6 +193,9 @@ std::optional<ModelCheckVerdict> LookupModelCheck(const Database& db, const std:
     v.threads = static_cast<int>(get(kThreadsKey));
     for (const auto& [key, value] : it->config) {  // std::map: the hashes come sorted
       if (key.starts_with(kUntunedPrefix) && value != 0) v.untuned_workloads.push_back(key.substr(kUntunedPrefix.size()));
+      if (const size_t space = key.find(' ', kProgramPrefix.size());
+          key.starts_with(kProgramPrefix) && value != 0 && space != std::string::npos)
+        v.workload_programs[key.substr(kProgramPrefix.size(), space - kProgramPrefix.size())] = key.substr(space + 1);
       int t = 0;
       const std::string_view count = std::string_view(key).substr(std::min(key.size(), kCheckedPrefix.size()));
       if (key.starts_with(kCheckedPrefix) && value != 0 &&

@@ -2,13 +2,16 @@
 // tuned build's fingerprint; a build follows the latest verdict on its fingerprint and target (the
 // default build, bitwise, when the tuned one was found slower); the check finds a tuned build whose
 // outputs differ; a tuned kernel slower in the model is kept at its default schedule (the verdict's
-// untuned workloads, followed by the build); an input with a symbolic shape is not checked.
+// untuned workloads, followed by the build), and its runner-up replaces it when that one is not
+// slower; an input with a symbolic shape is not checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "driver_test_util.h"
 #include "tessera/codegen/run_tool.h"
@@ -389,6 +392,77 @@ TEST(CheckTunedModel, AKernelSlowerInTheModelIsKeptAtItsDefaultSchedule) {
   ASSERT_TRUE(off.checked) << off.skipped;
   EXPECT_TRUE(off.kernels.empty());
   EXPECT_TRUE(off.verdict.untuned_workloads.empty());
+}
+
+// Commits for `task` a record of its default schedule under another program id (the trace with a
+// key the trace reader ignores), claimed to have run in 2 ns: the runner-up of a record claimed 1 ns.
+// Returns its ProgramId.
+std::string CommitTheDefaultAsARunnerUp(const tune::TuneTask& task, const std::string& db_path,
+                                        const target::Target& host) {
+  nlohmann::json trace =
+      nlohmann::json::parse(topi::x86::ScheduleDefault(task.func, task.options, task.anchors).trace().ToJSON());
+  trace["variant"] = "the default schedule under another program id";
+  tune::TuningRecord r;
+  r.workload_hash = task.workload_hash;
+  r.target = host.str();
+  r.trace_json = trace.dump();
+  r.run_secs = {2e-9};
+  tune::Database(db_path).CommitBatch({r});
+  return tune::ProgramId(r);
+}
+
+TEST(CheckTunedModel, ARunnerUpNotSlowerInTheModelReplacesASlowerBest) {
+  const DenseRelu model;
+  const target::Target host = driver::HostTarget();
+  const codegen::TempDir dir("tessera-model-runner-up");
+  driver::BuildOptions options, plain;
+  options.tuning_db = dir.path() + "/db.jsonl";
+  const tune::TuneTask task = CommitASlowRecord(model.Module(), options.tuning_db, host);
+  const std::string runner_up = CommitTheDefaultAsARunnerUp(task, options.tuning_db, host);
+  const std::vector<tune::TuningRecord> top = tune::Database(options.tuning_db).TopPrograms(task.workload_hash, host.str(), 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(tune::ProgramId(top[1]), runner_up);
+  const runtime::NDArray in = Random({DenseRelu::M, DenseRelu::K}, 13);
+  const runtime::NDArray untuned = DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, plain), in);
+  // A build naming the runner-up schedules the kernel with it: the default schedule's outputs.
+  driver::BuildOptions second = options;
+  second.workload_programs = {{task.workload_hash, runner_up}};
+  EXPECT_EQ(driver::DescribeTunedBuild(model.Module(), {"y"}, second).kernels.at(0).program, runner_up);
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, second), in), untuned));
+  // A program the database does not have: the default schedule.
+  second.workload_programs[task.workload_hash] = "0000000000000000";
+  EXPECT_EQ(driver::DescribeTunedBuild(model.Module(), {"y"}, second).kernels.at(0).program, "-");
+
+  // The check: the best record runs slower in the model, the runner-up (the default schedule) not.
+  driver::ModelCheckOptions check;
+  check.rounds = 3;
+  check.min_round_secs = 0.02;
+  const driver::ModelCheckResult r = driver::CheckTunedModel(model.Module(), {"y"}, options, check, 1);
+  ASSERT_TRUE(r.checked) << r.skipped;
+  EXPECT_TRUE(r.verdict.error.empty()) << r.verdict.error;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_GT(r.kernels[0].ratio, 1.1);
+  ASSERT_EQ(r.second_kernels.size(), 1u);
+  EXPECT_EQ(r.second_kernels[0].workload, task.workload_hash);
+  EXPECT_GT(r.second_kernels[0].default_secs, 0);
+  // The same code on both sides: within the profile's noise margins (3 % or 5 us per run).
+  EXPECT_TRUE(tune::KernelsSlowerInModel(r.second_kernels, check.kernel_margin, check.kernel_min_secs).empty())
+      << "the runner-up (the default schedule) ran " << r.second_kernels[0].ratio << "x the default";
+  // Timed: the tuned build, the one without the slow record, the one with the runner-up for it.
+  ASSERT_EQ(r.builds.size(), 3u);
+  EXPECT_EQ(r.builds[1].untuned_workloads, std::vector<std::string>{task.workload_hash});
+  EXPECT_TRUE(r.builds[1].workload_programs.empty());
+  EXPECT_TRUE(r.builds[2].untuned_workloads.empty());
+  EXPECT_EQ(r.builds[2].workload_programs, (std::map<std::string, std::string>{{task.workload_hash, runner_up}}));
+  const std::optional<tune::ModelCheckVerdict> recorded =
+      tune::LookupModelCheck(tune::Database(options.tuning_db), r.fingerprint, host.str());
+  ASSERT_TRUE(recorded);
+  EXPECT_EQ(recorded->workload_programs, r.verdict.workload_programs);
+  // `compile --db` follows the verdict: the runner-up when it won, else the default schedule or the
+  // default build; the default schedule's outputs every way.
+  const driver::BuildSummary built = driver::Build(model.Module(), {"y"}, options).summary;
+  EXPECT_EQ(built.tuned_kernels, r.verdict.apply && !r.verdict.workload_programs.empty() ? 1 : 0);
+  EXPECT_TRUE(BitwiseEqual(DenseRelu::Run(driver::BuildJIT(model.Module(), {"y"}, options), in), untuned));
 }
 
 TEST(CheckTunedModel, AnInputWithASymbolicShapeIsNotChecked) {

@@ -117,7 +117,8 @@ def test_the_end_to_end_check_decides_what_compile_builds(tuned, models_dir, tmp
     if check["apply"]:
         assert check["ratio"] < 1 and check["wins"] >= 7, check
         chosen = [b for b in check["builds"] if b["rewrites"] == check["rewrites"]
-                  and b["untuned_workloads"] == len(check["untuned_workloads"])]
+                  and b["untuned_workloads"] == len(check["untuned_workloads"])
+                  and b["workload_programs"] == len(check["workload_programs"])]
         assert len(chosen) == len(check["checked_threads"]) and all(b["apply"] for b in chosen), check["builds"]
     else:
         assert not all(b["apply"] for b in check["builds"]), check["builds"]  # each build failed at some count

@@ -287,6 +287,11 @@ def test_tune_then_compile_with_the_database(mnist_dir, mnist_data, tmp_path):
     # (7 of 10 rounds: tune::MinWinningRounds(10), the one-sided sign test at 20 %)
     assert check["threads"] == 1 and check["checked_threads"] == [1], check
     assert {b["threads"] for b in check["builds"]} == {1} and {k["threads"] for k in check["kernels"]} <= {1}, check
+    # The second choice: only workloads the profile found slower get a runner-up profiled, and only a
+    # profiled runner-up is built.
+    assert {k["workload"] for k in check["second_kernels"]} <= {k["workload"] for k in check["kernels"]}, check
+    assert set(check["workload_programs"]) <= {k["workload"] for k in check["second_kernels"]}, check
+    assert all(isinstance(p, str) and len(p) == 16 for p in check["workload_programs"].values()), check
     tuned = tessera.compile(mnist_dir / "model.onnx", db=db)
     assert tuned.summary["tuning_rejected"] == (not check["apply"])
     assert (tuned.summary["tuned_kernels"] >= 1) == check["apply"], (tuned.summary, check)

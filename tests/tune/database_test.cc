@@ -202,6 +202,18 @@ TEST_F(DatabaseTest, BestRanksProgramsByTheMedianOfTheirMeasurements) {
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->trace_json, TraceOf(2));
   EXPECT_DOUBLE_EQ(best->MeanSecs(), 3e-3);
+  // The programs in Best's order, each by its median record: 2 (3 ms), 3 (4 ms), 1 (5 ms).
+  const std::vector<TuningRecord> top = db.TopPrograms(kHashA, kTarget, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].trace_json, TraceOf(2));
+  EXPECT_EQ(top[1].trace_json, TraceOf(3));
+  EXPECT_DOUBLE_EQ(top[1].MeanSecs(), 4e-3);
+  const std::vector<TuningRecord> all = db.TopPrograms(kHashA, kTarget, 10);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2].trace_json, TraceOf(1));
+  EXPECT_DOUBLE_EQ(all[2].MeanSecs(), 5e-3);
+  EXPECT_TRUE(db.TopPrograms(kHashA, kTarget, 0).empty());
+  EXPECT_TRUE(db.TopPrograms(kHashA, "llvm", 2).empty());
 }
 
 TEST_F(DatabaseTest, BestIsNulloptWhenEveryRecordFailed) {

@@ -289,6 +289,28 @@ TEST_F(ModelCheckTest, AVerdictKeepsTheWorkloadsItBuildsAtTheirDefaultSchedules)
   EXPECT_TRUE(got->untuned_workloads.empty());
 }
 
+TEST_F(ModelCheckTest, AVerdictKeepsTheRunnersUpItBuilds) {
+  const std::string fp = "0123456789abcdef";
+  Database db(path_);
+  ModelCheckVerdict v = DecideModelCheck({1e-3, 1e-3}, {0.9e-3, 0.9e-3});
+  v.untuned_workloads = {"00000000000000c3"};
+  v.workload_programs = {{"00000000000000b2", "fedcba9876543210"}, {"00000000000000a1", "0000000000000001"}};
+  CommitModelCheck(db, fp, kTarget, v);
+  const std::vector<TuningRecord> records = Database(path_).Records(ModelCheckHash(fp), kTarget);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].config.at("program 00000000000000a1 0000000000000001"), 1);
+  EXPECT_EQ(records[0].config.at("program 00000000000000b2 fedcba9876543210"), 1);
+  std::optional<ModelCheckVerdict> got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->workload_programs, v.workload_programs);
+  EXPECT_EQ(got->untuned_workloads, std::vector<std::string>{"00000000000000c3"});
+  // A later verdict without them replaces it.
+  CommitModelCheck(db, fp, kTarget, DecideModelCheck({1e-3}, {0.9e-3}));
+  got = LookupModelCheck(Database(path_), fp, kTarget);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->workload_programs.empty());
+}
+
 TEST(TestData, PseudoRandomInputsAreDeterministicAndInRange) {
   std::vector<float> a(1000), b(1000), c(1000);
   FillPseudoRandom(a.data(), a.size() * 4, runtime::DataType::Float(32), 7);

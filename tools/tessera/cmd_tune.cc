@@ -49,20 +49,25 @@ struct TuneCliOptions {
 
 /// The report's "model_check" object.
 nlohmann::json CheckJson(const driver::ModelCheckResult& c) {
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const tune::InModelKernelTime& k : c.kernels)
-    kernels.push_back({{"workload", k.workload}, {"threads", k.threads}, {"default_s", k.default_secs},
-                       {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
+  auto profile = [](const std::vector<tune::InModelKernelTime>& ks) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const tune::InModelKernelTime& k : ks)
+      out.push_back({{"workload", k.workload}, {"threads", k.threads}, {"default_s", k.default_secs},
+                     {"tuned_s", k.tuned_secs}, {"ratio", k.ratio}});
+    return out;
+  };
   nlohmann::json builds = nlohmann::json::array();
   for (const tune::ModelCheckVerdict& b : c.builds)
     builds.push_back({{"threads", b.threads}, {"rewrites", b.rewrites}, {"untuned_workloads", b.untuned_workloads.size()},
-                      {"ratio", b.ratio}, {"wins", b.wins}, {"apply", b.apply}});
+                      {"workload_programs", b.workload_programs.size()}, {"ratio", b.ratio}, {"wins", b.wins},
+                      {"apply", b.apply}});
   return {{"checked", c.checked},         {"skipped", c.skipped},         {"fingerprint", c.fingerprint},
           {"apply", c.verdict.apply},     {"rewrites", c.verdict.rewrites},
           {"default_s", c.verdict.default_secs}, {"tuned_s", c.verdict.tuned_secs},
           {"ratio", c.verdict.ratio},     {"rounds", c.verdict.rounds}, {"wins", c.verdict.wins},   {"error", c.verdict.error},
           {"threads", c.verdict.threads}, {"checked_threads", c.verdict.checked_threads},
-          {"untuned_workloads", c.verdict.untuned_workloads}, {"kernels", kernels}, {"builds", builds},
+          {"untuned_workloads", c.verdict.untuned_workloads}, {"workload_programs", c.verdict.workload_programs},
+          {"kernels", profile(c.kernels)}, {"second_kernels", profile(c.second_kernels)}, {"builds", builds},
           {"elapsed_s", c.elapsed_s}};
 }
 
@@ -165,6 +170,10 @@ void PrintCheck(const driver::ModelCheckResult& c) {
               << (c.verdict.apply && !c.verdict.untuned_workloads.empty()
                       ? ", " + std::to_string(c.verdict.untuned_workloads.size()) +
                             " workload(s) with their default schedules (their tuned kernels ran slower in the model)"
+                      : std::string())
+              << (c.verdict.apply && !c.verdict.workload_programs.empty()
+                      ? ", " + std::to_string(c.verdict.workload_programs.size()) +
+                            " workload(s) with their runners-up (their best records ran slower in the model)"
                       : std::string())
               << "\n";
   else if (c.checked)

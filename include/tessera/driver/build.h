@@ -98,6 +98,12 @@ struct BuildOptions {
   /// tuned kernel ran slower in the model (tune/model_check.h, untuned_workloads) and the build
   /// following it fills this in; the check builds its per-kernel variants with it.
   std::set<std::string> untuned_workloads;
+  /// With `tuning_db`: workload hash -> ProgramId (tune/model_check.h) of the record to build its
+  /// kernels with instead of the best one (one of Database::TopPrograms). The end-to-end check's
+  /// verdict names the workloads whose best record ran slower in the model and whose runner-up did
+  /// not (ModelCheckVerdict::workload_programs). A program the database no longer has: a warning,
+  /// and the default schedule. `untuned_workloads` wins over this.
+  std::map<std::string, std::string> workload_programs;
   /// External codegens (BYOC, byoc/external_codegen.h) to offload to, in priority order
   /// ("dnnl", "csource"); empty: none. A name no backend has is a UserError listing them.
   std::vector<std::string> byoc;

@@ -79,9 +79,13 @@ struct ModelCheckResult {
   /// record other than the default schedule (TunedKernel::default_program), in-model seconds per run
   /// of both builds, at each thread count in turn (InModelKernelTime::threads; empty when not profiled).
   std::vector<tune::InModelKernelTime> kernels;
+  /// The second choice's profile (tune/model_check.h): the workloads of `kernels` slower in the
+  /// model that have a runner-up, that runner-up's in-model time against the default's, at each
+  /// thread count (tuned_secs: the runner-up's; empty when none was profiled).
+  std::vector<tune::InModelKernelTime> second_kernels;
   /// Every tuned build timed at every thread count (the counts' order, then the worker's order of
-  /// builds), as the verdict at that count would read: its threads, rewrites, untuned_workloads and
-  /// median paired ratio.
+  /// builds), as the verdict at that count would read: its threads, rewrites, untuned_workloads,
+  /// workload_programs and median paired ratio.
   std::vector<tune::ModelCheckVerdict> builds;
   double elapsed_s = 0;         ///< the check's wall time (builds included)
 };

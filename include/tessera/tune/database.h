@@ -114,6 +114,11 @@ class Database {
   /// no ok() record. A program measured once is scored by that one time; the tuner's confirmation
   /// round (tuner.h) measures the best ones again, so one lucky run does not win.
   std::optional<TuningRecord> Best(const std::string& workload_hash, const std::string& target) const;
+  /// The `k` best programs of Records(workload_hash, target) in Best's order (least median time
+  /// first, the earliest among equals), each as Best gives it; fewer when there are fewer. The
+  /// first is Best's. The end-to-end check tries the runner-up of a program that ran slower in the
+  /// model (tune/model_check.h, "Second choice").
+  std::vector<TuningRecord> TopPrograms(const std::string& workload_hash, const std::string& target, size_t k) const;
 
   /// Every record, of every target and version, in file order.
   const std::vector<TuningRecord>& AllRecords() const { return records_; }

@@ -42,6 +42,15 @@
 // builds without those records are timed in the same rounds as the others and win when their median
 // ratio is lower (ModelCheckVerdict::untuned_workloads).
 //
+// Second choice: a workload whose best record ran slower in the model often has a runner-up
+// (Database::TopPrograms, the second best program, when it is not the default schedule) that
+// does not: another tile, another loop order, whose cost in the model differs from its cost alone.
+// So the check profiles a third build, the same graph with those workloads at their runners-up,
+// against the default build in the same way, and keeps each runner-up whose kernel was not slower
+// in the model by the same rule (at every thread count); the tuned builds without the slower
+// records are timed again with those runners-up, in the same rounds as the others
+// (ModelCheckVerdict::workload_programs).
+//
 // Per thread count: a compiled model runs at whatever thread count its caller sets, and a kernel
 // tuned at 2 threads can run slower at 1 (its tiles cut for two cores' share of the work). So the
 // check times every build, and profiles every kernel, at each of a list of thread counts (by
@@ -52,12 +61,14 @@
 // Record: workload ModelCheckHash(fingerprint) (its text "model-check <fingerprint>"), the target,
 // this version (database.h's keys); config {"apply": 0 or 1, "rewrites": 0 or 1, "default_ns", "tuned_ns": the median
 // per-run times in nanoseconds, "ratio_ppm": the median ratio in millionths, "rounds", "wins", and
-// "untuned <workload hash>": 1 for each of untuned_workloads, "threads": the thread count of the
+// "untuned <workload hash>": 1 for each of untuned_workloads, "program <workload hash>
+// <program id>": 1 for each of workload_programs, "threads": the thread count of the
 // times, "checked <n>": 1 for each thread count checked}; run_secs {the tuned median}; error: why
 // the tuned build was not applied when it failed or differed ("" otherwise); no trace. The latest
 // record wins (LookupModelCheck).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,6 +91,10 @@ struct ModelCheckVerdict {
   /// With apply: the workloads (hashes, sorted) built with their default schedule although the
   /// database has a record, the record's kernel having run slower in the model (KernelsSlowerInModel).
   std::vector<std::string> untuned_workloads;
+  /// With apply: workload hash -> ProgramId of the record its kernels are built with instead of
+  /// their best one, whose kernel ran slower in the model while this runner-up's did not ("Second
+  /// choice" above; driver::BuildOptions::workload_programs).
+  std::map<std::string, std::string> workload_programs;
   int threads = 0;                   ///< the runtime thread count of the times above (0: not recorded)
   std::vector<int> checked_threads;  ///< every thread count the check timed, ascending (empty: not recorded)
 };
@@ -141,8 +156,8 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
 /// One build's verdict over thread counts: `per_threads` holds its DecideModelCheck verdict at each
 /// (non-empty, each with its `threads` set, no count twice: InternalError otherwise). apply iff every
 /// one applies; the numbers (times, ratio, rounds, wins, threads) are the highest ratio's (the first
-/// among equals); checked_threads the counts, ascending; rewrites, untuned_workloads and error the
-/// first's.
+/// among equals); checked_threads the counts, ascending; rewrites, untuned_workloads, workload_programs and
+/// error the first's.
 ModelCheckVerdict CombineThreadVerdicts(const std::vector<ModelCheckVerdict>& per_threads);
 
 /// Commits `verdict` for the build `fingerprint` on `target` (one record and its workload).
