@@ -42,14 +42,14 @@
 // builds without those records are timed in the same rounds as the others and win when their median
 // ratio is lower (ModelCheckVerdict::untuned_workloads).
 //
-// Second choice: a workload whose best record ran slower in the model often has a runner-up
+// Second choice: a workload whose best record ran slower in the model may have a runner-up
 // (Database::TopPrograms, the second best program, when it is not the default schedule) that
-// does not: another tile, another loop order, whose cost in the model differs from its cost alone.
+// does not: another tile or loop order, whose cost among the model's other kernels differs.
 // So the check profiles a third build, the same graph with those workloads at their runners-up,
 // against the default build in the same way, and keeps each runner-up whose kernel was not slower
-// in the model by the same rule (at every thread count); the tuned builds without the slower
-// records are timed again with those runners-up, in the same rounds as the others
-// (ModelCheckVerdict::workload_programs).
+// in the model by the same rule (at every thread count; none when that build fails or its outputs
+// differ from the default build's); the tuned builds without the slower records are timed again
+// with those runners-up, in the same rounds as the others (ModelCheckVerdict::workload_programs).
 //
 // Per thread count: a compiled model runs at whatever thread count its caller sets, and a kernel
 // tuned at 2 threads can run slower at 1 (its tiles cut for two cores' share of the work). So the
