@@ -93,8 +93,8 @@ class TuneReport:
     per-kernel profile: ``workload``, ``threads``, ``default_s``, ``tuned_s``: median seconds per run in the model,
     ``ratio``: median paired tuned / default), ``second_kernels`` (the same for the runners-up of the slower
     workloads, ``tuned_s`` the runner-up's), ``builds`` (every tuned build timed: ``rewrites``,
-    ``untuned_workloads`` and ``workload_programs`` (how many), ``ratio``, ``wins``, ``apply``), ``elapsed_s``); ``revivals``: how many times a task
-    was woken because every task had rested for patience with budget left."""
+    ``untuned_workloads`` and ``workload_programs`` (how many), ``ratio``, ``wins``, ``apply``), ``elapsed_s``);
+    ``revivals``: how many times a task was woken because every task had rested for patience with budget left."""
 
     tasks: tuple[dict, ...]
     trials: int

@@ -239,7 +239,8 @@ tir::PrimFunc ScheduleKernel(const graph_lower::UnscheduledKernel& k, const targ
     const std::string workload = tune::WorkloadHash(k.func);
     const std::string default_trace = by_default.trace().ToJSON();
     kernels->push_back({k.func->name, workload, "-", tune::TraceId(default_trace)});
-    std::optional<tune::TuningRecord> best = ChosenRecord(*db, workload, k.func->name, target, options.workload_programs);
+    std::optional<tune::TuningRecord> best =
+        ChosenRecord(*db, workload, k.func->name, target, options.workload_programs);
     if (best && options.untuned_workloads.count(workload)) {
       ++*kept_default;
     } else if (best) {

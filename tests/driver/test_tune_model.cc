@@ -419,7 +419,8 @@ TEST(CheckTunedModel, ARunnerUpNotSlowerInTheModelReplacesASlowerBest) {
   options.tuning_db = dir.path() + "/db.jsonl";
   const tune::TuneTask task = CommitASlowRecord(model.Module(), options.tuning_db, host);
   const std::string runner_up = CommitTheDefaultAsARunnerUp(task, options.tuning_db, host);
-  const std::vector<tune::TuningRecord> top = tune::Database(options.tuning_db).TopPrograms(task.workload_hash, host.str(), 2);
+  const std::vector<tune::TuningRecord> top =
+      tune::Database(options.tuning_db).TopPrograms(task.workload_hash, host.str(), 2);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(tune::ProgramId(top[1]), runner_up);
   const runtime::NDArray in = Random({DenseRelu::M, DenseRelu::K}, 13);

@@ -156,8 +156,8 @@ ModelCheckVerdict DecideModelCheck(const std::vector<double>& default_secs, cons
 /// One build's verdict over thread counts: `per_threads` holds its DecideModelCheck verdict at each
 /// (non-empty, each with its `threads` set, no count twice: InternalError otherwise). apply iff every
 /// one applies; the numbers (times, ratio, rounds, wins, threads) are the highest ratio's (the first
-/// among equals); checked_threads the counts, ascending; rewrites, untuned_workloads, workload_programs and
-/// error the first's.
+/// among equals); checked_threads the counts, ascending; rewrites, untuned_workloads,
+/// workload_programs and error the first's.
 ModelCheckVerdict CombineThreadVerdicts(const std::vector<ModelCheckVerdict>& per_threads);
 
 /// Commits `verdict` for the build `fingerprint` on `target` (one record and its workload).

@@ -20,8 +20,8 @@
 // row's tiles, or the whole block's with fused pixels, accumulated between chunks) when one
 // output block's kernel exceeds 32 KiB; rows outermost in the task order when the input exceeds
 // half of one core's L2 (ScheduleOptions::l2_bytes; L2 reuse of the row across output blocks),
-// else output-channel blocks outermost (the input re-read from L2, each kernel block read once). The code: conv2d_nchwc_schedule.cc, one
-// function per decision.
+// else output-channel blocks outermost (the input re-read from L2, each kernel block read once).
+// The code: conv2d_nchwc_schedule.cc, one function per decision.
 //
 // depthwise_conv2d_NCHWc, loops n, b, oh, ow, i | ry, rx become
 //   parallel(fuse(n, b, oh))                   (data_pad_NCHWc inlined on large maps, see below)
