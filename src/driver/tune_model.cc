@@ -415,8 +415,8 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
   std::vector<Candidate> tuned = {MakeCandidate(full_options, full, true)};
   if (same_graph.fingerprint != full.fingerprint) tuned.push_back(MakeCandidate(kernels_options, same_graph, false));
   const KernelProfilePlan plan = PlanKernelProfile(tuned.back(), same_graph);
-  const std::map<std::string, std::string> second =
-      RunnersUp(tune::Database(options.tuning_db), target.str(), plan, same_graph);
+  tune::Database db(options.tuning_db);  // nothing writes it until the verdict below
+  const std::map<std::string, std::string> second = RunnersUp(db, target.str(), plan, same_graph);
   const std::vector<int> threads = CheckThreadCounts(check.thread_counts, num_threads);
   const tune::MeasureResult m = tune::RunInWorker(
       [&] { return CheckJob(mod, output_names, options, tuned, plan, second, target, check, threads); },
@@ -504,7 +504,6 @@ ModelCheckResult CheckTunedModel(const graph::IRModule& mod, const std::vector<s
       out.verdict.workload_programs.clear();
     }
   }
-  tune::Database db(options.tuning_db);
   tune::CommitModelCheck(db, out.fingerprint, target.str(), out.verdict);
   out.checked = true;
   return out;

@@ -14,7 +14,10 @@
 //     and the tuned build of its graph profiled in the model over `profile_rounds` alternated
 //     rounds, and for the workloads whose tuned kernels ran slower there (tune::KernelsSlowerInModel,
 //     kernel_margin, kernel_min_secs) each tuned build that has them again without their records
-//     (its outputs compared too); then `rounds` rounds, each timing every build for at least
+//     (its outputs compared too); then the second choice (tune/model_check.h, "Second choice"):
+//     those workloads' runners-up (tune::Database::TopPrograms) profiled the same way, and the
+//     builds without the slower records built once more with each runner-up not slower there
+//     (BuildOptions::workload_programs); then `rounds` rounds, each timing every build for at least
 //     min_round_secs (a round's time: the median of its runs, robust to bursts of other load), each
 //     round led by the next build. The profile and the rounds run at each of the check's thread
 //     counts (ModelCheckOptions::thread_counts; by default the tuning's and 1): a kernel slower at
