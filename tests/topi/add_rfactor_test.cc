@@ -184,7 +184,7 @@ TEST(AddRFactor, TheUntunedDefaultTakesItForLargeReductionsOnly) {
   // kAddRFactorDefaultElements its fallback is 0: the default vectorizes the whole-tensor sum along
   // its rows (its own rfactor by the lanes), on one core.
   const Case small{"sum of [64, 96]", {64, 96}, {0, 1}};
-  KnobContext ctx({});
+  KnobContext ctx;
   const tir::Schedule probed = x86::ScheduleDefault(Func(small), testing::TestOptions(&ctx), {});
   const KnobSpec* rule = nullptr;
   for (const KnobSpec& k : ctx.space())

@@ -112,7 +112,7 @@ TEST(RandomComputeLocation, EveryLocationComputesTheSameAndReplaysFromItsTrace) 
 TEST(RandomComputeLocation, TheUntunedDefaultNeverMovesABlock) {
   const RowMaxSub k(24, 40);
   const tir::PrimFunc f = k.Func();
-  KnobContext ctx({});
+  KnobContext ctx;
   const tir::Schedule probed = x86::ScheduleDefault(f, testing::TestOptions(&ctx), {});
   const tir::Schedule untuned = x86::ScheduleDefault(f, testing::TestOptions(nullptr), {});
   EXPECT_EQ(untuned.trace().str(), probed.trace().str());

@@ -280,6 +280,45 @@ TEST(TopiConv2dNCHWc, TaskOrderKeepsTheInputInL2WhenItFits) {
   EXPECT_EQ(orders[1], "i_j_k_0_fused") << "2 MiB L2: output-channel blocks outermost";
 }
 
+// The unrolled loops of a scheduled body with their extents.
+struct UnrolledExtents : tir::StmtExprVisitor {
+  std::vector<int64_t> extents;
+  void VisitStmt_(const tir::ForNode* op) override {
+    if (op->for_kind == tir::ForKind::kUnrolled) extents.push_back(ir::get_const_int(op->extent));
+    StmtExprVisitor::VisitStmt_(op);
+  }
+};
+
+TEST(TopiConv2dNCHWc, FusedPixelsFillThirtyTwoRegisters) {
+  // AVX-512 (32 zmm), 32-channel blocks: a 7x7 row gives 7 x 2 of the 28 accumulators a tile
+  // may hold, so a stride-1 1x1 conv fuses (oh, ow) and tiles the 49 pixels by 14 x 2 vectors
+  // (3 tiles and a 7-pixel tail). The 14x14 output fills them by rows (14 x 2): not fused.
+  const target::Target avx512 = target::Target::Parse("avx512");
+  const x86::ScheduleOptions opt = x86::ScheduleOptionsFor(avx512);
+  for (int64_t hw : {7, 14}) {
+    SCOPED_TRACE(hw);
+    const Case cc{64, hw, hw, 64, 1, 1, P(1, 0), 32, 32};
+    Tensor data = te::placeholder(MakeShape({1, 2, hw, hw, 32}), f32, "data");
+    Tensor kernel = te::placeholder(MakeShape({2, 2, 1, 1, 32, 32}), f32, "kernel");
+    const tir::PrimFunc f =
+        x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 0))}, "k"), opt);
+    UnrolledExtents unrolled;
+    unrolled.VisitStmt(f->body);
+    ParallelLoopNames parallel;
+    parallel.VisitStmt(f->body);
+    ASSERT_EQ(parallel.names.size(), 1u);
+    // The outermost unrolled loop of the micro-kernel: its pixel tile.
+    ASSERT_FALSE(unrolled.extents.empty());
+    EXPECT_EQ(unrolled.extents.front(), 14) << tir::AsText(f);
+    // Fused pixels: one task per output-channel block (i: batch, j: block); by rows: per row.
+    EXPECT_EQ(parallel.names[0], hw == 7 ? "i_j_fused" : "i_j_k_fused");
+    Data x = testing::Random(cc.c * hw * hw, 1), w = testing::Random(cc.k * cc.c, 2);
+    testing::CheckScheduledRuns(f, {Pack(x, cc.c, hw, hw, 32), ToDouble(PackConv2dWeightNCHWc(ToFloat(w).data(), cc.k, cc.c, 1, 1, 32, 32))},
+                                cc.k * hw * hw, Pack(Ref(cc, x, w, hw, hw, false), cc.k, hw, hw, 32), 1e-4,
+                                "1x1 conv at " + std::to_string(hw) + "x" + std::to_string(hw));
+  }
+}
+
 TEST(TopiConv2dNCHWc, DepthwisePaddingStageBySize) {
   // A padded input that fits in L2 (<= 512 KiB) at stride 1: a separate padding stage (two loop
   // nests). Stride 2, or a larger map: inlined into the loads (LoopPartition splits off the

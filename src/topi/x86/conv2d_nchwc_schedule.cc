@@ -141,21 +141,27 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
   if (cb.depthwise || ki % (lanes * plan.vecs) != 0) plan.vecs = 1;
   if (cb.depthwise || plan.rows < 1 || oh % plan.rows != 0) plan.rows = 1;
   // Pixels contiguous across rows: a stride-1 unpadded 1x1 conv reads input[.., oh, ow, ..]
-  // itself, an im2col conv col[.., oh * OW + ow, ..]. With no good tile for OW (7x7) fuse
-  // (oh, ow) into one pixel loop and tile it with T x 2 vectors (49 = 8 x 6 + 1; LoopPartition
-  // splits off the tail).
-  if (t.oc_vectors == 1 && !cb.depthwise && ki == 2 * lanes && !forced) {
-    if (l.red.size() == 4 && ConstExtent(sch, l.red[1]) == 1 && ConstExtent(sch, l.red[2]) == 1) {
-      for (const tir::BufferRegion& r : sch.GetBlock(block)->reads)
-        if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh &&
-            ir::get_const_int(r.buffer->shape[3]) == ow)
-          plan.pixels_fused = true;
-    }
-    if (!cb.im2col.empty()) plan.pixels_fused = true;
+  // itself, an im2col conv col[.., oh * OW + ow, ..]. When the rows give no tile that fills the
+  // registers, fuse (oh, ow) into one pixel loop and tile it with T x 2 vectors, T up to the
+  // registers' `max_pixels` (AVX2 at 7x7: no 2-vector tile, 49 = 8 x 6 + 1; AVX-512 with 32
+  // registers at 7x7: 7 x 2 of 28 accumulators, fused 14 x 2, 49 = 3 x 14 + 7: ResNet-50's
+  // stage-4 1x1 convs 6 % faster at 1 thread on a Xeon, even at 2). LoopPartition splits off the
+  // tail. Knob `fuse_pixels` (0: the row tile of ChooseConvTile).
+  const int64_t max_pixels = std::max<int64_t>((opt.vector_registers - 3) / 2, 1);
+  const bool fills_registers = t.oc_vectors == 2 && 2 * t.oh_tile * t.ow_tile > max_pixels;
+  bool contiguous_pixels = !cb.im2col.empty();
+  if (!cb.depthwise && l.red.size() == 4 && ConstExtent(sch, l.red[1]) == 1 && ConstExtent(sch, l.red[2]) == 1) {
+    for (const tir::BufferRegion& r : sch.GetBlock(block)->reads)
+      if (r.buffer->shape.size() == 5 && ir::get_const_int(r.buffer->shape[2]) == oh &&
+          ir::get_const_int(r.buffer->shape[3]) == ow)
+        contiguous_pixels = true;
   }
+  if (contiguous_pixels && !cb.depthwise && ki == 2 * lanes && !forced)
+    plan.pixels_fused = Knob(opt.knobs, cb.conv + ".fuse_pixels", {0, 1}, fills_registers ? 0 : 1) != 0;
   if (plan.pixels_fused) {
-    plan.rows = 1, plan.vecs = 2, plan.tile = 6;
-    for (int64_t c : {6, 5, 4})
+    // The largest tile in [2/3 max, max] dividing the pixels, else max with a tail.
+    plan.rows = 1, plan.vecs = 2, plan.tile = max_pixels;
+    for (int64_t c = max_pixels; 3 * c >= 2 * max_pixels; --c)
       if ((oh * ow) % c == 0) {
         plan.tile = c;
         break;
@@ -164,7 +170,9 @@ ConvPlan PlanConv(const Schedule& sch, const BlockRV& block, const ConvLoops& l,
   // The tuning knobs of the register tile (schedule_knobs.h); the values above are the fallbacks.
   KnobContext* knobs = opt.knobs;
   if (plan.pixels_fused) {
-    plan.tile = Knob(knobs, cb.conv + ".pixel_tile", {2, 3, 4, 5, 6, 7, 8}, plan.tile);
+    std::vector<int64_t> tiles;
+    for (int64_t t = 2; t <= std::max<int64_t>(8, max_pixels); ++t) tiles.push_back(t);
+    plan.tile = Knob(knobs, cb.conv + ".pixel_tile", tiles, plan.tile);
   } else {
     std::vector<int64_t> tiles;
     for (int64_t t = 1; t <= std::min<int64_t>(ow, 16); ++t) tiles.push_back(t);
