@@ -313,9 +313,23 @@ TEST(TopiConv2dNCHWc, FusedPixelsFillThirtyTwoRegisters) {
     // Fused pixels: one task per output-channel block (i: batch, j: block); by rows: per row.
     EXPECT_EQ(parallel.names[0], hw == 7 ? "i_j_fused" : "i_j_k_fused");
     Data x = testing::Random(cc.c * hw * hw, 1), w = testing::Random(cc.k * cc.c, 2);
-    testing::CheckScheduledRuns(f, {Pack(x, cc.c, hw, hw, 32), ToDouble(PackConv2dWeightNCHWc(ToFloat(w).data(), cc.k, cc.c, 1, 1, 32, 32))},
-                                cc.k * hw * hw, Pack(Ref(cc, x, w, hw, hw, false), cc.k, hw, hw, 32), 1e-4,
+    const Data wp = ToDouble(PackConv2dWeightNCHWc(ToFloat(w).data(), cc.k, cc.c, 1, 1, 32, 32));
+    testing::CheckScheduledRuns(f, {Pack(x, cc.c, hw, hw, 32), wp}, cc.k * hw * hw,
+                                Pack(Ref(cc, x, w, hw, hw, false), cc.k, hw, hw, 32), 1e-4,
                                 "1x1 conv at " + std::to_string(hw) + "x" + std::to_string(hw));
+    // The knob: fuse_pixels = 0 keeps the row tile (7 x 2 at 7x7; at 14x14 it is the default).
+    KnobContext rows({{"conv2d_NCHWc.fuse_pixels", 0}});
+    x86::ScheduleOptions tuned = opt;
+    tuned.knobs = &rows;
+    const tir::PrimFunc by_rows =
+        x86::DefaultSchedule(te::create_prim_func({data, kernel, conv2d_NCHWc(data, kernel, P(1, 0))}, "k"), tuned);
+    UnrolledExtents row_tile;
+    row_tile.VisitStmt(by_rows->body);
+    ASSERT_FALSE(row_tile.extents.empty());
+    EXPECT_EQ(row_tile.extents.front(), hw == 7 ? 7 : 14);
+    bool defined = false;
+    for (const KnobSpec& k : rows.space()) defined |= k.name == "conv2d_NCHWc.fuse_pixels";
+    EXPECT_TRUE(defined);
   }
 }
 
